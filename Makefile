@@ -1,0 +1,27 @@
+# The two commands of the README: `make demo` (the main job) and `make test` (the tests).
+# Both install what they need into .venv first; re-running reuses it.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+
+.PHONY: install demo test lint
+install: $(VENV)/.installed
+
+# torch==2.13.0 first: on CPU machines it is the CPU wheel; a bare `torch` pulls a CUDA build.
+$(VENV)/.installed: pyproject.toml
+	python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q torch==2.13.0
+	$(PY) -m pip install -q -e ".[dev]"
+	touch $@
+
+demo: install
+	$(VENV)/bin/hume-sync leaderboard examples/mteb_results
+
+lint: install
+	$(VENV)/bin/ruff check .
+
+# pytest exits 5 when it collected no test: make treats that as a failure, as it should.
+test: lint
+	$(PY) -m pytest

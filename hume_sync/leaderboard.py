@@ -1,0 +1,134 @@
+"""`hume-sync leaderboard`: the HUME(v1) table from a folder of MTEB result files.
+
+Everything is computed by :mod:`scoring`; this module only selects, formats and prints.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from scoring.comparison import (
+    HumanVsModels,
+    RankRow,
+    SubsetInfo,
+    catalogue,
+    human_vs_models,
+    rank_raters,
+    select_subsets,
+)
+from scoring.results import ResultsCollection, read_results_dir
+from scoring.tasks import TASK_TYPES
+
+FORMATS = ("table", "markdown", "csv", "json")
+
+METHOD = (
+    "mean of main_score over task-language subsets, each weighted equally; French subsets "
+    "excluded (HUME(v1)); only raters with every subset are ranked (competition ranks); "
+    "best/median model per subset over ranked models; newest revision per model unless chosen"
+)
+
+
+@dataclass
+class Leaderboard:
+    """The computed leaderboard, ready to format."""
+
+    rows: list[RankRow]
+    subsets: dict[str, SubsetInfo]
+    human: HumanVsModels | None
+    collection: ResultsCollection
+    languages: list[str] | None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "method": METHOD,
+            "languages": self.languages,
+            "n_subsets": len(self.subsets),
+            "subsets": list(self.subsets),
+            "rows": [r.to_dict() for r in self.rows],
+            "problems": [str(p) for p in self.collection.problems],
+        }
+        if self.human is not None:
+            out["human_vs_models"] = self.human.to_dict()
+        return out
+
+
+def build(
+    results_dir: str,
+    *,
+    languages: Sequence[str] | None = None,
+    revisions: dict[str, str] | None = None,
+    strict: bool = False,
+) -> Leaderboard:
+    """Read ``results_dir`` and compute the table (see :mod:`scoring.comparison` for the rules)."""
+    collection = read_results_dir(
+        results_dir, revisions=revisions, on_error="raise" if strict else "skip"
+    )
+    subsets = select_subsets(catalogue(collection.raters), languages=languages)
+    rows = rank_raters(collection.raters, subsets)
+    humans = [r for r in rows if r.rater.kind == "human"]
+    ranked_models = [r.rater for r in rows if r.rater.kind == "model" and r.rank is not None]
+    human = human_vs_models(humans[0].rater, ranked_models, subsets) if humans else None
+    return Leaderboard(rows, subsets, human, collection, list(languages) if languages else None)
+
+
+def _pct(x: float | None) -> str:
+    return "" if x is None else f"{100 * x:.2f}"
+
+
+def _table_rows(board: Leaderboard) -> tuple[list[str], list[list[str]]]:
+    types = [t for t in TASK_TYPES if any(i.task_type == t for i in board.subsets.values())]
+    header = ["rank", "model", "kind", "mean %", "subsets", *[f"{t} %" for t in types]]
+    body = []
+    for r in board.rows:
+        body.append(
+            [
+                "" if r.rank is None else str(r.rank),
+                r.rater.label,
+                r.rater.kind,
+                _pct(r.mean),
+                f"{r.n_subsets}/{len(board.subsets)}",
+                *[_pct(r.by_type.get(t)) for t in types],
+            ]
+        )
+    return header, body
+
+
+def _summary(board: Leaderboard) -> list[str]:
+    lines = []
+    if board.human is not None:
+        h = board.human.to_dict()
+        n = h["n_subsets"]
+        lines.append(
+            f"Humans beat the best model on {h['wins_vs_best']} of {n} subsets "
+            f"({100 * (h['share_vs_best'] or 0):.1f} %) and the median model on "
+            f"{h['wins_vs_median']} of {n} ({100 * (h['share_vs_median'] or 0):.1f} %)."
+        )
+    lines.append(f"Method: {METHOD}.")
+    return lines
+
+
+def render(board: Leaderboard, fmt: str) -> str:
+    """Format the leaderboard as a plain table, Markdown, CSV or JSON."""
+    if fmt == "json":
+        return json.dumps(board.to_dict(), indent=2, ensure_ascii=False)
+    header, body = _table_rows(board)
+    if fmt == "csv":
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows(body)
+        return buf.getvalue().rstrip("\n")
+    if fmt == "markdown":
+        lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        lines += ["| " + " | ".join(row) + " |" for row in body]
+        return "\n".join([*lines, "", *_summary(board)])
+    widths = [max(len(x) for x in col) for col in zip(header, *body, strict=True)]
+    fmt_row = "  ".join(f"{{:<{w}}}" for w in widths).format
+    lines = [fmt_row(*header), fmt_row(*["-" * w for w in widths])]
+    lines += [fmt_row(*row) for row in body]
+    return "\n".join([*lines, "", *_summary(board)])

@@ -1,0 +1,222 @@
+"""Compare raters across task-language subsets: the HUME(v1) table and the human-vs-model view.
+
+Conventions, as in the HUME(v1) benchmark (arXiv 2510.10062, Table 1):
+- a rater's overall score is the unweighted mean over task-language subsets (each subset counts
+  once, whatever its task or size); French subsets are excluded;
+- only raters that have every subset of the comparison are ranked ("complete"); the others are
+  listed with the mean of what they have and no rank; individual annotators are never ranked;
+- ranks are competition ranks (1, 2, 2, 4) on the unrounded mean;
+- "best" and "median" model per subset are taken over the ranked (complete) models;
+- a human "win" is a strictly higher score; a subset is "easy" when the human score is ≥ 0.7.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from statistics import median
+from typing import Any
+
+from scoring.errors import InvalidInputError
+from scoring.results import Rater
+from scoring.tasks import EXCLUDED_LANGUAGES_V1, TASK_TYPES, normalise_language
+
+EASY_THRESHOLD = 0.7
+RANKED_KINDS = ("model", "human", "llm")
+
+
+@dataclass(frozen=True)
+class SubsetInfo:
+    """A task-language subset of the comparison."""
+
+    id: str
+    task_name: str
+    hf_subset: str
+    task_type: str
+    language: str
+
+
+@dataclass
+class RankRow:
+    """One rater's line in the leaderboard."""
+
+    rater: Rater
+    mean: float | None
+    n_subsets: int
+    complete: bool
+    by_type: dict[str, float]
+    by_language: dict[str, float]
+    rank: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "model": self.rater.label,
+            "revision": self.rater.revision,
+            "kind": self.rater.kind,
+            "mean": self.mean,
+            "rank": self.rank,
+            "complete": self.complete,
+            "n_subsets": self.n_subsets,
+            "by_type": self.by_type,
+            "by_language": self.by_language,
+        }
+
+
+@dataclass
+class HumanVsModels:
+    """Per-subset comparison of the human score with the best and the median model."""
+
+    subsets: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def wins_vs_best(self) -> int:
+        return sum(1 for s in self.subsets if s["human_beats_best"])
+
+    @property
+    def wins_vs_median(self) -> int:
+        return sum(1 for s in self.subsets if s["human_beats_median"])
+
+    def to_dict(self) -> dict[str, Any]:
+        n = len(self.subsets)
+        return {
+            "n_subsets": n,
+            "wins_vs_best": self.wins_vs_best,
+            "wins_vs_median": self.wins_vs_median,
+            "share_vs_best": self.wins_vs_best / n if n else None,
+            "share_vs_median": self.wins_vs_median / n if n else None,
+            "subsets": self.subsets,
+            "method": "strictly higher main_score than the best / median ranked model per subset",
+        }
+
+
+def catalogue(raters: Iterable[Rater]) -> dict[str, SubsetInfo]:
+    """Every subset any rater has, named after the first model that reports it."""
+    out: dict[str, SubsetInfo] = {}
+    ordered = sorted(raters, key=lambda r: r.kind != "model")
+    for rater in ordered:
+        for sid, s in rater.scores.items():
+            if sid not in out:
+                out[sid] = SubsetInfo(sid, s.task_name, s.hf_subset, s.task_type, s.language)
+    return out
+
+
+def select_subsets(
+    subsets: Mapping[str, SubsetInfo],
+    *,
+    languages: Collection[str] | None = None,
+    exclude_languages: Collection[str] = EXCLUDED_LANGUAGES_V1,
+    task_types: Collection[str] | None = None,
+    tasks: Collection[str] | None = None,
+) -> dict[str, SubsetInfo]:
+    """The subsets of a comparison: French left out by default, optionally one language set."""
+    want = {normalise_language(x) for x in languages} if languages else None
+    drop = {normalise_language(x) for x in exclude_languages}
+    if task_types:
+        bad = set(task_types) - set(TASK_TYPES)
+        if bad:
+            raise InvalidInputError(f"unknown task type(s): {', '.join(sorted(bad))}")
+    chosen = {
+        sid: info
+        for sid, info in subsets.items()
+        if info.language not in drop
+        and (want is None or info.language in want)
+        and (task_types is None or info.task_type in task_types)
+        and (tasks is None or info.task_name in tasks)
+    }
+    if want and not chosen:
+        have = sorted({i.language for i in subsets.values()})
+        raise InvalidInputError(
+            f"no subset in language(s) {', '.join(sorted(want))}; available: {', '.join(have)}"
+        )
+    return dict(sorted(chosen.items()))
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def _group_means(rater: Rater, subsets: Mapping[str, SubsetInfo], attr: str) -> dict[str, float]:
+    groups: dict[str, list[float]] = defaultdict(list)
+    for sid, info in subsets.items():
+        if sid in rater.scores:
+            groups[getattr(info, attr)].append(rater.scores[sid].main_score)
+    return {k: sum(v) / len(v) for k, v in sorted(groups.items())}
+
+
+def rank_raters(raters: Iterable[Rater], subsets: Mapping[str, SubsetInfo]) -> list[RankRow]:
+    """The leaderboard: mean over subsets (equal weights), per type and per language, ranks."""
+    if not subsets:
+        raise InvalidInputError("no subsets to compare")
+    rows: list[RankRow] = []
+    for rater in raters:
+        have = [sid for sid in subsets if sid in rater.scores]
+        if not have:
+            continue
+        values = [rater.scores[sid].main_score for sid in have]
+        rows.append(
+            RankRow(
+                rater=rater,
+                mean=_mean(values),
+                n_subsets=len(have),
+                complete=len(have) == len(subsets),
+                by_type=_group_means(rater, subsets, "task_type"),
+                by_language=_group_means(rater, subsets, "language"),
+            )
+        )
+    rankable = sorted(
+        (r for r in rows if r.complete and r.rater.kind in RANKED_KINDS),
+        key=lambda r: -(r.mean or 0.0),
+    )
+    for i, row in enumerate(rankable):
+        prev = rankable[i - 1] if i else None
+        row.rank = prev.rank if prev is not None and prev.mean == row.mean else i + 1
+    rows.sort(key=lambda r: (r.rank is None, r.rank or 0, -(r.mean or 0.0), r.rater.label))
+    return rows
+
+
+def human_vs_models(
+    human: Rater, models: Sequence[Rater], subsets: Mapping[str, SubsetInfo]
+) -> HumanVsModels:
+    """Wins of the human rater against the best and the median model on each subset."""
+    out = HumanVsModels()
+    for sid, info in subsets.items():
+        if sid not in human.scores:
+            continue
+        scored = [(m.label, m.scores[sid].main_score) for m in models if sid in m.scores]
+        if not scored:
+            continue
+        h = human.scores[sid].main_score
+        best_name, best = max(scored, key=lambda x: x[1])
+        med = median(v for _, v in scored)
+        out.subsets.append(
+            {
+                "subset": sid,
+                "task_name": info.task_name,
+                "hf_subset": info.hf_subset,
+                "task_type": info.task_type,
+                "language": info.language,
+                "human": h,
+                "best_model": best_name,
+                "best_model_score": best,
+                "median_model_score": med,
+                "n_models": len(scored),
+                "human_beats_best": h > best,
+                "human_beats_median": h > med,
+                "difficulty": difficulty(h),
+            }
+        )
+    return out
+
+
+def difficulty(human_score: float, threshold: float = EASY_THRESHOLD) -> str:
+    """HUME's reading of task difficulty: ``easy`` when humans reach ``threshold``."""
+    return "easy" if human_score >= threshold else "hard"
+
+
+def paired_scores(
+    a: Mapping[str, float], b: Mapping[str, float], subsets: Iterable[str] | None = None
+) -> tuple[list[str], list[float], list[float]]:
+    """The subsets both raters have (optionally within ``subsets``) and their two score lists."""
+    keys = [k for k in (subsets if subsets is not None else a) if k in a and k in b]
+    return keys, [a[k] for k in keys], [b[k] for k in keys]

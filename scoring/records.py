@@ -1,0 +1,82 @@
+"""Result records shared by every scoring module.
+
+Each record names the method that produced it (``method``), so that reports never print a number
+whose provenance is unknown. Records are frozen dataclasses: plain data, easy to serialise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Score:
+    """A task score such as accuracy or MAP.
+
+    ``method`` is a stable identifier such as ``"accuracy"``, ``"v_measure"``,
+    ``"map:sklearn"`` or ``"human:majority_vote(alphabetical_tie_break)+accuracy"``.
+    ``per_rater`` keeps the per-annotator values behind an aggregate, when there are any.
+    ``details`` holds secondary numbers (macro F1, per-query AP, ...).
+    """
+
+    value: float
+    method: str
+    n_items: int | None = None
+    per_rater: Mapping[str, float] = field(default_factory=dict)
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return _plain(asdict(self))
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """An inter-rater agreement statistic with its interpretation band and warnings."""
+
+    value: float
+    method: str
+    band: str
+    n_raters: int
+    n_items: int
+    warnings: tuple[str, ...] = ()
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return _plain(asdict(self))
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A confidence interval ``[low, high]`` around ``estimate`` at ``level`` (e.g. 0.95)."""
+
+    estimate: float
+    low: float
+    high: float
+    level: float
+    method: str
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def half_width(self) -> float:
+        return (self.high - self.low) / 2.0
+
+    def contains(self, value: float) -> bool:
+        return self.low <= value <= self.high
+
+    def to_dict(self) -> dict[str, Any]:
+        d = _plain(asdict(self))
+        d["half_width"] = self.half_width
+        return d
+
+
+def _plain(obj: Any) -> Any:
+    """Convert numpy scalars, tuples and mappings into JSON-friendly Python values."""
+    if isinstance(obj, Mapping):
+        return {str(k): _plain(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_plain(v) for v in obj]
+    if hasattr(obj, "item") and callable(obj.item):
+        return obj.item()
+    return obj

@@ -1,0 +1,389 @@
+"""Read and write MTEB result files in the results repository's layout.
+
+Layout: ``<root>/<org>__<model>/<revision>/<TaskName>.json`` plus ``model_meta.json`` in each
+revision folder. A result file holds ``{dataset_revision, task_name, mteb_version, scores:
+{split: [{main_score, hf_subset, languages, ...}]}, evaluation_time, kg_co2_emissions}``.
+
+Choices (named so that a report can state them):
+- one revision per model: the user's choice, else the *newest*, i.e. the revision whose files
+  carry the highest ``mteb_version`` (ties: the lexically greatest revision name);
+- a revision folder named ``annotator_*`` holds one annotator's scores: it becomes an individual
+  rater of kind ``"annotator"``, never a model and never a candidate for "newest";
+- a model folder ``baseline__Human`` (or a ``model_meta.json`` naming ``baseline/Human``) is the
+  aggregated human rater, of kind ``"human"``;
+- a subset is identified by task and language (``HUMESTS22/ara``) when every subset of the task in
+  that file has its own language, since the published human files name the same subsets ``ar`` in
+  one revision and ``ara`` in another; otherwise by ``hf_subset``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from scoring.errors import InvalidInputError, ResultFileError
+from scoring.tasks import language_code, task_type
+
+RaterKind = Literal["model", "human", "annotator", "llm"]
+OnError = Literal["skip", "raise"]
+
+HUMAN_FOLDER = "baseline__Human"
+HUMAN_NAME = "baseline/Human"
+ANNOTATOR_PREFIX = "annotator_"
+LLM_PREFIX = "llm__"
+DEFAULT_SPLIT = "test"
+
+
+@dataclass(frozen=True)
+class SubsetScore:
+    """One task-subset score of one rater, with the whole score block kept for reports."""
+
+    task_name: str
+    hf_subset: str
+    languages: tuple[str, ...]
+    task_type: str
+    main_score: float
+    block: Mapping[str, Any] = field(repr=False, default_factory=dict)
+    mteb_version: str = ""
+
+    @property
+    def language(self) -> str:
+        """ISO 639-3 code of the subset's first language tag."""
+        return language_code(self.languages[0]) if self.languages else "und"
+
+
+@dataclass
+class Rater:
+    """A model, the aggregated humans, one annotator, or an LLM annotator, with its scores."""
+
+    name: str
+    revision: str
+    kind: RaterKind
+    path: Path
+    scores: dict[str, SubsetScore] = field(default_factory=dict)
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        """Display name: the model name, plus the annotator id for annotator raters."""
+        if self.kind == "annotator":
+            return f"{self.name} ({self.revision})"
+        return self.name
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A file that could not be read, kept so the CLI can warn with its path."""
+
+    path: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.reason}"
+
+
+@dataclass
+class ResultsCollection:
+    """Every rater read from a results folder, and the problems met on the way."""
+
+    raters: list[Rater]
+    problems: list[Problem]
+    skipped_revisions: dict[str, list[str]] = field(default_factory=dict)
+
+    def of_kind(self, *kinds: RaterKind) -> list[Rater]:
+        return [r for r in self.raters if r.kind in kinds]
+
+
+def subset_id(task_name: str, hf_subset: str, language: str | None) -> str:
+    """Stable identifier ``<task>/<language or hf_subset>`` used to match raters' subsets."""
+    return f"{task_name}/{language if language else hf_subset}"
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in re.findall(r"\d+", version or "")[:4])
+
+
+def read_result_file(
+    path: str | os.PathLike[str], *, split: str = DEFAULT_SPLIT
+) -> list[SubsetScore]:
+    """Parse one result file; raise :class:`ResultFileError` naming the path on any defect."""
+    p = Path(path)
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ResultFileError(p, f"not UTF-8 text ({exc.reason})") from None
+    except json.JSONDecodeError as exc:
+        raise ResultFileError(p, f"invalid JSON at line {exc.lineno} column {exc.colno}") from None
+    except OSError as exc:
+        raise ResultFileError(p, f"cannot read ({exc.strerror})") from None
+    if not isinstance(data, dict):
+        raise ResultFileError(p, "expected a JSON object at the top level")
+    task_name = data.get("task_name")
+    if not isinstance(task_name, str) or not task_name:
+        raise ResultFileError(p, "missing 'task_name'")
+    scores = data.get("scores")
+    if not isinstance(scores, dict):
+        raise ResultFileError(p, "missing 'scores' object")
+    blocks = scores.get(split)
+    if blocks is None:
+        raise ResultFileError(
+            p, f"no '{split}' split in 'scores' (has: {', '.join(scores) or 'none'})"
+        )
+    if not isinstance(blocks, list) or not blocks:
+        raise ResultFileError(p, f"'scores.{split}' must be a non-empty list")
+    out: list[SubsetScore] = []
+    for i, block in enumerate(blocks):
+        where = f"scores.{split}[{i}]"
+        if not isinstance(block, dict):
+            raise ResultFileError(p, f"{where} is not an object")
+        main = block.get("main_score")
+        if isinstance(main, bool) or not isinstance(main, int | float) or main != main:
+            raise ResultFileError(p, f"{where}.main_score missing or not a number")
+        hf_subset = block.get("hf_subset")
+        if not isinstance(hf_subset, str) or not hf_subset:
+            raise ResultFileError(p, f"{where}.hf_subset missing")
+        langs = block.get("languages")
+        if not isinstance(langs, list) or not all(isinstance(x, str) for x in langs):
+            raise ResultFileError(p, f"{where}.languages must be a list of language tags")
+        try:
+            kind = task_type(task_name, block)
+        except InvalidInputError as exc:
+            raise ResultFileError(p, str(exc)) from None
+        version = str(data.get("mteb_version") or "")
+        out.append(
+            SubsetScore(task_name, hf_subset, tuple(langs), kind, float(main), block, version)
+        )
+    return out
+
+
+def _keyed(subsets: Sequence[SubsetScore]) -> dict[str, SubsetScore]:
+    """Key a file's subsets by language when that is unambiguous within the file, else hf_subset."""
+    langs = [s.language for s in subsets]
+    by_language = len(set(langs)) == len(langs) and all(s.languages for s in subsets)
+    return {
+        subset_id(s.task_name, s.hf_subset, s.language if by_language else None): s for s in subsets
+    }
+
+
+def _read_meta(folder: Path) -> dict[str, Any]:
+    meta_path = folder / "model_meta.json"
+    if not meta_path.is_file():
+        return {}
+    try:
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        raise ResultFileError(meta_path, "unreadable model_meta.json") from None
+    return meta if isinstance(meta, dict) else {}
+
+
+def _kind_of(model_folder: str, revision: str, meta: Mapping[str, Any]) -> RaterKind:
+    if revision.startswith(ANNOTATOR_PREFIX):
+        return "annotator"
+    if model_folder == HUMAN_FOLDER or meta.get("name") == HUMAN_NAME:
+        return "human"
+    if model_folder.startswith(LLM_PREFIX):
+        return "llm"
+    return "model"
+
+
+def _read_revision(
+    folder: Path, model_folder: str, on_error: OnError, problems: list[Problem], split: str
+) -> Rater | None:
+    try:
+        meta = _read_meta(folder)
+    except ResultFileError as exc:
+        if on_error == "raise":
+            raise
+        problems.append(Problem(exc.path, exc.reason))
+        meta = {}
+    name = (
+        meta.get("name")
+        if isinstance(meta.get("name"), str)
+        else model_folder.replace("__", "/", 1)
+    )
+    rater = Rater(
+        name=name,
+        revision=folder.name,
+        kind=_kind_of(model_folder, folder.name, meta),
+        path=folder,
+        meta=meta,
+    )
+    for file in sorted(folder.glob("*.json")):
+        if file.name == "model_meta.json":
+            continue
+        try:
+            subsets = read_result_file(file, split=split)
+        except ResultFileError as exc:
+            if on_error == "raise":
+                raise
+            problems.append(Problem(exc.path, exc.reason))
+            continue
+        rater.scores.update(_keyed(subsets))
+    return rater if rater.scores else None
+
+
+def _newest(revisions: list[Rater]) -> Rater:
+    def key(r: Rater) -> tuple[tuple[int, ...], str]:
+        versions = [_version_key(s.mteb_version) for s in r.scores.values()]
+        return (max(versions, default=()), r.revision)
+
+    return max(revisions, key=key)
+
+
+def read_results_dir(
+    root: str | os.PathLike[str],
+    *,
+    revisions: Mapping[str, str] | None = None,
+    on_error: OnError = "skip",
+    split: str = DEFAULT_SPLIT,
+) -> ResultsCollection:
+    """Read every rater under ``root``.
+
+    ``revisions`` maps a model (``org/model`` or the folder name ``org__model``) to the revision
+    to use; otherwise the newest is taken (see module docstring). With ``on_error="skip"`` a
+    malformed file is recorded in ``problems`` and left out; with ``"raise"`` it is fatal.
+    """
+    base = Path(root)
+    if not base.is_dir():
+        raise InvalidInputError(f"{base}: not a directory of MTEB results")
+    chosen = {k.replace("/", "__", 1): v for k, v in (revisions or {}).items()}
+    problems: list[Problem] = []
+    raters: list[Rater] = []
+    skipped: dict[str, list[str]] = {}
+    for model_dir in sorted(d for d in base.iterdir() if d.is_dir() and not d.name.startswith(".")):
+        candidates: list[Rater] = []
+        for rev_dir in sorted(d for d in model_dir.iterdir() if d.is_dir()):
+            rater = _read_revision(rev_dir, model_dir.name, on_error, problems, split)
+            if rater is None:
+                continue
+            if rater.kind == "annotator":
+                raters.append(rater)
+            else:
+                candidates.append(rater)
+        if not candidates:
+            continue
+        want = chosen.get(model_dir.name)
+        if want is not None:
+            pick = next((c for c in candidates if c.revision == want), None)
+            if pick is None:
+                have = ", ".join(c.revision for c in candidates)
+                raise InvalidInputError(
+                    f"{model_dir.name}: no revision {want!r} (available: {have})"
+                )
+        else:
+            pick = _newest(candidates)
+        skipped_revs = [c.revision for c in candidates if c is not pick]
+        if skipped_revs:
+            skipped[pick.name] = skipped_revs
+        raters.append(pick)
+    unknown = set(chosen) - {d.name for d in base.iterdir() if d.is_dir()}
+    if unknown:
+        raise InvalidInputError(f"--revision names unknown model(s): {', '.join(sorted(unknown))}")
+    raters.sort(key=lambda r: (r.kind != "human", r.kind == "annotator", r.name, r.revision))
+    return ResultsCollection(raters=raters, problems=problems, skipped_revisions=skipped)
+
+
+# ---------------------------------------------------------------------------------------------
+# Writing
+
+
+def model_folder_name(name: str) -> str:
+    """``org/model`` → ``org__model`` as in the results repository."""
+    if not name or "__" in name or name.count("/") > 1:
+        raise InvalidInputError(f"model name {name!r} must look like 'org/model'")
+    return name.replace("/", "__", 1) if "/" in name else f"no_org__{name}"
+
+
+def _atomic_write_json(path: Path, obj: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(obj, fh, indent=2, ensure_ascii=False, sort_keys=False)
+            fh.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_result_file(
+    root: str | os.PathLike[str],
+    *,
+    model_name: str,
+    revision: str,
+    task_name: str,
+    subsets: Iterable[Mapping[str, Any]],
+    dataset_revision: str = "human_evaluation",
+    mteb_version: str = "2.0.0",
+    split: str = DEFAULT_SPLIT,
+    evaluation_time: float = 0.0,
+) -> Path:
+    """Write ``<root>/<org>__<model>/<revision>/<task_name>.json`` atomically and return its path.
+
+    Each subset mapping must hold ``main_score``, ``hf_subset`` and ``languages``; any other keys
+    (metric values, ``scores_per_experiment``, an ``agreement`` block, ...) are kept as given.
+    """
+    blocks = []
+    for i, sub in enumerate(subsets):
+        missing = [k for k in ("main_score", "hf_subset", "languages") if k not in sub]
+        if missing:
+            raise InvalidInputError(f"{task_name} subset {i}: missing {', '.join(missing)}")
+        blocks.append(dict(sub))
+    if not blocks:
+        raise InvalidInputError(f"{task_name}: no subsets to write")
+    payload = {
+        "dataset_revision": dataset_revision,
+        "task_name": task_name,
+        "mteb_version": mteb_version,
+        "scores": {split: blocks},
+        "evaluation_time": evaluation_time,
+        "kg_co2_emissions": None,
+    }
+    path = Path(root) / model_folder_name(model_name) / revision / f"{task_name}.json"
+    _atomic_write_json(path, payload)
+    return path
+
+
+def write_model_meta(
+    root: str | os.PathLike[str],
+    *,
+    model_name: str,
+    revision: str,
+    languages: Sequence[str],
+    extra: Mapping[str, Any] | None = None,
+) -> Path:
+    """Write the ``model_meta.json`` that mteb's result loading expects beside result files."""
+    meta: dict[str, Any] = {
+        "name": model_name,
+        "revision": revision,
+        "release_date": None,
+        "languages": list(languages),
+        "n_parameters": None,
+        "memory_usage_mb": None,
+        "max_tokens": None,
+        "embed_dim": None,
+        "license": None,
+        "open_weights": None,
+        "public_training_code": None,
+        "public_training_data": None,
+        "framework": [],
+        "reference": None,
+        "similarity_fn_name": None,
+        "use_instructions": None,
+        "training_datasets": None,
+        "adapted_from": None,
+        "superseded_by": None,
+        "modalities": ["text"],
+        "loader": None,
+    }
+    meta.update(extra or {})
+    path = Path(root) / model_folder_name(model_name) / revision / "model_meta.json"
+    _atomic_write_json(path, meta)
+    return path

@@ -1,0 +1,42 @@
+"""Input checks shared by the scoring functions, raising :mod:`scoring.errors` types."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from scoring.errors import InvalidInputError
+
+
+def as_1d(values: Any, name: str, *, numeric: bool = False, min_len: int = 1) -> np.ndarray:
+    """Return ``values`` as a 1-D array, or raise naming ``name`` and what is wrong."""
+    try:
+        arr = np.asarray(values, dtype=float if numeric else None)
+    except (TypeError, ValueError) as exc:
+        raise InvalidInputError(
+            f"{name}: expected {'numbers' if numeric else 'values'} ({exc})"
+        ) from None
+    if arr.ndim != 1:
+        raise InvalidInputError(f"{name}: expected a 1-D sequence, got shape {arr.shape}")
+    if len(arr) < min_len:
+        raise InvalidInputError(f"{name}: expected at least {min_len} value(s), got {len(arr)}")
+    if numeric and not np.all(np.isfinite(arr)):
+        raise InvalidInputError(f"{name}: contains NaN or infinite values")
+    return arr
+
+
+def same_length(*pairs: tuple[str, Sequence[Any] | np.ndarray]) -> None:
+    """Raise if the named sequences do not all have the same length."""
+    lengths = {name: len(seq) for name, seq in pairs}
+    if len(set(lengths.values())) > 1:
+        desc = ", ".join(f"{k}={v}" for k, v in lengths.items())
+        raise InvalidInputError(f"length mismatch: {desc}")
+
+
+def choose(method: str, allowed: Sequence[str], what: str) -> str:
+    """Validate a method name against the allowed ones."""
+    if method not in allowed:
+        raise InvalidInputError(f"unknown {what} {method!r}; choose one of {', '.join(allowed)}")
+    return method
