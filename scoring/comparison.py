@@ -19,11 +19,15 @@ from statistics import median
 from typing import Any
 
 from scoring.errors import InvalidInputError
+from scoring.metrics import spearman
+from scoring.records import Score
 from scoring.results import Rater
 from scoring.tasks import EXCLUDED_LANGUAGES_V1, TASK_TYPES, normalise_language
 
 EASY_THRESHOLD = 0.7
 RANKED_KINDS = ("model", "human", "llm")
+#: Means closer than this share a rank (float sums of the same values can differ in the last bit).
+TIE_TOLERANCE = 1e-12
 
 
 @dataclass(frozen=True)
@@ -170,7 +174,8 @@ def rank_raters(raters: Iterable[Rater], subsets: Mapping[str, SubsetInfo]) -> l
     )
     for i, row in enumerate(rankable):
         prev = rankable[i - 1] if i else None
-        row.rank = prev.rank if prev is not None and prev.mean == row.mean else i + 1
+        tied = prev is not None and abs((prev.mean or 0.0) - (row.mean or 0.0)) <= TIE_TOLERANCE
+        row.rank = prev.rank if tied and prev is not None else i + 1
     rows.sort(key=lambda r: (r.rank is None, r.rank or 0, -(r.mean or 0.0), r.rater.label))
     return rows
 
@@ -220,3 +225,25 @@ def paired_scores(
     """The subsets both raters have (optionally within ``subsets``) and their two score lists."""
     keys = [k for k in (subsets if subsets is not None else a) if k in a and k in b]
     return keys, [a[k] for k in keys], [b[k] for k in keys]
+
+
+def score_correlation(
+    a: Mapping[str, float], b: Mapping[str, float], subsets: Iterable[str] | None = None
+) -> Score:
+    """Spearman correlation of two raters' scores across the subsets both have.
+
+    HUME reports ρ = 0.52 between human and LLM-annotator scores over 19 subsets; the same
+    function serves human vs any rater. The paired subset ids are kept in ``details``.
+    """
+    keys, xs, ys = paired_scores(a, b, subsets)
+    if len(keys) < 3:
+        raise InvalidInputError(
+            f"a correlation across subsets needs at least 3 shared subsets, got {len(keys)}"
+        )
+    rho = spearman(xs, ys)
+    return Score(
+        value=rho.value,
+        method="spearman_across_subsets",
+        n_items=len(keys),
+        details={"subsets": keys, "pvalue": rho.details.get("pvalue")},
+    )

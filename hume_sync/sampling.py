@@ -1,0 +1,511 @@
+"""Principled, reproducible sampling of study instances from loaded records.
+
+Each subset draws from its own ``numpy.random.Generator`` seeded by the study seed and a stable
+hash of ``<task>/<subset>``, so adding or removing a task never changes another task's sample.
+Records are put in id order before drawing, so the sample does not depend on file order either.
+
+- classification: balanced across labels (round-robin allocation: ``size // n_labels`` each, the
+  leftovers to labels in a seeded order; a label with too few items gives all it has and the
+  deficit goes to the others; both are reported);
+- clustering: K labels among those with at least n items, n items each → one set;
+- reranking: queries with ≥ 1 relevant candidate; candidates kept, or sampled down to N keeping at
+  least one relevant; candidate order shuffled (source order often leaks relevance);
+- sts: equal-width bins over the gold range, sampled evenly across bins (same allocation as
+  classification, bins in place of labels).
+
+Every sampler returns a :class:`Sample`: the records in presentation order (seeded shuffle, never
+grouped by label) and a :class:`SampleReport` with counts and shortfalls.
+:func:`to_instances` turns a sample into the stored instance shape (content without gold, gold).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections import defaultdict
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from hume_sync.sources import PairItem, QueryItem, Record, TextItem
+
+
+class SamplingError(ValueError):
+    """The records cannot satisfy the requested design (e.g. too few labels for K clusters)."""
+
+
+@dataclass
+class SampleReport:
+    """What a sampler did: requested vs drawn, per-label (or per-bin) counts, shortfalls, notes."""
+
+    method: str
+    requested: int
+    sampled: int
+    available: int
+    per_label: dict[str, int] = field(default_factory=dict)
+    shortfalls: dict[str, int] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Sample:
+    records: list[Record]
+    report: SampleReport
+
+
+@dataclass(frozen=True)
+class Instance:
+    """One stored instance: ``content`` is what annotators see, ``gold`` is kept apart."""
+
+    source_id: str
+    content: dict[str, Any]
+    gold: Any
+
+
+def stable_hash(text: str) -> int:
+    """64-bit hash that is the same in every process (unlike ``hash()``)."""
+    return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "big")
+
+
+def subset_rng(seed: int, task: str, subset: str) -> np.random.Generator:
+    """The generator of one subset: depends only on the study seed and the subset's name."""
+    return np.random.default_rng([seed, stable_hash(f"{task}/{subset}")])
+
+
+def _by_id(records: Sequence[Record]) -> list[Record]:
+    return sorted(records, key=lambda r: r.id)
+
+
+def _permute(items: list[Any], rng: np.random.Generator) -> list[Any]:
+    return [items[i] for i in rng.permutation(len(items))]
+
+
+def _allocate(
+    capacity: Mapping[Hashable, int], total: int, rng: np.random.Generator
+) -> dict[Hashable, int]:
+    """Spread ``total`` over strata as evenly as their capacities allow.
+
+    Round-robin over the strata in a seeded order: every stratum gets ``total // n`` where it can,
+    the remainder goes to the first strata of that order, and what a small stratum cannot take
+    goes on to the others. Deterministic for a given generator state.
+    """
+    keys = list(capacity)
+    order = [keys[i] for i in rng.permutation(len(keys))]
+    quota = dict.fromkeys(keys, 0)
+    remaining = min(total, sum(capacity.values()))
+    while remaining > 0:
+        progressed = False
+        for key in order:
+            if remaining == 0:
+                break
+            if quota[key] < capacity[key]:
+                quota[key] += 1
+                remaining -= 1
+                progressed = True
+        if not progressed:  # pragma: no cover - guarded by the min() above
+            break
+    return quota
+
+
+def sample_classification(
+    records: Sequence[TextItem],
+    size: int,
+    rng: np.random.Generator,
+    *,
+    label_set: Sequence[str] | None = None,
+) -> Sample:
+    """Balanced per label; items outside ``label_set`` (if given) are dropped and reported."""
+    if size <= 0:
+        raise SamplingError(f"size must be > 0, got {size}")
+    notes: list[str] = []
+    pool = _by_id(records)
+    if label_set is not None:
+        allowed = set(label_set)
+        dropped = [r for r in pool if r.label not in allowed]
+        if dropped:
+            notes.append(f"{len(dropped)} item(s) with labels outside label_set were dropped")
+        pool = [r for r in pool if r.label in allowed]
+    groups: dict[str, list[TextItem]] = defaultdict(list)
+    for r in pool:
+        groups[r.label].append(r)  # type: ignore[arg-type]
+    labels = sorted(set(label_set) if label_set is not None else groups)
+    if not pool:
+        raise SamplingError("no items to sample from")
+    capacity = {lab: len(groups.get(lab, [])) for lab in labels}
+    quota = _allocate(capacity, size, rng)
+    even = size // len(labels)
+    shortfalls = {lab: even - capacity[lab] for lab in labels if capacity[lab] < even}
+    for lab, short in shortfalls.items():
+        notes.append(f"label {lab!r} has only {capacity[lab]} item(s), {short} short of {even}")
+    chosen: list[Record] = []
+    for lab in labels:
+        items = groups.get(lab, [])
+        idx = sorted(rng.choice(len(items), size=quota[lab], replace=False)) if quota[lab] else []
+        chosen.extend(items[i] for i in idx)
+    if len(chosen) < size:
+        notes.append(f"only {len(chosen)} of {size} items available")
+    return Sample(
+        records=_permute(chosen, rng),
+        report=SampleReport(
+            method="balanced-per-label",
+            requested=size,
+            sampled=len(chosen),
+            available=len(pool),
+            per_label={lab: quota[lab] for lab in labels},
+            shortfalls=shortfalls,
+            notes=notes,
+        ),
+    )
+
+
+def sample_clustering(
+    records: Sequence[TextItem],
+    n_labels: int,
+    items_per_label: int,
+    rng: np.random.Generator,
+    *,
+    label_set: Sequence[str] | None = None,
+) -> Sample:
+    """K labels chosen among those with ≥ n items, n items each: one clustering set."""
+    if n_labels < 2 or items_per_label < 1:
+        raise SamplingError(f"need K ≥ 2 and n ≥ 1, got K={n_labels}, n={items_per_label}")
+    pool = _by_id(records)
+    if label_set is not None:
+        pool = [r for r in pool if r.label in set(label_set)]
+    groups: dict[str, list[TextItem]] = defaultdict(list)
+    for r in pool:
+        groups[r.label].append(r)  # type: ignore[arg-type]
+    eligible = sorted(lab for lab, items in groups.items() if len(items) >= items_per_label)
+    skipped = sorted(set(groups) - set(eligible))
+    if len(eligible) < n_labels:
+        raise SamplingError(
+            f"need {n_labels} labels with ≥ {items_per_label} items each, only "
+            f"{len(eligible)} have enough ({', '.join(eligible) or 'none'})"
+        )
+    picked = sorted(eligible[i] for i in rng.choice(len(eligible), size=n_labels, replace=False))
+    chosen: list[Record] = []
+    for lab in picked:
+        items = groups[lab]
+        idx = sorted(rng.choice(len(items), size=items_per_label, replace=False))
+        chosen.extend(items[i] for i in idx)
+    notes = []
+    if skipped:
+        notes.append(f"labels with fewer than {items_per_label} items: {', '.join(skipped)}")
+    return Sample(
+        records=_permute(chosen, rng),
+        report=SampleReport(
+            method="k-labels-n-items",
+            requested=n_labels * items_per_label,
+            sampled=len(chosen),
+            available=len(pool),
+            per_label=dict.fromkeys(picked, items_per_label),
+            notes=notes,
+        ),
+    )
+
+
+def sample_reranking(
+    records: Sequence[QueryItem],
+    size: int,
+    rng: np.random.Generator,
+    *,
+    n_candidates: int | None = None,
+    shuffle_candidates: bool = True,
+) -> Sample:
+    """Queries with ≥ 1 relevant candidate; candidates optionally cut to N, keeping ≥ 1 relevant."""
+    if size <= 0:
+        raise SamplingError(f"size must be > 0, got {size}")
+    pool = _by_id(records)
+    eligible = [q for q in pool if any(c.relevant for c in q.candidates)]  # type: ignore[union-attr]
+    notes = []
+    if len(eligible) < len(pool):
+        notes.append(f"{len(pool) - len(eligible)} query(ies) without a relevant candidate skipped")
+    k = min(size, len(eligible))
+    shortfalls = {}
+    if k < size:
+        shortfalls["queries"] = size - k
+        notes.append(f"only {k} of {size} queries have a relevant candidate")
+    if k == 0:
+        raise SamplingError("no query has a relevant candidate")
+    idx = sorted(rng.choice(len(eligible), size=k, replace=False))
+    chosen: list[Record] = []
+    few = 0
+    for i in idx:
+        q: QueryItem = eligible[i]  # type: ignore[assignment]
+        cands = list(q.candidates)
+        if n_candidates is not None and len(cands) > n_candidates:
+            relevant = [j for j, c in enumerate(cands) if c.relevant]
+            first = int(relevant[int(rng.integers(len(relevant)))])
+            rest = [j for j in range(len(cands)) if j != first]
+            more = rng.choice(len(rest), size=n_candidates - 1, replace=False)
+            keep = sorted([first, *(rest[int(m)] for m in more)])
+            cands = [cands[j] for j in keep]
+        elif n_candidates is not None and len(cands) < n_candidates:
+            few += 1
+        if shuffle_candidates:
+            cands = _permute(cands, rng)
+        chosen.append(QueryItem(id=q.id, query=q.query, candidates=tuple(cands)))
+    if few:
+        notes.append(f"{few} query(ies) have fewer than {n_candidates} candidates (kept as given)")
+    n_rel = sum(sum(c.relevant for c in q.candidates) for q in chosen)  # type: ignore[union-attr]
+    n_all = sum(len(q.candidates) for q in chosen)  # type: ignore[union-attr]
+    return Sample(
+        records=_permute(chosen, rng),
+        report=SampleReport(
+            method="queries-with-relevant",
+            requested=size,
+            sampled=len(chosen),
+            available=len(eligible),
+            per_label={"relevant": n_rel, "not_relevant": n_all - n_rel},
+            shortfalls=shortfalls,
+            notes=notes,
+        ),
+    )
+
+
+def sts_bins(
+    scores: Sequence[float], n_bins: int, score_range: tuple[float, float] | None = None
+) -> tuple[list[int], list[float]]:
+    """Bin index of each score over ``n_bins`` equal-width bins, and the bin edges.
+
+    The range is ``score_range`` when given (the task's gold scale), else the observed min–max.
+    The top edge belongs to the last bin.
+    """
+    lo, hi = score_range if score_range is not None else (min(scores), max(scores))
+    if hi <= lo:
+        return [0] * len(scores), [lo, hi]
+    width = (hi - lo) / n_bins
+    edges = [lo + i * width for i in range(n_bins)] + [hi]
+    out = []
+    for s in scores:
+        b = math.floor((s - lo) / width)
+        out.append(min(max(b, 0), n_bins - 1))
+    return out, edges
+
+
+def sample_sts(
+    records: Sequence[PairItem],
+    size: int,
+    rng: np.random.Generator,
+    *,
+    n_bins: int = 5,
+    score_range: tuple[float, float] | None = None,
+) -> Sample:
+    """Pairs spread over the gold range: equal-width bins, sampled evenly across bins."""
+    if size <= 0:
+        raise SamplingError(f"size must be > 0, got {size}")
+    pool: list[PairItem] = _by_id(records)  # type: ignore[assignment]
+    if not pool:
+        raise SamplingError("no pairs to sample from")
+    notes = []
+    if score_range is not None:
+        outside = [p for p in pool if not score_range[0] <= p.score <= score_range[1]]
+        if outside:
+            notes.append(f"{len(outside)} pair(s) outside score_range {list(score_range)} dropped")
+            pool = [p for p in pool if score_range[0] <= p.score <= score_range[1]]
+        if not pool:
+            raise SamplingError(f"no pair has a score within score_range {list(score_range)}")
+    bins, edges = sts_bins([p.score for p in pool], n_bins, score_range)
+    groups: dict[int, list[PairItem]] = defaultdict(list)
+    for p, b in zip(pool, bins, strict=True):
+        groups[b].append(p)
+    capacity = {b: len(groups.get(b, [])) for b in range(n_bins)}
+    quota = _allocate(capacity, size, rng)
+    chosen: list[Record] = []
+    for b in range(n_bins):
+        items = groups.get(b, [])
+        idx = sorted(rng.choice(len(items), size=quota[b], replace=False)) if quota[b] else []
+        chosen.extend(items[i] for i in idx)
+    even = size // n_bins
+    names = {
+        b: f"[{edges[b]:g}, {edges[b + 1]:g}{']' if b == n_bins - 1 else ')'}"
+        for b in range(n_bins)
+    }
+    shortfalls = {names[b]: even - capacity[b] for b in range(n_bins) if capacity[b] < even}
+    if shortfalls:
+        notes.append("bins with too few pairs were filled from the others")
+    if len(chosen) < size:
+        notes.append(f"only {len(chosen)} of {size} pairs available")
+    return Sample(
+        records=_permute(chosen, rng),
+        report=SampleReport(
+            method=f"equal-width-bins({n_bins})",
+            requested=size,
+            sampled=len(chosen),
+            available=len(pool),
+            per_label={names[b]: quota[b] for b in range(n_bins)},
+            shortfalls=shortfalls,
+            notes=notes,
+        ),
+    )
+
+
+def take_all(
+    task_type: str,
+    records: Sequence[Record],
+    rng: np.random.Generator,
+    *,
+    expected: int | None,
+    labels: int | None = None,
+    candidates: int | None = None,
+    shuffle_candidates: bool = True,
+) -> Sample:
+    """Keep every record (the source already is the sample, as for the HUME MTEB datasets).
+
+    Only the presentation order is drawn (items, and reranking candidates unless
+    ``shuffle_candidates`` is false). A clustering source with several MTEB sets keeps the first
+    set. Counts that differ from the spec (``expected`` items, ``labels`` K, ``candidates`` N)
+    are reported, not fatal: the published sample wins over the spec's description of it.
+    """
+    pool = _by_id(records)
+    notes = []
+    if task_type == "clustering":
+        groups = sorted({r.group for r in pool if isinstance(r, TextItem) and r.group is not None})
+        if len(groups) > 1:
+            first = min(groups, key=lambda g: (len(g), g))
+            pool = [r for r in pool if isinstance(r, TextItem) and r.group == first]
+            notes.append(f"source has {len(groups)} clustering sets; kept set {first}")
+    if expected is not None and len(pool) != expected:
+        notes.append(f"expected {expected} items, source has {len(pool)}")
+    per_label: dict[str, int] = {}
+    if task_type in ("classification", "clustering"):
+        for r in pool:
+            per_label[r.label] = per_label.get(r.label, 0) + 1  # type: ignore[union-attr]
+        if labels is not None and task_type == "clustering" and len(per_label) != labels:
+            notes.append(f"expected {labels} labels, source has {len(per_label)}")
+    if task_type == "reranking":
+        queries: list[QueryItem] = [q for q in pool if isinstance(q, QueryItem)]
+        if candidates is not None:
+            odd = sum(len(q.candidates) != candidates for q in queries)
+            if odd:
+                notes.append(f"{odd} query(ies) do not have {candidates} candidates")
+        no_rel = sum(not any(c.relevant for c in q.candidates) for q in queries)
+        if no_rel:
+            notes.append(f"{no_rel} query(ies) without a relevant candidate (kept)")
+        if shuffle_candidates:
+            pool = [
+                QueryItem(q.id, q.query, tuple(_permute(list(q.candidates), rng))) for q in queries
+            ]
+        n_rel = sum(c.relevant for q in queries for c in q.candidates)
+        n_all = sum(len(q.candidates) for q in queries)
+        per_label = {"relevant": n_rel, "not_relevant": n_all - n_rel}
+    return Sample(
+        records=_permute(pool, rng),
+        report=SampleReport(
+            method="all",
+            requested=expected if expected is not None else len(pool),
+            sampled=len(pool),
+            available=len(records),
+            per_label=dict(sorted(per_label.items())),
+            notes=notes,
+        ),
+    )
+
+
+def sample_subset(
+    task_type: str,
+    records: Sequence[Record],
+    rng: np.random.Generator,
+    *,
+    sampling: str = "sample",
+    size: int | None = None,
+    labels: int | None = None,
+    items_per_label: int | None = None,
+    candidates: int | None = None,
+    shuffle_candidates: bool = True,
+    bins: int | None = None,
+    score_range: tuple[float, float] | None = None,
+    label_set: Sequence[str] | None = None,
+) -> Sample:
+    """Dispatch on task type and sampling mode with the subset's spec parameters."""
+    if sampling == "all":
+        return take_all(
+            task_type,
+            records,
+            rng,
+            expected=size,
+            labels=labels,
+            candidates=candidates,
+            shuffle_candidates=shuffle_candidates,
+        )
+    if task_type == "classification":
+        assert size is not None
+        return sample_classification(records, size, rng, label_set=label_set)  # type: ignore[arg-type]
+    if task_type == "clustering":
+        assert labels is not None and items_per_label is not None
+        return sample_clustering(records, labels, items_per_label, rng, label_set=label_set)  # type: ignore[arg-type]
+    if task_type == "reranking":
+        assert size is not None
+        return sample_reranking(
+            records,  # type: ignore[arg-type]
+            size,
+            rng,
+            n_candidates=candidates,
+            shuffle_candidates=shuffle_candidates,
+        )
+    if task_type == "sts":
+        assert size is not None
+        return sample_sts(records, size, rng, n_bins=bins or 5, score_range=score_range)  # type: ignore[arg-type]
+    raise SamplingError(f"unknown task type {task_type!r}")
+
+
+def to_instances(task_type: str, records: Sequence[Record]) -> list[Instance]:
+    """Stored instances of a sample, in order: content for annotators, gold kept apart.
+
+    A clustering sample is one instance (the whole set, id ``set-0``); the others are one
+    instance per record.
+    """
+    if task_type == "clustering":
+        items = [r for r in records if isinstance(r, TextItem)]
+        return [
+            Instance(
+                source_id="set-0",
+                content={"items": [{"id": r.id, "text": r.text} for r in items]},
+                gold={r.id: r.label for r in items},
+            )
+        ]
+    out = []
+    for r in records:
+        if isinstance(r, TextItem) and task_type == "classification":
+            out.append(Instance(r.id, {"text": r.text}, r.label))
+        elif isinstance(r, QueryItem) and task_type == "reranking":
+            out.append(
+                Instance(
+                    r.id,
+                    {
+                        "query": r.query,
+                        "candidates": [{"id": c.id, "text": c.text} for c in r.candidates],
+                    },
+                    {c.id: int(c.relevant) for c in r.candidates},
+                )
+            )
+        elif isinstance(r, PairItem) and task_type == "sts":
+            out.append(
+                Instance(r.id, {"sentence1": r.sentence1, "sentence2": r.sentence2}, r.score)
+            )
+        else:
+            raise SamplingError(f"record {r.id!r} is not a {task_type} record")
+    return out
+
+
+__all__ = [
+    "Instance",
+    "Sample",
+    "SampleReport",
+    "SamplingError",
+    "sample_classification",
+    "sample_clustering",
+    "sample_reranking",
+    "sample_sts",
+    "sample_subset",
+    "stable_hash",
+    "sts_bins",
+    "subset_rng",
+    "take_all",
+    "to_instances",
+]

@@ -1,0 +1,901 @@
+"""The study spec (``study.yaml``): parsed into frozen dataclasses and validated up front.
+
+Every problem raises :class:`SpecError` with a one-line message that names the file, the task and
+the field at fault, so the CLI can print it as is. Task-level sizing fields are defaults that each
+subset may override; a preset entry (``preset: hume-v1``) expands to the preset's tasks, which then
+go through the same validation as hand-written ones.
+
+Example::
+
+    name: sib-pilot
+    seed: 42
+    annotators: {eng: 2, default: 1}
+    tasks:
+      - name: SIB200Classification
+        type: classification
+        source:
+          path: data/sib200/{subset}/test.tsv
+          train_path: data/sib200/{subset}/train.tsv
+          format: tsv
+          columns: {id: index_id, text: text, label: category}
+        samples_per_label: 8
+        subsets:
+          - {name: eng_Latn, language: eng-Latn, size: 42}
+          - {name: arb_Arab, language: arb-Arab, size: 42}
+      - preset: hume-v1
+        only: [HUMESTS12]
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+TASK_TYPES: tuple[str, ...] = ("classification", "clustering", "reranking", "sts")
+FORMATS: tuple[str, ...] = ("jsonl", "csv", "tsv")
+SAMPLING_MODES: tuple[str, ...] = ("sample", "all")
+
+#: Record fields of each task type, in the positional order used when a CSV has no header
+#: (``id`` is last in that order because header-less files rarely carry one).
+RECORD_FIELDS: dict[str, tuple[str, ...]] = {
+    "classification": ("text", "label", "id"),
+    "clustering": ("text", "label", "id"),
+    "reranking": ("query", "candidates", "id", "instruction"),
+    "sts": ("sentence1", "sentence2", "score", "id"),
+}
+
+#: HUME: two annotators for English, one for every other language.
+DEFAULT_ANNOTATORS: dict[str, int] = {"eng": 2, "default": 1}
+
+#: MTEB's default number of training examples per label for classification.
+DEFAULT_SAMPLES_PER_LABEL = 8
+#: Default number of equal-width score bins for STS sampling.
+DEFAULT_STS_BINS = 5
+
+# Two-letter codes that may appear in specs (HUME's languages and a few common ones), so that an
+# annotators entry for "eng" also covers a subset tagged "en".
+_ISO1_TO_3 = {
+    "en": "eng",
+    "ar": "ara",
+    "da": "dan",
+    "no": "nor",
+    "nb": "nob",
+    "ru": "rus",
+    "fr": "fra",
+    "de": "deu",
+    "es": "spa",
+    "it": "ita",
+    "nl": "nld",
+    "pt": "por",
+    "sv": "swe",
+    "fi": "fin",
+    "pl": "pol",
+    "zh": "zho",
+    "ja": "jpn",
+    "ko": "kor",
+}
+_LANG_RE = re.compile(r"^[a-z]{2,3}(-[A-Z][a-z]{3})?$")
+_NAME_RE = re.compile(r"^[^/\s]+$")
+
+_SIZING_KEYS = (
+    "size",
+    "labels",
+    "items_per_label",
+    "samples_per_label",
+    "candidates",
+    "shuffle_candidates",
+    "bins",
+    "score_range",
+    "label_set",
+    "instructions",
+    "annotators",
+    "sampling",
+)
+_TOP_KEYS = {"name", "seed", "annotators", "tasks", "preset"}
+_TASK_KEYS = {"name", "type", "source", "subsets", *_SIZING_KEYS}
+_PRESET_ENTRY_KEYS = {"preset", "only"}
+_SUBSET_KEYS = {"name", "language", "path", "train_path", *_SIZING_KEYS}
+_SOURCE_KEYS = {"mteb", "hf_subsets", "split", "path", "train_path", "format", "columns", "header"}
+
+
+class SpecError(ValueError):
+    """An invalid study spec; the message is one line naming file, task and field."""
+
+    def __init__(
+        self, file: str | Path, reason: str, *, task: str | None = None, field: str | None = None
+    ) -> None:
+        self.file = str(file)
+        self.task = task
+        self.field = field
+        self.reason = reason
+        where = [self.file]
+        if task is not None:
+            where.append(f"task {task!r}")
+        if field is not None:
+            where.append(field)
+        super().__init__(": ".join([*where, reason]))
+
+
+@dataclass(frozen=True)
+class SourceSpec:
+    """Where a task's data comes from: an MTEB task by name, or local files."""
+
+    mteb: str | None = None
+    hf_subsets: tuple[str, ...] | None = None
+    split: str | None = None
+    path: str | None = None
+    train_path: str | None = None
+    format: str | None = None
+    columns: Mapping[str, str | int] | None = None
+    header: bool = True
+
+    @property
+    def is_mteb(self) -> bool:
+        return self.mteb is not None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key in ("mteb", "split", "path", "train_path", "format"):
+            value = getattr(self, key)
+            if value is not None:
+                out[key] = value
+        if self.hf_subsets is not None:
+            out["hf_subsets"] = list(self.hf_subsets)
+        if self.columns is not None:
+            out["columns"] = dict(self.columns)
+        if not self.header:
+            out["header"] = False
+        return out
+
+
+@dataclass(frozen=True)
+class SubsetSpec:
+    """One task-language subset with its sizing, after task defaults were applied.
+
+    ``path``/``train_path`` are the local files as written (``{subset}`` expanded) and
+    ``resolved_path``/``resolved_train_path`` the absolute files actually read.
+    """
+
+    name: str
+    language: str
+    annotators: int
+    sampling: str = "sample"
+    size: int | None = None
+    labels: int | None = None
+    items_per_label: int | None = None
+    samples_per_label: int | None = None
+    candidates: int | None = None
+    shuffle_candidates: bool = True
+    bins: int | None = None
+    score_range: tuple[float, float] | None = None
+    label_set: tuple[str, ...] | None = None
+    instructions: str | None = None
+    path: str | None = None
+    train_path: str | None = None
+    resolved_path: Path | None = field(default=None, compare=False)
+    resolved_train_path: Path | None = field(default=None, compare=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Canonical form (no absolute paths, so moving a study keeps its spec hash)."""
+        out: dict[str, Any] = {
+            "name": self.name,
+            "language": self.language,
+            "annotators": self.annotators,
+            "sampling": self.sampling,
+        }
+        for key in (
+            "size",
+            "labels",
+            "items_per_label",
+            "samples_per_label",
+            "candidates",
+            "bins",
+            "instructions",
+            "path",
+            "train_path",
+        ):
+            value = getattr(self, key)
+            if value is not None:
+                out[key] = value
+        if self.candidates is not None:
+            out["shuffle_candidates"] = self.shuffle_candidates
+        if self.score_range is not None:
+            out["score_range"] = list(self.score_range)
+        if self.label_set is not None:
+            out["label_set"] = list(self.label_set)
+        return out
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """One task of the study: its type, source and subsets."""
+
+    name: str
+    type: str
+    source: SourceSpec
+    subsets: tuple[SubsetSpec, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "type": self.type,
+            "source": self.source.to_dict(),
+            "subsets": [s.to_dict() for s in self.subsets],
+        }
+
+
+@dataclass(frozen=True)
+class StudySpec:
+    """A validated study: name, seed, annotator policy and tasks."""
+
+    name: str
+    seed: int
+    annotators: Mapping[str, int]
+    tasks: tuple[TaskSpec, ...]
+    file: str = "<spec>"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "seed": self.seed,
+            "annotators": dict(sorted(self.annotators.items())),
+            "tasks": [t.to_dict() for t in self.tasks],
+        }
+
+    @property
+    def spec_hash(self) -> str:
+        """SHA-256 of the canonical JSON form: equal specs, equal hash, whatever the YAML layout."""
+        text = json.dumps(self.to_dict(), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    def iter_subsets(self) -> Iterator[tuple[TaskSpec, SubsetSpec]]:
+        for task in self.tasks:
+            for subset in task.subsets:
+                yield task, subset
+
+    def task(self, name: str) -> TaskSpec:
+        for task in self.tasks:
+            if task.name == name:
+                return task
+        raise KeyError(name)
+
+
+# --------------------------------------------------------------------------------------------
+# Loading and parsing
+
+
+def load_spec(path: str | Path) -> StudySpec:
+    """Read and validate a spec file; relative data paths are resolved against its folder."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / "study.yaml"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise SpecError(path, f"cannot read spec: {exc.strerror or exc}") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}" if mark is not None else "YAML"
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise SpecError(path, f"invalid YAML at {where}: {problem}") from None
+    return parse_spec(data, file=str(path), base_dir=path.parent)
+
+
+def parse_spec(
+    data: Any,
+    *,
+    file: str = "<spec>",
+    base_dir: str | Path | None = None,
+    check_files: bool = True,
+) -> StudySpec:
+    """Validate a spec already loaded into Python objects (a mapping as YAML gives it)."""
+    base = Path(base_dir) if base_dir is not None else Path.cwd()
+    if not isinstance(data, Mapping):
+        raise SpecError(file, "the spec must be a mapping with at least 'name' and 'tasks'")
+    _check_keys(data, _TOP_KEYS, file, None, "")
+    name = data.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise SpecError(file, "required, a non-empty string", field="name")
+    seed = data.get("seed", 42)
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        raise SpecError(file, f"must be a non-negative integer, got {seed!r}", field="seed")
+    annotators = _parse_annotators(data.get("annotators"), file)
+
+    raw_tasks: list[Mapping[str, Any]] = []
+    trusted: set[int] = set()
+    if "preset" in data:
+        for entry in _expand_preset({"preset": data["preset"]}, file):
+            trusted.add(len(raw_tasks))
+            raw_tasks.append(entry)
+    tasks_in = data.get("tasks", [])
+    if tasks_in is None:
+        tasks_in = []
+    if not isinstance(tasks_in, list):
+        raise SpecError(file, "must be a list of tasks", field="tasks")
+    for i, entry in enumerate(tasks_in):
+        if not isinstance(entry, Mapping):
+            raise SpecError(file, "each task must be a mapping", field=f"tasks[{i}]")
+        if "preset" in entry:
+            for expanded in _expand_preset(entry, file):
+                trusted.add(len(raw_tasks))
+                raw_tasks.append(expanded)
+        else:
+            raw_tasks.append(entry)
+    if not raw_tasks:
+        raise SpecError(file, "at least one task (or a preset) is required", field="tasks")
+
+    tasks: list[TaskSpec] = []
+    seen: set[str] = set()
+    for i, raw in enumerate(raw_tasks):
+        task = _parse_task(
+            raw, i, file, base, annotators, check_files=check_files, trusted=i in trusted
+        )
+        if task.name in seen:
+            raise SpecError(file, "duplicate task name", task=task.name, field="name")
+        seen.add(task.name)
+        tasks.append(task)
+    return StudySpec(
+        name=name.strip(), seed=seed, annotators=annotators, tasks=tuple(tasks), file=file
+    )
+
+
+def annotators_for(language: str, policy: Mapping[str, int]) -> int:
+    """Annotators per item for a language: full tag, then base code (en≡eng), then ``default``."""
+    base = language.split("-")[0]
+    for key in (language, base, _ISO1_TO_3.get(base, base)):
+        if key in policy:
+            return policy[key]
+    # a policy keyed by a two-letter code also covers the three-letter tag
+    for key, value in policy.items():
+        if _ISO1_TO_3.get(key) == base:
+            return value
+    return policy.get("default", 1)
+
+
+def is_english(language: str) -> bool:
+    base = language.split("-")[0]
+    return base in ("en", "eng")
+
+
+# --------------------------------------------------------------------------------------------
+# Internals
+
+
+def _check_keys(
+    data: Mapping[str, Any], allowed: set[str], file: str, task: str | None, prefix: str
+) -> None:
+    for key in data:
+        if key not in allowed:
+            raise SpecError(
+                file,
+                f"unknown field (allowed: {', '.join(sorted(allowed))})",
+                task=task,
+                field=f"{prefix}{key}",
+            )
+
+
+def _parse_annotators(value: Any, file: str) -> dict[str, int]:
+    if value is None:
+        return dict(DEFAULT_ANNOTATORS)
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value < 1:
+            raise SpecError(file, f"must be ≥ 1, got {value}", field="annotators")
+        return {"default": value}
+    if not isinstance(value, Mapping):
+        raise SpecError(
+            file, "must be an integer or a mapping language → count", field="annotators"
+        )
+    out: dict[str, int] = {}
+    for key, count in value.items():
+        key = str(key).replace("_", "-")
+        if key != "default" and not _LANG_RE.match(key):
+            raise SpecError(file, f"not a language code: {key!r}", field="annotators")
+        if not isinstance(count, int) or isinstance(count, bool) or count < 1:
+            raise SpecError(
+                file, f"count must be an integer ≥ 1, got {count!r}", field=f"annotators.{key}"
+            )
+        out[key] = count
+    out.setdefault("default", 1)
+    return out
+
+
+def _expand_preset(entry: Mapping[str, Any], file: str) -> list[dict[str, Any]]:
+    from hume_sync.presets import preset_tasks  # presets imports SpecError from here
+
+    _check_keys(entry, _PRESET_ENTRY_KEYS, file, None, "preset entry: ")
+    preset = entry["preset"]
+    if not isinstance(preset, str):
+        raise SpecError(file, f"must be a preset name, got {preset!r}", field="preset")
+    only = entry.get("only")
+    if only is not None and (
+        not isinstance(only, list) or not all(isinstance(x, str) for x in only)
+    ):
+        raise SpecError(file, "must be a list of task names", field="only")
+    return preset_tasks(preset, only, file=file)
+
+
+def _parse_task(
+    raw: Mapping[str, Any],
+    index: int,
+    file: str,
+    base: Path,
+    annotators: Mapping[str, int],
+    *,
+    check_files: bool,
+    trusted: bool,
+) -> TaskSpec:
+    name = raw.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise SpecError(file, "required, a non-empty string", field=f"tasks[{index}].name")
+    if not _NAME_RE.match(name):
+        raise SpecError(file, "must not contain '/' or spaces", task=name, field="name")
+    _check_keys(raw, _TASK_KEYS, file, name, "")
+    task_type = raw.get("type")
+    if task_type not in TASK_TYPES:
+        raise SpecError(
+            file,
+            f"unknown type {task_type!r} (expected one of {', '.join(TASK_TYPES)})",
+            task=name,
+            field="type",
+        )
+    source = _parse_source(raw.get("source"), file, name, task_type)
+
+    defaults = {k: raw[k] for k in _SIZING_KEYS if k in raw}
+    subsets_raw = raw.get("subsets")
+    if subsets_raw is None:
+        if source.is_mteb and source.hf_subsets:
+            subsets_raw = [{"name": s} for s in source.hf_subsets]
+        elif source.is_mteb:
+            subsets_raw = None  # all of the MTEB task's subsets, resolved below
+        else:
+            subsets_raw = [{"name": "default"}]
+    elif not isinstance(subsets_raw, list) or not subsets_raw:
+        raise SpecError(file, "must be a non-empty list", task=name, field="subsets")
+
+    mteb_langs: dict[str, str] | None = None
+    if source.is_mteb and not trusted:
+        mteb_langs = _mteb_languages(source.mteb or "", file, name, task_type)
+        if subsets_raw is None:
+            subsets_raw = [{"name": s} for s in mteb_langs]
+    assert subsets_raw is not None
+
+    subsets: list[SubsetSpec] = []
+    seen: set[str] = set()
+    for j, sraw in enumerate(subsets_raw):
+        if not isinstance(sraw, Mapping):
+            raise SpecError(file, "each subset must be a mapping", task=name, field=f"subsets[{j}]")
+        subset = _parse_subset(
+            sraw,
+            j,
+            defaults,
+            file,
+            name,
+            task_type,
+            source,
+            base,
+            annotators,
+            mteb_langs,
+            check_files=check_files,
+        )
+        if subset.name in seen:
+            raise SpecError(
+                file, f"duplicate subset {subset.name!r}", task=name, field=f"subsets[{j}].name"
+            )
+        seen.add(subset.name)
+        subsets.append(subset)
+    return TaskSpec(name=name, type=task_type, source=source, subsets=tuple(subsets))
+
+
+def _parse_source(value: Any, file: str, task: str, task_type: str) -> SourceSpec:
+    if value is None:
+        raise SpecError(
+            file, "required: 'mteb: <TaskName>' or local 'path'", task=task, field="source"
+        )
+    if isinstance(value, str):
+        value = {"mteb": value}
+    if not isinstance(value, Mapping):
+        raise SpecError(file, "must be a mapping", task=task, field="source")
+    _check_keys(value, _SOURCE_KEYS, file, task, "source.")
+    mteb = value.get("mteb")
+    if mteb is not None and (not isinstance(mteb, str) or not mteb.strip()):
+        raise SpecError(file, "must be an MTEB task name", task=task, field="source.mteb")
+    local_keys = [k for k in ("path", "train_path", "format", "columns") if k in value]
+    if mteb is not None and local_keys:
+        raise SpecError(
+            file,
+            "an MTEB source cannot also have local file settings",
+            task=task,
+            field=f"source.{local_keys[0]}",
+        )
+    hf_subsets = value.get("hf_subsets")
+    if hf_subsets is not None:
+        if mteb is None:
+            raise SpecError(file, "only for an MTEB source", task=task, field="source.hf_subsets")
+        if not isinstance(hf_subsets, list) or not all(isinstance(s, str) for s in hf_subsets):
+            raise SpecError(
+                file, "must be a list of subset names", task=task, field="source.hf_subsets"
+            )
+    split = value.get("split")
+    if split is not None and not isinstance(split, str):
+        raise SpecError(file, "must be a split name", task=task, field="source.split")
+    for key in ("path", "train_path"):
+        if key in value and (not isinstance(value[key], str) or not value[key].strip()):
+            raise SpecError(file, "must be a file path", task=task, field=f"source.{key}")
+    if "train_path" in value and task_type != "classification":
+        raise SpecError(
+            file,
+            "only classification tasks have a train pool",
+            task=task,
+            field="source.train_path",
+        )
+    fmt = value.get("format")
+    if fmt is not None and fmt not in FORMATS:
+        raise SpecError(
+            file,
+            f"unknown format {fmt!r} (expected one of {', '.join(FORMATS)})",
+            task=task,
+            field="source.format",
+        )
+    if task_type == "reranking" and fmt not in (None, "jsonl"):
+        raise SpecError(
+            file,
+            "reranking sources must be JSONL (candidates are nested)",
+            task=task,
+            field="source.format",
+        )
+    header = value.get("header", True)
+    if not isinstance(header, bool):
+        raise SpecError(file, "must be true or false", task=task, field="source.header")
+    columns = value.get("columns")
+    if columns is not None:
+        if not isinstance(columns, Mapping):
+            raise SpecError(
+                file, "must map record fields to columns", task=task, field="source.columns"
+            )
+        allowed = RECORD_FIELDS[task_type]
+        for key, col in columns.items():
+            if key not in allowed:
+                raise SpecError(
+                    file,
+                    f"unknown field {key!r} for a {task_type} record "
+                    f"(expected {', '.join(allowed)})",
+                    task=task,
+                    field="source.columns",
+                )
+            is_pos = isinstance(col, int) and not isinstance(col, bool)
+            if not (is_pos and col >= 0) and not (isinstance(col, str) and col):
+                raise SpecError(
+                    file,
+                    f"column for {key!r} must be a name or a position ≥ 0, got {col!r}",
+                    task=task,
+                    field="source.columns",
+                )
+            if is_pos and fmt == "jsonl":
+                raise SpecError(
+                    file,
+                    f"JSONL fields are named, not positional ({key}: {col})",
+                    task=task,
+                    field="source.columns",
+                )
+            if not header and not is_pos:
+                raise SpecError(
+                    file,
+                    f"with header: false, columns are positions (got {key}: {col!r})",
+                    task=task,
+                    field="source.columns",
+                )
+        columns = dict(columns)
+    return SourceSpec(
+        mteb=mteb.strip() if mteb else None,
+        hf_subsets=tuple(hf_subsets) if hf_subsets is not None else None,
+        split=split,
+        path=value.get("path"),
+        train_path=value.get("train_path"),
+        format=fmt,
+        columns=columns,
+        header=header,
+    )
+
+
+def _mteb_languages(name: str, file: str, task: str, task_type: str) -> dict[str, str]:
+    """hf_subset → first language tag of an MTEB task; checks the name and type on the way."""
+    from hume_sync.sources import SourceError, mteb_task_info
+
+    try:
+        info = mteb_task_info(name)
+    except SourceError as exc:
+        raise SpecError(file, exc.reason, task=task, field="source.mteb") from None
+    if info.task_type != task_type:
+        raise SpecError(
+            file,
+            f"MTEB task {name!r} is a {info.task_type} task, not {task_type}",
+            task=task,
+            field="type",
+        )
+    return {sub: langs[0] for sub, langs in info.languages.items() if langs}
+
+
+def _positive_int(value: Any, file: str, task: str, fld: str, minimum: int = 1) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
+        raise SpecError(
+            file, f"must be an integer ≥ {minimum}, got {value!r}", task=task, field=fld
+        )
+    return value
+
+
+def _parse_subset(
+    raw: Mapping[str, Any],
+    index: int,
+    defaults: Mapping[str, Any],
+    file: str,
+    task: str,
+    task_type: str,
+    source: SourceSpec,
+    base: Path,
+    policy: Mapping[str, int],
+    mteb_langs: Mapping[str, str] | None,
+    *,
+    check_files: bool,
+) -> SubsetSpec:
+    _check_keys(raw, _SUBSET_KEYS, file, task, f"subsets[{index}].")
+    name = raw.get("name")
+    if name is None and index == 0 and not source.is_mteb:
+        name = "default"
+    if not isinstance(name, str) or not name or not _NAME_RE.match(name):
+        raise SpecError(
+            file,
+            f"subset name must be a non-empty string without '/' or spaces, got {name!r}",
+            task=task,
+            field=f"subsets[{index}].name",
+        )
+    p = f"subsets[{name}]."
+    merged = {**defaults, **{k: v for k, v in raw.items() if k in _SIZING_KEYS}}
+
+    if source.hf_subsets is not None and name not in source.hf_subsets:
+        raise SpecError(file, "not one of source.hf_subsets", task=task, field=f"{p}name")
+    if mteb_langs is not None and name not in mteb_langs:
+        raise SpecError(
+            file,
+            f"MTEB task {source.mteb!r} has no subset {name!r} "
+            f"(it has: {', '.join(sorted(mteb_langs))})",
+            task=task,
+            field=f"{p}name",
+        )
+
+    language = raw.get("language")
+    if language is None and mteb_langs is not None:
+        language = mteb_langs[name]
+    if not isinstance(language, str) or not language:
+        raise SpecError(file, "required (e.g. eng-Latn or en)", task=task, field=f"{p}language")
+    language = language.replace("_", "-")
+    if not _LANG_RE.match(language):
+        raise SpecError(
+            file,
+            f"not a language code: {language!r} (expected ISO 639-3 + script like eng-Latn, "
+            "or a short code)",
+            task=task,
+            field=f"{p}language",
+        )
+
+    sampling = merged.get("sampling", "sample")
+    if sampling not in SAMPLING_MODES:
+        raise SpecError(
+            file,
+            f"must be one of {', '.join(SAMPLING_MODES)}, got {sampling!r}",
+            task=task,
+            field=f"{p}sampling",
+        )
+
+    if "annotators" in merged:
+        n_annot = _positive_int(merged["annotators"], file, task, f"{p}annotators")
+    else:
+        n_annot = annotators_for(language, policy)
+
+    def opt_int(key: str, minimum: int = 1) -> int | None:
+        if key not in merged or merged[key] is None:
+            return None
+        return _positive_int(merged[key], file, task, f"{p}{key}", minimum)
+
+    size = opt_int("size")
+    labels = opt_int("labels", 2)
+    items_per_label = opt_int("items_per_label")
+    samples_per_label = opt_int("samples_per_label")
+    candidates = opt_int("candidates", 2)
+    bins = opt_int("bins")
+
+    def forbid(*keys: str) -> None:
+        for key in keys:
+            if key in merged:
+                raise SpecError(
+                    file, f"not used by {task_type} tasks", task=task, field=f"{p}{key}"
+                )
+
+    score_range: tuple[float, float] | None = None
+    if task_type == "classification":
+        forbid("labels", "items_per_label", "candidates", "shuffle_candidates", "bins")
+        forbid("score_range")
+        if size is None:
+            raise SpecError(file, "required (items to sample)", task=task, field=f"{p}size")
+        if samples_per_label is None:
+            samples_per_label = DEFAULT_SAMPLES_PER_LABEL
+    elif task_type == "clustering":
+        forbid("samples_per_label", "candidates", "shuffle_candidates", "bins", "score_range")
+        if labels is None:
+            raise SpecError(file, "required (number of groups K)", task=task, field=f"{p}labels")
+        if sampling == "sample" and items_per_label is None:
+            raise SpecError(
+                file,
+                "required when sampling (items per group)",
+                task=task,
+                field=f"{p}items_per_label",
+            )
+        if items_per_label is None and size is None:
+            raise SpecError(
+                file, "size or items_per_label is required", task=task, field=f"{p}size"
+            )
+        if items_per_label is not None:
+            total = labels * items_per_label
+            if size is not None and size != total:
+                raise SpecError(
+                    file,
+                    f"size {size} ≠ labels × items_per_label = {total}",
+                    task=task,
+                    field=f"{p}size",
+                )
+            size = total
+    elif task_type == "reranking":
+        forbid("samples_per_label", "labels", "items_per_label", "bins", "score_range")
+        if size is None:
+            raise SpecError(file, "required (queries to sample)", task=task, field=f"{p}size")
+    else:  # sts
+        forbid("samples_per_label", "labels", "items_per_label", "candidates")
+        forbid("shuffle_candidates", "label_set")
+        if size is None:
+            raise SpecError(file, "required (pairs to sample)", task=task, field=f"{p}size")
+        if bins is None:
+            bins = DEFAULT_STS_BINS
+        if "score_range" in merged:
+            sr = merged["score_range"]
+            ok = (
+                isinstance(sr, list | tuple)
+                and len(sr) == 2
+                and all(isinstance(x, int | float) and not isinstance(x, bool) for x in sr)
+                and all(math.isfinite(x) for x in sr)
+                and sr[0] < sr[1]
+            )
+            if not ok:
+                raise SpecError(
+                    file,
+                    f"must be [low, high] with low < high, got {sr!r}",
+                    task=task,
+                    field=f"{p}score_range",
+                )
+            score_range = (float(sr[0]), float(sr[1]))
+
+    shuffle = merged.get("shuffle_candidates", True)
+    if not isinstance(shuffle, bool):
+        raise SpecError(file, "must be true or false", task=task, field=f"{p}shuffle_candidates")
+
+    label_set: tuple[str, ...] | None = None
+    if "label_set" in merged:
+        ls = merged["label_set"]
+        if not isinstance(ls, list) or len(ls) < 2 or not all(isinstance(x, str) for x in ls):
+            raise SpecError(
+                file,
+                "must be a list of at least two label strings",
+                task=task,
+                field=f"{p}label_set",
+            )
+        if len(set(ls)) != len(ls):
+            raise SpecError(file, "has duplicate labels", task=task, field=f"{p}label_set")
+        label_set = tuple(ls)
+        if task_type == "clustering" and labels is not None and len(label_set) < labels:
+            raise SpecError(
+                file,
+                f"has {len(label_set)} labels, fewer than labels (K) = {labels}",
+                task=task,
+                field=f"{p}label_set",
+            )
+
+    instructions = merged.get("instructions")
+    if instructions is not None and not isinstance(instructions, str):
+        raise SpecError(file, "must be a string", task=task, field=f"{p}instructions")
+
+    path, train_path, rpath, rtrain = _subset_paths(
+        raw, source, name, task, task_type, file, base, check_files=check_files
+    )
+    return SubsetSpec(
+        name=name,
+        language=language,
+        annotators=n_annot,
+        sampling=sampling,
+        size=size,
+        labels=labels,
+        items_per_label=items_per_label,
+        samples_per_label=samples_per_label,
+        candidates=candidates,
+        shuffle_candidates=shuffle,
+        bins=bins,
+        score_range=score_range,
+        label_set=label_set,
+        instructions=instructions,
+        path=path,
+        train_path=train_path,
+        resolved_path=rpath,
+        resolved_train_path=rtrain,
+    )
+
+
+def _subset_paths(
+    raw: Mapping[str, Any],
+    source: SourceSpec,
+    subset: str,
+    task: str,
+    task_type: str,
+    file: str,
+    base: Path,
+    *,
+    check_files: bool,
+) -> tuple[str | None, str | None, Path | None, Path | None]:
+    p = f"subsets[{subset}]."
+    if source.is_mteb:
+        for key in ("path", "train_path"):
+            if key in raw:
+                raise SpecError(
+                    file, "an MTEB source takes no local files", task=task, field=f"{p}{key}"
+                )
+        return None, None, None, None
+    path = raw.get("path", source.path)
+    train = raw.get("train_path", source.train_path)
+    if path is None:
+        raise SpecError(
+            file,
+            "missing: a local source needs source.path (or path on every subset)",
+            task=task,
+            field=f"{p}path",
+        )
+    if train is not None and task_type != "classification":
+        raise SpecError(
+            file, "only classification tasks have a train pool", task=task, field=f"{p}train_path"
+        )
+    out: list[str | None] = []
+    resolved: list[Path | None] = []
+    for key, value in (("path", path), ("train_path", train)):
+        if value is None:
+            out.append(None)
+            resolved.append(None)
+            continue
+        if not isinstance(value, str) or not value.strip():
+            raise SpecError(file, "must be a file path", task=task, field=f"{p}{key}")
+        expanded = value.replace("{subset}", subset)
+        full = Path(expanded) if Path(expanded).is_absolute() else base / expanded
+        if check_files and not full.is_file():
+            raise SpecError(file, f"file not found: {full}", task=task, field=f"{p}{key}")
+        fmt = source.format or _format_from_suffix(full)
+        if fmt is None:
+            raise SpecError(
+                file,
+                f"cannot tell the format of {expanded!r}; set source.format (jsonl, csv or tsv)",
+                task=task,
+                field="source.format",
+            )
+        if task_type == "reranking" and fmt != "jsonl":
+            raise SpecError(file, "reranking sources must be JSONL", task=task, field=f"{p}{key}")
+        out.append(expanded)
+        resolved.append(full.resolve() if check_files else full)
+    return out[0], out[1], resolved[0], resolved[1]
+
+
+def _format_from_suffix(path: Path) -> str | None:
+    suffix = path.suffix.lower()
+    return {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".tsv": "tsv"}.get(suffix)

@@ -1,0 +1,976 @@
+"""The study store: one SQLite file (``study.sqlite``) beside ``study.yaml``.
+
+It holds what the study sampled (subsets, instances with their gold, the classification train
+pools), the Label Studio ids they were given, model/LLM predictions and the annotations pulled
+from Label Studio. Design rules:
+
+- every write runs in one transaction (``BEGIN IMMEDIATE`` … ``COMMIT``), so a step interrupted
+  half-way leaves the store as it was;
+- rows are keyed by natural keys (``hume_id = <task>/<subset>/<source id>``, LS annotation id,
+  ``(hume_id, model_version)``) and upserted, so re-running a step writes nothing new;
+- re-initialising with a different spec or changed data is refused unless forced;
+- gold is only reachable through :func:`gold`; :meth:`Store.instances` never selects it, so code
+  that builds Label Studio tasks cannot leak it by accident;
+- a ``schema_version`` table drives migrations (``MIGRATIONS``).
+
+Schema (version 1)::
+
+    schema_version(version PK, applied_at)
+    meta(key PK, value)    -- schema_version, study_name, seed, spec_hash, spec, created_at
+    subsets(subset_key PK "<task>/<subset>", task_name, hf_subset, task_type, language,
+            config JSON, samples_per_label, overlap, position, ls_project_id UNIQUE)
+    instances(hume_id PK, subset_key FK, source_id, sample_order, content JSON, gold JSON,
+              ls_task_id UNIQUE)
+    train_items(subset_key FK, source_id, text, label; PK(subset_key, source_id))
+    predictions(hume_id FK, model_version, answer JSON, score, sealed, created_at;
+                PK(hume_id, model_version))
+    annotations(ls_annotation_id PK, hume_id FK, ls_task_id, annotator, answer JSON NULL,
+                status valid|invalid|cancelled, error, lead_time, created_at, updated_at,
+                deleted_at NULL)
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sqlite3
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from hume_sync.sampling import Instance, SamplingError, sample_subset, subset_rng, to_instances
+from hume_sync.sources import SourceData, TextItem, load_subset
+from hume_sync.spec import StudySpec, SubsetSpec, TaskSpec, load_spec
+
+STORE_NAME = "study.sqlite"
+SPEC_NAME = "study.yaml"
+SCHEMA_VERSION = 1
+ANNOTATION_STATUSES: tuple[str, ...] = ("valid", "invalid", "cancelled")
+
+MIGRATIONS: dict[int, tuple[str, ...]] = {
+    1: (
+        """CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)""",
+        """CREATE TABLE subsets (
+            subset_key TEXT PRIMARY KEY,
+            task_name TEXT NOT NULL,
+            hf_subset TEXT NOT NULL,
+            task_type TEXT NOT NULL
+                CHECK (task_type IN ('classification', 'clustering', 'reranking', 'sts')),
+            language TEXT NOT NULL,
+            config TEXT NOT NULL,
+            samples_per_label INTEGER,
+            overlap INTEGER NOT NULL CHECK (overlap >= 1),
+            position INTEGER NOT NULL,
+            ls_project_id INTEGER UNIQUE,
+            UNIQUE (task_name, hf_subset)
+        )""",
+        """CREATE TABLE instances (
+            hume_id TEXT PRIMARY KEY,
+            subset_key TEXT NOT NULL REFERENCES subsets (subset_key),
+            source_id TEXT NOT NULL,
+            sample_order INTEGER NOT NULL,
+            content TEXT NOT NULL,
+            gold TEXT NOT NULL,
+            ls_task_id INTEGER UNIQUE,
+            UNIQUE (subset_key, source_id)
+        )""",
+        """CREATE INDEX instances_by_subset ON instances (subset_key, sample_order)""",
+        """CREATE TABLE train_items (
+            subset_key TEXT NOT NULL REFERENCES subsets (subset_key),
+            source_id TEXT NOT NULL,
+            text TEXT NOT NULL,
+            label TEXT NOT NULL,
+            PRIMARY KEY (subset_key, source_id)
+        )""",
+        """CREATE TABLE predictions (
+            hume_id TEXT NOT NULL REFERENCES instances (hume_id),
+            model_version TEXT NOT NULL,
+            answer TEXT NOT NULL,
+            score REAL,
+            sealed INTEGER NOT NULL DEFAULT 1 CHECK (sealed IN (0, 1)),
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (hume_id, model_version)
+        )""",
+        """CREATE TABLE annotations (
+            ls_annotation_id INTEGER PRIMARY KEY,
+            hume_id TEXT NOT NULL REFERENCES instances (hume_id),
+            ls_task_id INTEGER NOT NULL,
+            annotator TEXT NOT NULL,
+            answer TEXT,
+            status TEXT NOT NULL CHECK (status IN ('valid', 'invalid', 'cancelled')),
+            error TEXT,
+            lead_time REAL,
+            created_at TEXT,
+            updated_at TEXT,
+            deleted_at TEXT
+        )""",
+        """CREATE INDEX annotations_by_instance ON annotations (hume_id)""",
+    ),
+}
+
+
+class StoreError(ValueError):
+    """A refused store operation (conflicting re-init, unknown ids, sealed prediction...)."""
+
+
+# --------------------------------------------------------------------------------------------
+# Records
+
+
+@dataclass(frozen=True)
+class SubsetRow:
+    key: str
+    task_name: str
+    hf_subset: str
+    task_type: str
+    language: str
+    config: dict[str, Any]
+    samples_per_label: int | None
+    overlap: int
+    ls_project_id: int | None
+
+
+@dataclass(frozen=True)
+class InstanceRow:
+    """An instance as Label Studio task code may see it: no gold field at all."""
+
+    hume_id: str
+    subset_key: str
+    source_id: str
+    sample_order: int
+    content: dict[str, Any]
+    ls_task_id: int | None
+
+
+@dataclass(frozen=True)
+class AnnotationRecord:
+    """One Label Studio annotation, already translated to a plain answer (None if unusable)."""
+
+    ls_annotation_id: int
+    hume_id: str
+    ls_task_id: int
+    annotator: str
+    answer: Any = None
+    status: str = "valid"
+    error: str | None = None
+    lead_time: float | None = None
+    created_at: str | None = None
+    updated_at: str | None = None
+
+
+@dataclass(frozen=True)
+class AnnotationRow(AnnotationRecord):
+    deleted_at: str | None = None
+
+
+@dataclass(frozen=True)
+class PredictionRecord:
+    """A model or LLM answer for one instance; ``model_version`` e.g. ``emb:all-MiniLM-L6-v2``."""
+
+    hume_id: str
+    model_version: str
+    answer: Any
+    score: float | None = None
+    sealed: bool = True
+    created_at: str | None = None
+
+
+@dataclass(frozen=True)
+class AnnotationCounts:
+    added: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    deleted: int = 0
+
+
+@dataclass(frozen=True)
+class PredictionCounts:
+    added: int = 0
+    replaced: int = 0
+    unchanged: int = 0
+
+
+@dataclass
+class SubsetSummary:
+    key: str
+    task_type: str
+    n_instances: int
+    n_train: int
+    report: dict[str, Any]
+    inserted: int = 0
+    updated: int = 0
+    deleted: int = 0
+    unchanged: int = 0
+
+
+@dataclass
+class InitSummary:
+    """What ``init_from_spec`` did; ``written`` is the number of rows inserted/updated/deleted."""
+
+    study: str
+    spec_hash: str
+    created: bool
+    written: int
+    subsets: list[SubsetSummary] = field(default_factory=list)
+
+
+# --------------------------------------------------------------------------------------------
+# Helpers
+
+
+def dumps(value: Any) -> str:
+    """Canonical JSON (sorted keys, compact, UTF-8): equal values give equal bytes."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def subset_key(task: str, subset: str) -> str:
+    return f"{task}/{subset}"
+
+
+def hume_id(task: str, subset: str, source_id: str) -> str:
+    return f"{task}/{subset}/{source_id}"
+
+
+# --------------------------------------------------------------------------------------------
+# Store
+
+
+class Store:
+    """A handle on one study store; use :meth:`open`. Also a context manager that closes it."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+        self._conn = conn
+        self.path = path
+
+    @classmethod
+    def open(cls, path: str | Path) -> Store:
+        """Open (creating if needed) the store at ``path``: a ``.sqlite`` file or a study folder."""
+        path = Path(path)
+        if path.is_dir() or not path.suffix:  # a study folder, existing or not yet
+            path = path / STORE_NAME
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            conn = sqlite3.connect(path, isolation_level=None)
+            conn.execute("PRAGMA foreign_keys = ON")
+            store = cls(conn, path)
+            store._migrate()
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{path}: not a study store ({exc})") from None
+        return store
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction: everything inside commits together or not at all."""
+        if self._conn.in_transaction:
+            raise StoreError("nested store transactions are not supported")
+        self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield self._conn
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
+        else:
+            self._conn.execute("COMMIT")
+
+    @property
+    def total_changes(self) -> int:
+        """Rows changed through this connection (lets tests prove a re-run wrote nothing)."""
+        return self._conn.total_changes
+
+    # ---- schema
+
+    @property
+    def schema_version(self) -> int:
+        row = self._conn.execute("SELECT MAX(version) FROM schema_version").fetchone()
+        return int(row[0] or 0)
+
+    def _migrate(self) -> None:
+        self._conn.execute(
+            "CREATE TABLE IF NOT EXISTS schema_version "
+            "(version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)"
+        )
+        current = self.schema_version
+        if current > SCHEMA_VERSION:
+            raise StoreError(
+                f"{self.path}: store schema v{current} is newer than this hume_sync "
+                f"(v{SCHEMA_VERSION}); upgrade hume"
+            )
+        for version in range(current + 1, SCHEMA_VERSION + 1):
+            with self.transaction() as conn:
+                for statement in MIGRATIONS[version]:
+                    conn.execute(statement)
+                conn.execute(
+                    "INSERT INTO schema_version (version, applied_at) VALUES (?, ?)",
+                    (version, _now()),
+                )
+                conn.execute(
+                    "INSERT INTO meta (key, value) VALUES ('schema_version', ?) "
+                    "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                    (str(version),),
+                )
+
+    # ---- readers
+
+    def meta(self) -> dict[str, str]:
+        return dict(self._conn.execute("SELECT key, value FROM meta").fetchall())
+
+    def subsets(self) -> list[SubsetRow]:
+        rows = self._conn.execute(
+            "SELECT subset_key, task_name, hf_subset, task_type, language, config, "
+            "samples_per_label, overlap, ls_project_id FROM subsets ORDER BY position, subset_key"
+        ).fetchall()
+        return [
+            SubsetRow(r[0], r[1], r[2], r[3], r[4], json.loads(r[5]), r[6], r[7], r[8])
+            for r in rows
+        ]
+
+    def subset(self, key: str) -> SubsetRow:
+        for row in self.subsets():
+            if row.key == key:
+                return row
+        raise StoreError(f"no subset {key!r} in {self.path}")
+
+    def instances(self, subset: str) -> list[InstanceRow]:
+        """The subset's instances in sample order, without gold."""
+        self.subset(subset)
+        rows = self._conn.execute(
+            "SELECT hume_id, subset_key, source_id, sample_order, content, ls_task_id "
+            "FROM instances WHERE subset_key = ? ORDER BY sample_order",
+            (subset,),
+        ).fetchall()
+        return [InstanceRow(r[0], r[1], r[2], r[3], json.loads(r[4]), r[5]) for r in rows]
+
+    def train_items(self, subset: str) -> list[TextItem]:
+        rows = self._conn.execute(
+            "SELECT source_id, text, label FROM train_items WHERE subset_key = ? "
+            "ORDER BY source_id",
+            (subset,),
+        ).fetchall()
+        return [TextItem(id=r[0], text=r[1], label=r[2]) for r in rows]
+
+    def annotations(
+        self, subset: str | None = None, *, include_deleted: bool = False
+    ) -> list[AnnotationRow]:
+        sql = (
+            "SELECT a.ls_annotation_id, a.hume_id, a.ls_task_id, a.annotator, a.answer, a.status, "
+            "a.error, a.lead_time, a.created_at, a.updated_at, a.deleted_at "
+            "FROM annotations a JOIN instances i ON i.hume_id = a.hume_id WHERE 1 = 1"
+        )
+        args: list[Any] = []
+        if subset is not None:
+            sql += " AND i.subset_key = ?"
+            args.append(subset)
+        if not include_deleted:
+            sql += " AND a.deleted_at IS NULL"
+        sql += " ORDER BY a.ls_annotation_id"
+        return [
+            AnnotationRow(
+                r[0], r[1], r[2], r[3], None if r[4] is None else json.loads(r[4]), *r[5:]
+            )
+            for r in self._conn.execute(sql, args).fetchall()
+        ]
+
+    def predictions(
+        self, subset: str | None = None, *, model_version: str | None = None
+    ) -> list[PredictionRecord]:
+        sql = (
+            "SELECT p.hume_id, p.model_version, p.answer, p.score, p.sealed, p.created_at "
+            "FROM predictions p JOIN instances i ON i.hume_id = p.hume_id WHERE 1 = 1"
+        )
+        args: list[Any] = []
+        if subset is not None:
+            sql += " AND i.subset_key = ?"
+            args.append(subset)
+        if model_version is not None:
+            sql += " AND p.model_version = ?"
+            args.append(model_version)
+        sql += " ORDER BY p.model_version, i.subset_key, i.sample_order"
+        return [
+            PredictionRecord(r[0], r[1], json.loads(r[2]), r[3], bool(r[4]), r[5])
+            for r in self._conn.execute(sql, args).fetchall()
+        ]
+
+    # ---- writers
+
+    def set_ls_ids(
+        self,
+        subset: str,
+        *,
+        project_id: int | None = None,
+        task_ids: Mapping[str, int] | None = None,
+    ) -> int:
+        """Record the Label Studio project of a subset and the LS task id of its instances.
+
+        Returns the number of rows changed (0 when everything was already recorded).
+        """
+        self.subset(subset)
+        changed = 0
+        with self.transaction() as conn:
+            if project_id is not None:
+                try:
+                    cur = conn.execute(
+                        "UPDATE subsets SET ls_project_id = ? WHERE subset_key = ? "
+                        "AND ls_project_id IS NOT ?",
+                        (int(project_id), subset, int(project_id)),
+                    )
+                except sqlite3.IntegrityError:
+                    raise StoreError(
+                        f"LS project {project_id} is already used by another subset"
+                    ) from None
+                changed += cur.rowcount
+            for hid, task_id in (task_ids or {}).items():
+                row = conn.execute(
+                    "SELECT subset_key, ls_task_id FROM instances WHERE hume_id = ?", (hid,)
+                ).fetchone()
+                if row is None or row[0] != subset:
+                    raise StoreError(f"no instance {hid!r} in subset {subset!r}")
+                if row[1] != int(task_id):
+                    try:
+                        conn.execute(
+                            "UPDATE instances SET ls_task_id = ? WHERE hume_id = ?",
+                            (int(task_id), hid),
+                        )
+                    except sqlite3.IntegrityError:
+                        raise StoreError(
+                            f"LS task id {task_id} is already used by another instance"
+                        ) from None
+                    changed += 1
+        return changed
+
+    def upsert_annotations(
+        self, records: Iterable[AnnotationRecord], *, subset: str | None = None
+    ) -> AnnotationCounts:
+        """Insert new annotations, update changed ones, and (with ``subset``) mark missing ones.
+
+        With ``subset`` the batch is taken as the complete current state of that subset in Label
+        Studio: stored annotations of the subset that are absent get ``deleted_at`` set (kept for
+        the audit trail, hidden from readers). An annotation that reappears is restored.
+        """
+        if subset is not None:
+            self.subset(subset)
+        added = updated = unchanged = deleted = 0
+        seen: set[int] = set()
+        with self.transaction() as conn:
+            for rec in records:
+                self._check_annotation(conn, rec, subset, seen)
+                values = (
+                    rec.hume_id,
+                    int(rec.ls_task_id),
+                    rec.annotator,
+                    None if rec.answer is None else dumps(rec.answer),
+                    rec.status,
+                    rec.error,
+                    None if rec.lead_time is None else float(rec.lead_time),
+                    rec.created_at,
+                    rec.updated_at,
+                )
+                old = conn.execute(
+                    "SELECT hume_id, ls_task_id, annotator, answer, status, error, lead_time, "
+                    "created_at, updated_at, deleted_at FROM annotations "
+                    "WHERE ls_annotation_id = ?",
+                    (int(rec.ls_annotation_id),),
+                ).fetchone()
+                if old is None:
+                    conn.execute(
+                        "INSERT INTO annotations (ls_annotation_id, hume_id, ls_task_id, "
+                        "annotator, answer, status, error, lead_time, created_at, updated_at) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        (int(rec.ls_annotation_id), *values),
+                    )
+                    added += 1
+                elif tuple(old[:9]) == values and old[9] is None:
+                    unchanged += 1
+                else:
+                    conn.execute(
+                        "UPDATE annotations SET hume_id = ?, ls_task_id = ?, annotator = ?, "
+                        "answer = ?, status = ?, error = ?, lead_time = ?, created_at = ?, "
+                        "updated_at = ?, deleted_at = NULL WHERE ls_annotation_id = ?",
+                        (*values, int(rec.ls_annotation_id)),
+                    )
+                    updated += 1
+            if subset is not None:
+                live = conn.execute(
+                    "SELECT a.ls_annotation_id FROM annotations a JOIN instances i "
+                    "ON i.hume_id = a.hume_id WHERE i.subset_key = ? AND a.deleted_at IS NULL",
+                    (subset,),
+                ).fetchall()
+                gone = [r[0] for r in live if r[0] not in seen]
+                stamp = _now()
+                for ann_id in gone:
+                    conn.execute(
+                        "UPDATE annotations SET deleted_at = ? WHERE ls_annotation_id = ?",
+                        (stamp, ann_id),
+                    )
+                deleted = len(gone)
+        return AnnotationCounts(added, updated, unchanged, deleted)
+
+    @staticmethod
+    def _check_annotation(
+        conn: sqlite3.Connection, rec: AnnotationRecord, subset: str | None, seen: set[int]
+    ) -> None:
+        ref = f"annotation {rec.ls_annotation_id!r}"
+        if not isinstance(rec.ls_annotation_id, int) or isinstance(rec.ls_annotation_id, bool):
+            raise StoreError(f"{ref}: ls_annotation_id must be an integer")
+        if rec.ls_annotation_id in seen:
+            raise StoreError(f"{ref}: appears twice in the batch")
+        seen.add(rec.ls_annotation_id)
+        if rec.status not in ANNOTATION_STATUSES:
+            raise StoreError(
+                f"{ref}: status must be one of {', '.join(ANNOTATION_STATUSES)}, got {rec.status!r}"
+            )
+        if rec.status == "valid" and rec.answer is None:
+            raise StoreError(f"{ref}: a valid annotation needs an answer")
+        if not isinstance(rec.annotator, str) or not rec.annotator:
+            raise StoreError(f"{ref}: annotator is required")
+        if rec.lead_time is not None and not math.isfinite(float(rec.lead_time)):
+            raise StoreError(f"{ref}: lead_time must be finite")
+        row = conn.execute(
+            "SELECT subset_key, ls_task_id FROM instances WHERE hume_id = ?", (rec.hume_id,)
+        ).fetchone()
+        if row is None:
+            raise StoreError(f"{ref}: unknown instance {rec.hume_id!r}")
+        if subset is not None and row[0] != subset:
+            raise StoreError(f"{ref}: instance {rec.hume_id!r} is not in subset {subset!r}")
+        if row[1] is not None and row[1] != rec.ls_task_id:
+            raise StoreError(
+                f"{ref}: LS task {rec.ls_task_id} but instance {rec.hume_id!r} is LS task {row[1]}"
+            )
+
+    def add_predictions(
+        self, records: Iterable[PredictionRecord], *, replace: bool = False
+    ) -> PredictionCounts:
+        """Store predictions, unique per (hume_id, model_version).
+
+        A sealed prediction is never silently overwritten: a different answer for it raises
+        unless ``replace`` is true. Identical re-submissions count as unchanged.
+        """
+        added = replaced = unchanged = 0
+        with self.transaction() as conn:
+            for rec in records:
+                ref = f"prediction {rec.model_version!r} for {rec.hume_id!r}"
+                if not rec.model_version:
+                    raise StoreError(f"{ref}: model_version is required")
+                exists = conn.execute(
+                    "SELECT 1 FROM instances WHERE hume_id = ?", (rec.hume_id,)
+                ).fetchone()
+                if exists is None:
+                    raise StoreError(f"{ref}: unknown instance")
+                if rec.score is not None and not math.isfinite(float(rec.score)):
+                    raise StoreError(f"{ref}: score must be finite")
+                answer = dumps(rec.answer)
+                score = None if rec.score is None else float(rec.score)
+                sealed = int(bool(rec.sealed))
+                old = conn.execute(
+                    "SELECT answer, score, sealed FROM predictions "
+                    "WHERE hume_id = ? AND model_version = ?",
+                    (rec.hume_id, rec.model_version),
+                ).fetchone()
+                if old is None:
+                    conn.execute(
+                        "INSERT INTO predictions (hume_id, model_version, answer, score, sealed, "
+                        "created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                        (
+                            rec.hume_id,
+                            rec.model_version,
+                            answer,
+                            score,
+                            sealed,
+                            rec.created_at or _now(),
+                        ),
+                    )
+                    added += 1
+                elif tuple(old) == (answer, score, sealed):
+                    unchanged += 1
+                else:
+                    if old[2] and not replace:
+                        raise StoreError(f"{ref}: sealed prediction differs; pass replace=True")
+                    conn.execute(
+                        "UPDATE predictions SET answer = ?, score = ?, sealed = ?, created_at = ? "
+                        "WHERE hume_id = ? AND model_version = ?",
+                        (
+                            answer,
+                            score,
+                            sealed,
+                            rec.created_at or _now(),
+                            rec.hume_id,
+                            rec.model_version,
+                        ),
+                    )
+                    replaced += 1
+        return PredictionCounts(added, replaced, unchanged)
+
+
+def gold(store: Store, subset: str) -> dict[str, Any]:
+    """Gold answers of a subset by hume_id; the only reader of the gold column (for scoring)."""
+    store.subset(subset)
+    rows = store._conn.execute(
+        "SELECT hume_id, gold FROM instances WHERE subset_key = ? ORDER BY sample_order",
+        (subset,),
+    ).fetchall()
+    return {r[0]: json.loads(r[1]) for r in rows}
+
+
+# --------------------------------------------------------------------------------------------
+# Initialisation from a spec
+
+
+@dataclass
+class SubsetPlan:
+    """Everything one subset will write, computed before the store is touched."""
+
+    key: str
+    task_name: str
+    hf_subset: str
+    task_type: str
+    language: str
+    config: dict[str, Any]
+    samples_per_label: int | None
+    overlap: int
+    position: int
+    instances: list[tuple[str, str, int, str, str]]  # hume_id, source_id, order, content, gold
+    train: list[tuple[str, str, str]]  # source_id, text, label
+    report: dict[str, Any]
+
+
+Loader = Callable[[TaskSpec, SubsetSpec], SourceData]
+
+
+def plan_subset(
+    spec: StudySpec, task: TaskSpec, subset: SubsetSpec, position: int, loader: Loader
+) -> SubsetPlan:
+    """Load and sample one subset into the rows it will have in the store."""
+    data = loader(task, subset)
+    rng = subset_rng(spec.seed, task.name, subset.name)
+    try:
+        sample = sample_subset(
+            task.type,
+            data.records,
+            rng,
+            sampling=subset.sampling,
+            size=subset.size,
+            labels=subset.labels,
+            items_per_label=subset.items_per_label,
+            candidates=subset.candidates,
+            shuffle_candidates=subset.shuffle_candidates,
+            bins=subset.bins,
+            score_range=subset.score_range,
+            label_set=subset.label_set,
+        )
+    except SamplingError as exc:
+        raise SamplingError(f"task {task.name!r} subset {subset.name!r}: {exc}") from None
+    instances: list[Instance] = to_instances(task.type, sample.records)
+    key = subset_key(task.name, subset.name)
+    config: dict[str, Any] = {
+        "sampling": subset.sampling,
+        "size": subset.size,
+        "source": dict(data.origin),
+        "instructions": subset.instructions,
+    }
+    if task.type == "classification":
+        labels = {r.label for r in data.records if isinstance(r, TextItem)}
+        labels |= {r.label for r in data.train or ()}
+        config["label_set"] = list(subset.label_set) if subset.label_set else sorted(labels)
+    elif task.type == "clustering":
+        gold_labels = sorted(set(instances[0].gold.values())) if instances else []
+        config["label_set"] = gold_labels
+        config["n_groups"] = len(gold_labels)
+        config["items_per_label"] = subset.items_per_label
+    elif task.type == "reranking":
+        config["candidates"] = subset.candidates
+        config["shuffle_candidates"] = subset.shuffle_candidates
+    else:
+        config["bins"] = subset.bins
+        config["score_range"] = list(subset.score_range) if subset.score_range else None
+    config["report"] = sample.report.to_dict()
+    config = {k: v for k, v in config.items() if v is not None}
+    rows = [
+        (
+            hume_id(task.name, subset.name, inst.source_id),
+            inst.source_id,
+            order,
+            dumps(inst.content),
+            dumps(inst.gold),
+        )
+        for order, inst in enumerate(instances)
+    ]
+    train = [(r.id, r.text, r.label) for r in sorted(data.train or (), key=lambda r: r.id)]
+    return SubsetPlan(
+        key=key,
+        task_name=task.name,
+        hf_subset=subset.name,
+        task_type=task.type,
+        language=subset.language,
+        config=config,
+        samples_per_label=subset.samples_per_label if task.type == "classification" else None,
+        overlap=subset.annotators,
+        position=position,
+        instances=rows,
+        train=train,
+        report=sample.report.to_dict(),
+    )
+
+
+def plan_study(spec: StudySpec, loader: Loader = load_subset) -> list[SubsetPlan]:
+    return [
+        plan_subset(spec, task, subset, pos, loader)
+        for pos, (task, subset) in enumerate(spec.iter_subsets())
+    ]
+
+
+def init_from_spec(
+    study_dir: str | Path,
+    spec: StudySpec | None = None,
+    *,
+    force: bool = False,
+    loader: Loader = load_subset,
+) -> InitSummary:
+    """Load, sample and write a study; idempotent.
+
+    Data is loaded and sampled before the store is touched, then written in one transaction.
+    Running it again with the same spec and data writes nothing. A store initialised from a
+    different spec (or data that changed since) is refused unless ``force``; forcing updates the
+    rows, and removes instances no longer sampled, but never ones that already have annotations.
+    """
+    study_dir = Path(study_dir)
+    if spec is None:
+        spec = load_spec(study_dir / SPEC_NAME)
+    with Store.open(study_dir / STORE_NAME) as store:
+        meta = store.meta()
+        old_hash = meta.get("spec_hash")
+        if old_hash is not None and old_hash != spec.spec_hash and not force:
+            raise StoreError(
+                f"{store.path}: the study was initialised from a different spec "
+                f"(hash {old_hash[:12]}…, now {spec.spec_hash[:12]}…); "
+                "re-run with force to re-initialise"
+            )
+        plans = plan_study(spec, loader)
+        before = store.total_changes
+        with store.transaction() as conn:
+            summaries = _apply(conn, spec, plans, initialised=old_hash is not None, force=force)
+        written = store.total_changes - before
+    return InitSummary(
+        study=spec.name,
+        spec_hash=spec.spec_hash,
+        created=old_hash is None,
+        written=written,
+        subsets=summaries,
+    )
+
+
+def _apply(
+    conn: sqlite3.Connection,
+    spec: StudySpec,
+    plans: Sequence[SubsetPlan],
+    *,
+    initialised: bool,
+    force: bool,
+) -> list[SubsetSummary]:
+    strict = initialised and not force
+    _write_meta(conn, spec, strict=strict)
+    summaries = []
+    for plan in plans:
+        summary = SubsetSummary(
+            key=plan.key,
+            task_type=plan.task_type,
+            n_instances=len(plan.instances),
+            n_train=len(plan.train),
+            report=plan.report,
+        )
+        _write_subset(conn, plan, strict=strict)
+        _write_instances(conn, plan, summary, strict=strict)
+        _write_train_items(conn, plan, strict=strict)
+        summaries.append(summary)
+    _drop_unplanned_subsets(conn, {p.key for p in plans}, strict=strict)
+    return summaries
+
+
+def _conflict(what: str) -> StoreError:
+    return StoreError(
+        f"the store differs from the spec and its data ({what}); re-run with force to re-initialise"
+    )
+
+
+def _write_meta(conn: sqlite3.Connection, spec: StudySpec, *, strict: bool) -> None:
+    wanted = {
+        "study_name": spec.name,
+        "seed": str(spec.seed),
+        "spec_hash": spec.spec_hash,
+        "spec": dumps(spec.to_dict()),
+    }
+    current = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+    if "created_at" not in current:
+        wanted["created_at"] = _now()
+    for key, value in wanted.items():
+        if current.get(key) == value:
+            continue
+        if strict and key in current:
+            raise _conflict(f"meta {key}")
+        conn.execute(
+            "INSERT INTO meta (key, value) VALUES (?, ?) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+
+def _write_subset(conn: sqlite3.Connection, plan: SubsetPlan, *, strict: bool) -> None:
+    values = (
+        plan.task_name,
+        plan.hf_subset,
+        plan.task_type,
+        plan.language,
+        dumps(plan.config),
+        plan.samples_per_label,
+        plan.overlap,
+        plan.position,
+    )
+    old = conn.execute(
+        "SELECT task_name, hf_subset, task_type, language, config, samples_per_label, overlap, "
+        "position FROM subsets WHERE subset_key = ?",
+        (plan.key,),
+    ).fetchone()
+    if old is None:
+        if strict:
+            raise _conflict(f"new subset {plan.key}")
+        conn.execute(
+            "INSERT INTO subsets (subset_key, task_name, hf_subset, task_type, language, config, "
+            "samples_per_label, overlap, position) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (plan.key, *values),
+        )
+    elif tuple(old) != values:
+        if strict:
+            raise _conflict(f"subset {plan.key} settings or source data")
+        if old[2] != plan.task_type and _has_annotations(conn, "i.subset_key = ?", plan.key):
+            raise StoreError(f"subset {plan.key} has annotations; its type cannot change")
+        conn.execute(
+            "UPDATE subsets SET task_name = ?, hf_subset = ?, task_type = ?, language = ?, "
+            "config = ?, samples_per_label = ?, overlap = ?, position = ? WHERE subset_key = ?",
+            (*values, plan.key),
+        )
+
+
+def _has_annotations(conn: sqlite3.Connection, where: str, arg: str) -> bool:
+    row = conn.execute(
+        "SELECT 1 FROM annotations a JOIN instances i ON i.hume_id = a.hume_id "
+        f"WHERE a.deleted_at IS NULL AND {where} LIMIT 1",
+        (arg,),
+    ).fetchone()
+    return row is not None
+
+
+def _write_instances(
+    conn: sqlite3.Connection, plan: SubsetPlan, summary: SubsetSummary, *, strict: bool
+) -> None:
+    existing = {
+        r[0]: (r[1], r[2], r[3], r[4])
+        for r in conn.execute(
+            "SELECT hume_id, source_id, sample_order, content, gold FROM instances "
+            "WHERE subset_key = ?",
+            (plan.key,),
+        ).fetchall()
+    }
+    planned = {row[0] for row in plan.instances}
+    for hid, source_id, order, content, gold_json in plan.instances:
+        old = existing.get(hid)
+        if old == (source_id, order, content, gold_json):
+            summary.unchanged += 1
+            continue
+        if strict:
+            raise _conflict(f"instance {hid}")
+        if old is None:
+            conn.execute(
+                "INSERT INTO instances (hume_id, subset_key, source_id, sample_order, content, "
+                "gold) VALUES (?, ?, ?, ?, ?, ?)",
+                (hid, plan.key, source_id, order, content, gold_json),
+            )
+            summary.inserted += 1
+            continue
+        if (old[2], old[3]) != (content, gold_json):
+            if _has_annotations(conn, "i.hume_id = ?", hid):
+                raise StoreError(f"instance {hid} has annotations; its content cannot change")
+            # the LS task and any predictions were made for the old content
+            conn.execute("DELETE FROM predictions WHERE hume_id = ?", (hid,))
+            conn.execute(
+                "UPDATE instances SET content = ?, gold = ?, ls_task_id = NULL WHERE hume_id = ?",
+                (content, gold_json, hid),
+            )
+        conn.execute(
+            "UPDATE instances SET source_id = ?, sample_order = ? WHERE hume_id = ?",
+            (source_id, order, hid),
+        )
+        summary.updated += 1
+    for hid in sorted(set(existing) - planned):
+        if strict:
+            raise _conflict(f"instance {hid} is no longer sampled")
+        if _has_annotations(conn, "i.hume_id = ?", hid):
+            raise StoreError(f"instance {hid} has annotations; it cannot be dropped")
+        conn.execute("DELETE FROM predictions WHERE hume_id = ?", (hid,))
+        conn.execute("DELETE FROM annotations WHERE hume_id = ?", (hid,))
+        conn.execute("DELETE FROM instances WHERE hume_id = ?", (hid,))
+        summary.deleted += 1
+
+
+def _write_train_items(conn: sqlite3.Connection, plan: SubsetPlan, *, strict: bool) -> None:
+    existing = {
+        r[0]: (r[1], r[2])
+        for r in conn.execute(
+            "SELECT source_id, text, label FROM train_items WHERE subset_key = ?", (plan.key,)
+        ).fetchall()
+    }
+    planned = {row[0] for row in plan.train}
+    for source_id, text, label in plan.train:
+        old = existing.get(source_id)
+        if old == (text, label):
+            continue
+        if strict:
+            raise _conflict(f"train item {plan.key}/{source_id}")
+        conn.execute(
+            "INSERT INTO train_items (subset_key, source_id, text, label) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (subset_key, source_id) DO UPDATE SET text = excluded.text, "
+            "label = excluded.label",
+            (plan.key, source_id, text, label),
+        )
+    for source_id in sorted(set(existing) - planned):
+        if strict:
+            raise _conflict(f"train item {plan.key}/{source_id} is gone")
+        conn.execute(
+            "DELETE FROM train_items WHERE subset_key = ? AND source_id = ?",
+            (plan.key, source_id),
+        )
+
+
+def _drop_unplanned_subsets(conn: sqlite3.Connection, keep: set[str], *, strict: bool) -> None:
+    stored = [r[0] for r in conn.execute("SELECT subset_key FROM subsets").fetchall()]
+    for key in sorted(set(stored) - keep):
+        if strict:
+            raise _conflict(f"subset {key} is not in the spec")
+        if _has_annotations(conn, "i.subset_key = ?", key):
+            raise StoreError(f"subset {key} has annotations; it cannot be dropped")
+        conn.execute(
+            "DELETE FROM predictions WHERE hume_id IN "
+            "(SELECT hume_id FROM instances WHERE subset_key = ?)",
+            (key,),
+        )
+        conn.execute(
+            "DELETE FROM annotations WHERE hume_id IN "
+            "(SELECT hume_id FROM instances WHERE subset_key = ?)",
+            (key,),
+        )
+        conn.execute("DELETE FROM instances WHERE subset_key = ?", (key,))
+        conn.execute("DELETE FROM train_items WHERE subset_key = ?", (key,))
+        conn.execute("DELETE FROM subsets WHERE subset_key = ?", (key,))

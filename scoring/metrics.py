@@ -1,0 +1,433 @@
+"""Task metrics computed the way MTEB computes them, so human and model numbers are comparable.
+
+Every public function validates its input, raises :mod:`scoring.errors` types whose message names
+the offending argument, and returns a :class:`~scoring.records.Score` whose ``method`` says how the
+number was made.
+
+Ranking metrics and ties
+------------------------
+Human relevance marks are binary, so most candidates tie and the tie rule decides the score. The
+conventions offered here:
+
+* ``"sklearn"`` (AP only): :func:`sklearn.metrics.average_precision_score`; a tie group is one
+  threshold of the precision/recall curve. This is what mteb v1 and the HUME paper used.
+* ``"trec_eval"``: trec_eval (through ``pytrec_eval``) sorts by score descending and breaks ties
+  by document id *descending*. Candidates get ids ``c000000, c000001, ...`` in their given order,
+  so within a tie the **later** candidate ranks first. mteb v2 ranks this way (``map_cut.1000``,
+  ``ndcg_cut.10`` from pytrec_eval, and its own MRR with the same tie rule).
+* ``"input_order"`` (MRR/nDCG only): ties keep the given order, the **earlier** candidate first.
+  HUME's own script ranked marks with ``np.argsort(-marks)``; this mode is that ranking when the
+  sort is stable (numpy's default quicksort is not stable on AVX-512 machines, so the published
+  HUME MRR/nDCG depend on the machine they ran on).
+* ``"expected_ties"``: the exact expectation over uniformly random orders within each tie group
+  (McSherry & Najork, ECIR 2008), computed in closed form, not by sampling.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pytrec_eval
+from scipy import stats
+from sklearn import metrics as skm
+
+from scoring.errors import DegenerateInputError, InvalidInputError
+from scoring.records import Score
+from scoring.validation import as_1d, choose, same_length
+
+AP_METHODS: tuple[str, ...] = ("sklearn", "trec_eval", "expected_ties")
+TIE_RULES: tuple[str, ...] = ("trec_eval", "input_order", "expected_ties")
+
+#: pytrec_eval measure behind ``map:trec_eval``: mteb v2's reranking main score ``map_at_1000``.
+TREC_MAP_MEASURE = "map_cut.1000"
+
+_Query = tuple[Sequence[float] | np.ndarray, Sequence[float] | np.ndarray]
+
+
+# --------------------------------------------------------------------------------------------
+# validation helpers
+# --------------------------------------------------------------------------------------------
+
+
+def _labels(values: Any, name: str) -> np.ndarray:
+    """Labels as a 1-D array; reject None/NaN and str/number mixtures (numpy would coerce them)."""
+    if isinstance(values, str | bytes) or not isinstance(values, Iterable):
+        kind = type(values).__name__
+        raise InvalidInputError(f"{name}: expected a sequence of labels, got {kind}")
+    items = list(values)
+    if not items:
+        raise InvalidInputError(f"{name}: expected at least 1 value(s), got 0")
+    for item in items:
+        if item is None or (isinstance(item, float) and math.isnan(item)):
+            raise InvalidInputError(f"{name}: contains a missing label ({item!r})")
+        if not isinstance(item, Hashable) or isinstance(item, list | tuple | set | dict):
+            raise InvalidInputError(f"{name}: labels must be scalars, got {type(item).__name__}")
+    n_str = sum(isinstance(item, str) for item in items)
+    if 0 < n_str < len(items):
+        raise InvalidInputError(f"{name}: mixes string and non-string labels")
+    return as_1d(items, name)
+
+
+def _same_kind(gold: np.ndarray, pred: np.ndarray) -> None:
+    """sklearn refuses string gold with integer predictions; say so in our own terms."""
+    if (gold.dtype.kind in "US") != (pred.dtype.kind in "US"):
+        raise InvalidInputError(
+            f"gold and pred: label types differ ({gold.dtype.kind!r} vs {pred.dtype.kind!r}); "
+            "use the same label type for both"
+        )
+
+
+def _ranking_inputs(relevance: Any, scores: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Validate one query: binary relevance with at least one relevant candidate, finite scores."""
+    rel = as_1d(relevance, "relevance", numeric=True)
+    sc = as_1d(scores, "scores", numeric=True)
+    same_length(("relevance", rel), ("scores", sc))
+    if not np.all((rel == 0) | (rel == 1)):
+        raise InvalidInputError("relevance: expected binary gold labels (0 or 1)")
+    if not np.any(rel == 1):
+        raise DegenerateInputError(
+            "relevance: no relevant candidate; ranking metrics are undefined (mteb skips the query)"
+        )
+    return rel.astype(int), sc
+
+
+def _check_k(k: Any) -> int:
+    if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
+        raise InvalidInputError(f"k: expected a positive integer, got {k!r}")
+    return int(k)
+
+
+def _doc_ids(n: int) -> list[str]:
+    """Ids whose string order is the given order, so trec_eval's id tie-break is predictable."""
+    return [f"c{i:06d}" for i in range(n)]
+
+
+def _trec_eval(rel: np.ndarray, scores: np.ndarray, measure: str) -> float:
+    """One query through pytrec_eval; returns the measure's value (key with '.' as '_')."""
+    ids = _doc_ids(len(rel))
+    qrel = {"q": {d: int(r) for d, r in zip(ids, rel, strict=True)}}
+    run = {"q": {d: float(s) for d, s in zip(ids, scores, strict=True)}}
+    result = pytrec_eval.RelevanceEvaluator(qrel, {measure}).evaluate(run)
+    return float(result["q"][measure.replace(".", "_")])
+
+
+def _order(scores: np.ndarray, ties: str) -> list[int]:
+    """Candidate indices best first under a deterministic tie rule."""
+    idx = range(len(scores))
+    if ties == "trec_eval":
+        return sorted(idx, key=lambda i: (scores[i], i), reverse=True)
+    return sorted(idx, key=lambda i: (-scores[i], i))
+
+
+def _tie_groups(rel: np.ndarray, scores: np.ndarray) -> list[tuple[int, int, int]]:
+    """(start offset, group size, relevant in group) for each score level, best first."""
+    groups = []
+    start = 0
+    for level in np.unique(scores)[::-1]:
+        members = scores == level
+        size = int(members.sum())
+        groups.append((start, size, int(rel[members].sum())))
+        start += size
+    return groups
+
+
+# --------------------------------------------------------------------------------------------
+# classification and clustering
+# --------------------------------------------------------------------------------------------
+
+
+def accuracy(gold: Sequence[Any] | np.ndarray, pred: Sequence[Any] | np.ndarray) -> Score:
+    """Accuracy plus MTEB's secondary classification metrics (macro F1 is MTEB's ``f1``).
+
+    ``zero_division=0`` gives the values sklearn's default gives, without its warning.
+    """
+    g = _labels(gold, "gold")
+    p = _labels(pred, "pred")
+    same_length(("gold", g), ("pred", p))
+    _same_kind(g, p)
+    details = {
+        "f1": float(skm.f1_score(g, p, average="macro", zero_division=0.0)),
+        "f1_weighted": float(skm.f1_score(g, p, average="weighted", zero_division=0.0)),
+        "precision": float(skm.precision_score(g, p, average="macro", zero_division=0.0)),
+        "precision_weighted": float(
+            skm.precision_score(g, p, average="weighted", zero_division=0.0)
+        ),
+        "recall": float(skm.recall_score(g, p, average="macro", zero_division=0.0)),
+        "recall_weighted": float(skm.recall_score(g, p, average="weighted", zero_division=0.0)),
+    }
+    return Score(float(skm.accuracy_score(g, p)), "accuracy", n_items=len(g), details=details)
+
+
+def v_measure(gold: Sequence[Any] | np.ndarray, pred: Sequence[Any] | np.ndarray) -> Score:
+    """V-measure of a partition against gold classes (MTEB's clustering main score).
+
+    Cluster ids only need to be consistent within ``pred``; their names do not matter.
+    """
+    g = _labels(gold, "gold")
+    p = _labels(pred, "pred")
+    same_length(("gold", g), ("pred", p))
+    details = {
+        "ari": float(skm.adjusted_rand_score(g, p)),
+        "ami": float(skm.adjusted_mutual_info_score(g, p)),
+        "homogeneity": float(skm.homogeneity_score(g, p)),
+        "completeness": float(skm.completeness_score(g, p)),
+    }
+    return Score(float(skm.v_measure_score(g, p)), "v_measure", n_items=len(g), details=details)
+
+
+# --------------------------------------------------------------------------------------------
+# reranking: one query
+# --------------------------------------------------------------------------------------------
+
+
+def _expected_ap(rel: np.ndarray, scores: np.ndarray) -> float:
+    """Exact E[AP] over random orders within tie groups.
+
+    A relevant item at position j of a group that starts after ``s`` items, with ``before``
+    relevant items above the group, sees on average (j-1)(r-1)/(g-1) other relevant items of its
+    group ahead of it, so E[precision] = (before + 1 + that) / (s + j); positions are uniform.
+    """
+    total_rel = int(rel.sum())
+    total = 0.0
+    before = 0
+    for start, size, r in _tie_groups(rel, scores):
+        if r:
+            acc = 0.0
+            for j in range(1, size + 1):
+                ahead = (j - 1) * (r - 1) / (size - 1) if size > 1 else 0.0
+                acc += (before + 1 + ahead) / (start + j)
+            total += r * acc / size
+        before += r
+    return total / total_rel
+
+
+def average_precision(
+    relevance: Sequence[float] | np.ndarray,
+    scores: Sequence[float] | np.ndarray,
+    method: str = "sklearn",
+) -> Score:
+    """Average precision of one query's ranking (``scores``, higher first) against binary gold.
+
+    ``method`` picks the tie convention (module docstring): ``"sklearn"`` (HUME paper, mteb v1),
+    ``"trec_eval"`` (mteb v2's ``map_at_1000``), ``"expected_ties"`` (tie-aware expectation).
+    """
+    choose(method, AP_METHODS, "average-precision method")
+    rel, sc = _ranking_inputs(relevance, scores)
+    details: dict[str, Any] = {"n_relevant": int(rel.sum()), "n_tied_levels": len(np.unique(sc))}
+    if method == "sklearn":
+        value = float(skm.average_precision_score(rel, sc))
+    elif method == "trec_eval":
+        value = _trec_eval(rel, sc, TREC_MAP_MEASURE)
+        details["trec_eval_measure"] = TREC_MAP_MEASURE
+        details["tie_break"] = "candidate id descending (later candidate first)"
+    else:
+        value = _expected_ap(rel, sc)
+    return Score(value, f"map:{method}", n_items=len(rel), details=details)
+
+
+def _expected_rr(rel: np.ndarray, scores: np.ndarray, k: int) -> float:
+    """Exact E[RR@k]: in the first group holding a relevant item (g items, r relevant), the
+    first relevant one sits at group position j with probability C(g-j, r-1) / C(g, r)."""
+    for start, size, r in _tie_groups(rel, scores):
+        if r:
+            norm = math.comb(size, r)
+            return sum(
+                math.comb(size - j, r - 1) / norm / (start + j)
+                for j in range(1, size - r + 2)
+                if start + j <= k
+            )
+    return 0.0  # unreachable: validation guarantees a relevant item
+
+
+def mrr_at_k(
+    relevance: Sequence[float] | np.ndarray,
+    scores: Sequence[float] | np.ndarray,
+    k: int = 10,
+    ties: str = "trec_eval",
+) -> Score:
+    """Reciprocal rank of the first relevant candidate within the top ``k`` (0 if none).
+
+    With ``ties="trec_eval"`` this is mteb v2's ``mrr_at_k`` (its own code, sorting by score then
+    by doc id, both descending); ``"input_order"`` is HUME's own ranking of human marks.
+    """
+    k = _check_k(k)
+    choose(ties, TIE_RULES, "tie rule")
+    rel, sc = _ranking_inputs(relevance, scores)
+    if ties == "expected_ties":
+        value = _expected_rr(rel, sc, k)
+    else:
+        value = 0.0
+        for rank, i in enumerate(_order(sc, ties)[:k], start=1):
+            if rel[i]:
+                value = 1.0 / rank
+                break
+    suffix = "" if ties == "trec_eval" else f":{ties}"
+    return Score(value, f"mrr@{k}{suffix}", n_items=len(rel), details={"ties": ties, "k": k})
+
+
+def _dcg_discounts(n: int) -> np.ndarray:
+    return 1.0 / np.log2(np.arange(2, n + 2))
+
+
+def ndcg_at_k(
+    relevance: Sequence[float] | np.ndarray,
+    scores: Sequence[float] | np.ndarray,
+    k: int = 10,
+    ties: str = "trec_eval",
+) -> Score:
+    """nDCG@k with binary gains, log2(rank + 1) discounts (trec_eval's ``ndcg_cut``).
+
+    With ``ties="trec_eval"`` the value comes from pytrec_eval ``ndcg_cut.k``, as in mteb v2.
+    For binary relevance HUME's (2^r - 1) gain is the same number.
+    """
+    k = _check_k(k)
+    choose(ties, TIE_RULES, "tie rule")
+    rel, sc = _ranking_inputs(relevance, scores)
+    n_rel = int(rel.sum())
+    ideal = float(_dcg_discounts(min(n_rel, k)).sum())
+    if ties == "trec_eval":
+        value = _trec_eval(rel, sc, f"ndcg_cut.{k}")
+    elif ties == "input_order":
+        gains = rel[_order(sc, ties)][:k]
+        value = float((gains * _dcg_discounts(len(gains))).sum()) / ideal
+    else:
+        discounts = _dcg_discounts(len(rel))
+        dcg = 0.0
+        for start, size, r in _tie_groups(rel, sc):
+            stop = min(start + size, k)
+            if r and stop > start:
+                dcg += r / size * float(discounts[start:stop].sum())
+        value = dcg / ideal
+    suffix = "" if ties == "trec_eval" else f":{ties}"
+    return Score(value, f"ndcg@{k}{suffix}", n_items=len(rel), details={"ties": ties, "k": k})
+
+
+# --------------------------------------------------------------------------------------------
+# reranking: mean over queries
+# --------------------------------------------------------------------------------------------
+
+
+def _mean_over_queries(
+    queries: Mapping[Hashable, _Query] | Sequence[_Query],
+    per_query: Callable[[Any, Any], Score],
+    skip_no_relevant: bool,
+    method: str,
+) -> Score:
+    """Score each query, skip (or zero) those without a relevant candidate, and average."""
+    if isinstance(queries, Mapping):
+        items = list(queries.items())
+    elif isinstance(queries, str | bytes) or not isinstance(queries, Iterable):
+        raise InvalidInputError("queries: expected a sequence or mapping of (relevance, scores)")
+    else:
+        items = list(enumerate(queries))
+    if not items:
+        raise InvalidInputError("queries: expected at least one query")
+    values: dict[Hashable, float] = {}
+    no_relevant: list[Hashable] = []
+    for qid, pair in items:
+        if not isinstance(pair, Sequence) or len(pair) != 2:
+            raise InvalidInputError(f"queries[{qid!r}]: expected a (relevance, scores) pair")
+        try:
+            values[qid] = per_query(pair[0], pair[1]).value
+        except DegenerateInputError:
+            no_relevant.append(qid)
+            if not skip_no_relevant:
+                values[qid] = 0.0  # trec_eval, hence mteb v2, scores such a query 0
+        except InvalidInputError as exc:
+            raise InvalidInputError(f"queries[{qid!r}]: {exc}") from None
+    if not values:
+        raise DegenerateInputError("queries: no query has a relevant candidate")
+    details = {
+        "per_query": values,
+        "n_queries": len(values),
+        "n_no_relevant": len(no_relevant),
+        "no_relevant_queries": no_relevant,
+        "no_relevant_policy": "skipped" if skip_no_relevant else "scored 0",
+    }
+    value = float(np.mean(list(values.values())))
+    return Score(value, f"mean_over_queries({method})", n_items=len(values), details=details)
+
+
+def mean_average_precision(
+    queries: Mapping[Hashable, _Query] | Sequence[_Query],
+    method: str = "sklearn",
+    skip_no_relevant: bool = True,
+) -> Score:
+    """MAP over queries given as (relevance, scores) pairs, a list or a {query_id: pair} map.
+
+    Queries without a relevant candidate are skipped and counted (mteb v1 skipped them), or,
+    with ``skip_no_relevant=False``, scored 0 as trec_eval and so mteb v2 do. ``details``
+    keeps each query's AP under ``per_query`` (keyed by list index or query id).
+    mteb v2 reports the trec_eval mean rounded to 5 decimals; ``value`` is not rounded.
+    """
+    choose(method, AP_METHODS, "average-precision method")
+    return _mean_over_queries(
+        queries, lambda r, s: average_precision(r, s, method), skip_no_relevant, f"map:{method}"
+    )
+
+
+def mean_mrr_at_k(
+    queries: Mapping[Hashable, _Query] | Sequence[_Query],
+    k: int = 10,
+    ties: str = "trec_eval",
+    skip_no_relevant: bool = True,
+) -> Score:
+    """Mean of :func:`mrr_at_k` over queries (mteb v2's ``mrr_at_k`` with the default ties)."""
+    k = _check_k(k)
+    choose(ties, TIE_RULES, "tie rule")
+    name = f"mrr@{k}" + ("" if ties == "trec_eval" else f":{ties}")
+    return _mean_over_queries(queries, lambda r, s: mrr_at_k(r, s, k, ties), skip_no_relevant, name)
+
+
+def mean_ndcg_at_k(
+    queries: Mapping[Hashable, _Query] | Sequence[_Query],
+    k: int = 10,
+    ties: str = "trec_eval",
+    skip_no_relevant: bool = True,
+) -> Score:
+    """Mean of :func:`ndcg_at_k` over queries (mteb v2's ``ndcg_at_k``, which it rounds to 5 dp)."""
+    k = _check_k(k)
+    choose(ties, TIE_RULES, "tie rule")
+    name = f"ndcg@{k}" + ("" if ties == "trec_eval" else f":{ties}")
+    return _mean_over_queries(
+        queries, lambda r, s: ndcg_at_k(r, s, k, ties), skip_no_relevant, name
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# STS
+# --------------------------------------------------------------------------------------------
+
+
+def _correlation_inputs(gold: Any, pred: Any) -> tuple[np.ndarray, np.ndarray]:
+    g = as_1d(gold, "gold", numeric=True, min_len=2)
+    p = as_1d(pred, "pred", numeric=True, min_len=2)
+    same_length(("gold", g), ("pred", p))
+    for name, arr in (("gold", g), ("pred", p)):
+        if np.all(arr == arr[0]):
+            raise DegenerateInputError(f"{name}: constant values; the correlation is undefined")
+    return g, p
+
+
+def _finite(x: float) -> float | None:
+    """None for a p-value scipy cannot compute (n = 2), so details stay valid JSON."""
+    return float(x) if np.isfinite(x) else None
+
+
+def spearman(gold: Sequence[float] | np.ndarray, pred: Sequence[float] | np.ndarray) -> Score:
+    """Spearman's rho (scipy, average ranks for ties): MTEB's STS main score."""
+    g, p = _correlation_inputs(gold, pred)
+    res = stats.spearmanr(g, p)
+    details = {"pvalue": _finite(res.pvalue), "pearson": float(stats.pearsonr(g, p).statistic)}
+    return Score(float(res.statistic), "spearman", n_items=len(g), details=details)
+
+
+def pearson(gold: Sequence[float] | np.ndarray, pred: Sequence[float] | np.ndarray) -> Score:
+    """Pearson's r (scipy), MTEB's secondary STS metric."""
+    g, p = _correlation_inputs(gold, pred)
+    res = stats.pearsonr(g, p)
+    details = {"pvalue": _finite(res.pvalue), "spearman": float(stats.spearmanr(g, p).statistic)}
+    return Score(float(res.statistic), "pearson", n_items=len(g), details=details)
