@@ -108,6 +108,16 @@ def _summary(board: Leaderboard) -> list[str]:
             f"({100 * (h['share_vs_best'] or 0):.1f} %) and the median model on "
             f"{h['wins_vs_median']} of {n} ({100 * (h['share_vs_median'] or 0):.1f} %)."
         )
+        hard = [s["subset"] for s in h["subsets"] if s["difficulty"] == "hard"]
+        if hard:
+            lines.append(f"Hard for humans (score < 0.7): {', '.join(hard)}.")
+        low = [
+            f"{s['subset']} ({s['agreement']['method']} {s['agreement']['value']:.2f})"
+            for s in h["subsets"]
+            if s["low_agreement"]
+        ]
+        if low:
+            lines.append(f"Low human agreement (κ < 0.4 or ρ < 0.6): {', '.join(low)}.")
     lines.append(f"Method: {METHOD}.")
     return lines
 

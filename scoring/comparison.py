@@ -18,10 +18,11 @@ from dataclasses import dataclass, field
 from statistics import median
 from typing import Any
 
+from scoring.agreement import high_agreement, low_agreement
 from scoring.errors import InvalidInputError
 from scoring.metrics import spearman
 from scoring.records import Score
-from scoring.results import Rater
+from scoring.results import Rater, agreement_from_block
 from scoring.tasks import EXCLUDED_LANGUAGES_V1, TASK_TYPES, normalise_language
 
 EASY_THRESHOLD = 0.7
@@ -209,9 +210,27 @@ def human_vs_models(
                 "human_beats_best": h > best,
                 "human_beats_median": h > med,
                 "difficulty": difficulty(h),
+                **_agreement_fields(human.scores[sid].block),
             }
         )
     return out
+
+
+def _agreement_fields(block: Mapping[str, Any]) -> dict[str, Any]:
+    """The human agreement published with a subset score, and HUME's low/high flags."""
+    agreement = agreement_from_block(block.get("agreement"))
+    if agreement is None:
+        return {"agreement": None, "low_agreement": None}
+    return {
+        "agreement": {
+            "method": agreement.method,
+            "value": agreement.value,
+            "band": agreement.band,
+            "n_raters": agreement.n_raters,
+        },
+        "low_agreement": low_agreement(agreement),
+        "high_agreement": high_agreement(agreement),
+    }
 
 
 def difficulty(human_score: float, threshold: float = EASY_THRESHOLD) -> str:

@@ -27,7 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from scoring.agreement import correlation_band, kappa_band
 from scoring.errors import InvalidInputError, ResultFileError
+from scoring.records import Agreement
 from scoring.tasks import language_code, task_type
 
 RaterKind = Literal["model", "human", "annotator", "llm"]
@@ -387,3 +389,55 @@ def write_model_meta(
     path = Path(root) / model_folder_name(model_name) / revision / "model_meta.json"
     _atomic_write_json(path, meta)
     return path
+
+
+# ---------------------------------------------------------------------------------------------
+# Agreement blocks (the "agreement" object HUME puts beside a human score)
+
+#: Which key of a published agreement block holds the headline statistic, and its method name.
+_BLOCK_STATISTICS = (
+    ("fleiss_kappa", "value", "fleiss_kappa"),
+    ("mean_pairwise_ari", "value", "mean_pairwise_ari"),
+    ("mean_pairwise_spearman", "value", "mean_pairwise_spearman"),
+    (None, "mean_spearman", "reranking:mean_spearman"),
+)
+
+
+def agreement_from_block(block: Mapping[str, Any] | None) -> Agreement | None:
+    """Read the headline agreement of a result file's ``agreement`` block, if it has one.
+
+    HUME's blocks name the statistic in ``metric`` (classification: Fleiss' κ; clustering:
+    mean pairwise ARI; STS: mean pairwise Spearman) or, for reranking, carry ``mean_spearman``
+    without a ``metric``. The band is recomputed on the paper's scale; the other numbers of the
+    block stay in ``details``.
+    """
+    if not isinstance(block, Mapping):
+        return None
+    for metric, key, method in _BLOCK_STATISTICS:
+        if block.get("metric", None) == metric and isinstance(block.get(key), int | float):
+            value = float(block[key])
+            scale = "correlation" if "spearman" in method else "kappa"
+            band = correlation_band(value) if scale == "correlation" else kappa_band(value)
+            return Agreement(
+                value=value,
+                method=method,
+                band=band,
+                n_raters=int(block.get("n_annotators", 0) or 0),
+                n_items=int(block.get("n_items", 0) or 0),
+                details={"scale": scale, "published": dict(block)},
+            )
+    return None
+
+
+def agreement_to_block(agreement: Agreement, **extra: Any) -> dict[str, Any]:
+    """The ``agreement`` object written beside a human score (HUME's keys, plus band/warnings)."""
+    value = agreement.value
+    return {
+        "metric": agreement.method,
+        "value": None if value != value else value,
+        "interpretation": agreement.band,
+        "n_annotators": agreement.n_raters,
+        "n_items": agreement.n_items,
+        "warnings": list(agreement.warnings),
+        **extra,
+    }

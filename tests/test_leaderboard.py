@@ -144,3 +144,27 @@ def test_select_subsets_rejects_unknown_type():
     coll = read_results_dir(MTEB_RESULTS)
     with pytest.raises(InvalidInputError, match="unknown task type"):
         select_subsets(catalogue(coll.raters), task_types=["retrieval"])
+
+
+def test_low_agreement_flags_from_published_blocks(capsys):
+    # The v1.0 human files carry no agreement blocks; the 2025_09_25 ones do.
+    board = run_json(capsys, "--revision", "baseline/Human=2025_09_25")
+    subsets = {s["subset"]: s for s in board["human_vs_models"]["subsets"]}
+    flagged = {k for k, s in subsets.items() if s["low_agreement"]}
+    assert flagged == {
+        "HUMEArxivClusteringP2P/eng",  # ARI ≈ 0 (paper: "ArXiv ARI ≈ 0")
+        "HUMEEmotionClassification/eng",  # Fleiss κ 0.386 (paper: "Emotion κ 0.39")
+        "HUMEMultilingualSentimentClassification/eng",
+        "HUMESIB200ClusteringS2S/eng",
+        "HUMESTSBenchmark/eng",  # ρ 0.579 < 0.6
+    }
+    emotion = subsets["HUMEEmotionClassification/eng"]["agreement"]
+    assert emotion["method"] == "fleiss_kappa" and emotion["band"] == "fair"
+    assert round(emotion["value"], 4) == 0.3862
+    # Single-annotator subsets have no agreement at all, never a made-up one.
+    assert subsets["HUMESTS22/rus"]["agreement"] is None
+    assert main(["leaderboard", str(MTEB_RESULTS), "--revision", "baseline/Human=2025_09_25"]) == 0
+    out = capsys.readouterr().out
+    assert (
+        "Low human agreement" in out and "HUMEEmotionClassification/eng (fleiss_kappa 0.39)" in out
+    )

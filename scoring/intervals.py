@@ -1,0 +1,446 @@
+"""Confidence intervals around human scores, and the test "is a model outside them".
+
+Why: HUME reads a model score against the human score with a 95 % interval (Wilson for accuracy,
+Fisher z for Spearman, the range across annotators for clustering and reranking) and counts a
+model outside the interval as significantly different. 20–50 items per task make these intervals
+wide, so the sample-size planners at the end say how many items a target width needs.
+
+Every function returns an :class:`~scoring.records.Interval` whose ``method`` names the
+construction, so a report can print how each interval was made.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Literal
+
+import numpy as np
+from scipy.special import ndtr, ndtri
+
+from scoring.errors import DegenerateInputError, InvalidInputError
+from scoring.records import Interval
+from scoring.validation import choose
+
+__all__ = [
+    "FISHER_Z_VARIANCES",
+    "annotator_range",
+    "bootstrap",
+    "compare_to_interval",
+    "fisher_z",
+    "fisher_z_n_for_half_width",
+    "outside_interval",
+    "wilson",
+    "wilson_n_for_half_width",
+]
+
+#: Variance of Fisher's z for a rank correlation, times (n − 3):
+#: ``fisher`` 1 (Pearson's standard error, what HUME used), ``fieller`` 1.06 (Fieller, Hartley &
+#: Pearson 1957, for Spearman), ``bonett_wright`` 1 + ρ²/2 (Bonett & Wright 2000, for Spearman).
+FISHER_Z_VARIANCES = ("fisher", "fieller", "bonett_wright")
+
+WARN_ONE_ANNOTATOR = "only one annotator: the range has zero width"
+
+
+def _check_level(level: float) -> float:
+    if not isinstance(level, int | float) or not 0.0 < float(level) < 1.0:
+        raise InvalidInputError(f"level: expected a number strictly between 0 and 1, got {level!r}")
+    return float(level)
+
+
+def _z(level: float) -> float:
+    """Two-sided standard-normal quantile for ``level`` (1.959964… for 0.95)."""
+    return float(ndtri(0.5 + level / 2.0))
+
+
+def _check_count(value: Any, name: str, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        raise InvalidInputError(f"{name}: expected an integer, got {value!r}")
+    if value < minimum:
+        raise InvalidInputError(f"{name}: expected at least {minimum}, got {value}")
+    return int(value)
+
+
+# --------------------------------------------------------------------------------------------
+# Closed-form intervals
+# --------------------------------------------------------------------------------------------
+
+
+def _wilson_bounds(p: float, n: float, z: float) -> tuple[float, float]:
+    denom = 1.0 + z * z / n
+    centre = (p + z * z / (2.0 * n)) / denom
+    half = z / denom * math.sqrt(p * (1.0 - p) / n + z * z / (4.0 * n * n))
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def wilson(successes: int, n: int, level: float = 0.95) -> Interval:
+    """Wilson score interval for a proportion (classification accuracy).
+
+    Chosen over the normal (Wald) interval because it stays inside [0, 1] and keeps its coverage
+    at 20–50 items and accuracies near 1. ``estimate`` is the observed share successes / n.
+    """
+    n = _check_count(n, "n", 1)
+    successes = _check_count(successes, "successes", 0)
+    if successes > n:
+        raise InvalidInputError(f"successes: {successes} is more than n = {n}")
+    level = _check_level(level)
+    z = _z(level)
+    p = successes / n
+    low, high = _wilson_bounds(p, n, z)
+    # Exact at the edges: rounding must not push the bound past the observed 0 or 1.
+    if successes == 0:
+        low = 0.0
+    if successes == n:
+        high = 1.0
+    return Interval(
+        estimate=p,
+        low=low,
+        high=high,
+        level=level,
+        method="wilson",
+        details={"successes": successes, "n": n, "z": z},
+    )
+
+
+def _fisher_var(rho: float, variance: str) -> float:
+    if variance == "fisher":
+        return 1.0
+    if variance == "fieller":
+        return 1.06
+    return 1.0 + rho * rho / 2.0
+
+
+def fisher_z(
+    rho: float,
+    n: int,
+    level: float = 0.95,
+    *,
+    variance: Literal["fisher", "fieller", "bonett_wright"] = "fisher",
+) -> Interval:
+    """Interval for a correlation via Fisher's z = atanh(ρ), back-transformed with tanh.
+
+    Standard error sqrt(v / (n − 3)) with v from :data:`FISHER_Z_VARIANCES` (default 1, HUME's
+    choice; ``"fieller"`` and ``"bonett_wright"`` are the Spearman-specific corrections). Needs
+    n > 3. A ρ of exactly ±1 gives a zero-width interval, noted in ``details``.
+    """
+    choose(variance, FISHER_Z_VARIANCES, "Fisher z variance")
+    n = _check_count(n, "n", 1)
+    if n <= 3:
+        raise DegenerateInputError(f"fisher_z: needs n > 3 pairs, got n = {n}")
+    try:
+        r = float(rho)
+    except (TypeError, ValueError):
+        raise InvalidInputError(f"rho: expected a number, got {rho!r}") from None
+    if not math.isfinite(r) or abs(r) > 1.0:
+        raise InvalidInputError(f"rho: expected a value in [-1, 1], got {rho!r}")
+    level = _check_level(level)
+    z = _z(level)
+    v = _fisher_var(r, variance)
+    se = math.sqrt(v / (n - 3))
+    details: dict[str, Any] = {"n": n, "z": z, "se_z": se, "variance": variance}
+    if abs(r) == 1.0:
+        details["warning"] = "|rho| = 1: Fisher z is infinite, the interval has zero width"
+        low = high = r
+    else:
+        zr = math.atanh(r)
+        low, high = math.tanh(zr - z * se), math.tanh(zr + z * se)
+    method = "fisher_z" if variance == "fisher" else f"fisher_z:{variance}"
+    return Interval(estimate=r, low=low, high=high, level=level, method=method, details=details)
+
+
+def annotator_range(
+    per_annotator_scores: Mapping[Any, float] | Sequence[float],
+    estimate: float | None = None,
+    level: float = 0.95,
+) -> Interval:
+    """Min–max of the per-annotator scores (HUME's interval for clustering and reranking).
+
+    With two annotators this is all the spread there is; it has no coverage guarantee, so
+    ``level`` is only the nominal level the report pairs it with (``details["coverage"]`` says
+    so). ``estimate`` defaults to the mean of the scores. One annotator gives a zero-width
+    interval and a warning in ``details["warnings"]``.
+    """
+    if isinstance(per_annotator_scores, Mapping):
+        names = [str(k) for k in per_annotator_scores]
+        raw = list(per_annotator_scores.values())
+    else:
+        raw = list(per_annotator_scores)
+        names = [str(i) for i in range(len(raw))]
+    if not raw:
+        raise InvalidInputError("per_annotator_scores: no scores")
+    try:
+        scores = [float(s) for s in raw]
+    except (TypeError, ValueError):
+        raise InvalidInputError(f"per_annotator_scores: expected numbers, got {raw!r}") from None
+    if not all(math.isfinite(s) for s in scores):
+        raise InvalidInputError("per_annotator_scores: contains NaN or infinite values")
+    level = _check_level(level)
+    est = math.fsum(scores) / len(scores) if estimate is None else float(estimate)
+    if not math.isfinite(est):
+        raise InvalidInputError(f"estimate: expected a finite number, got {estimate!r}")
+    low, high = min(scores), max(scores)
+    warnings = [WARN_ONE_ANNOTATOR] if len(scores) == 1 else []
+    details: dict[str, Any] = {
+        "n_annotators": len(scores),
+        "per_annotator": dict(zip(names, scores, strict=True)),
+        "coverage": "none: min-max across annotators, level is nominal",
+        "warnings": warnings,
+    }
+    if not low <= est <= high:
+        details["estimate_outside_range"] = True
+    return Interval(
+        estimate=est, low=low, high=high, level=level, method="annotator_range", details=details
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Bootstrap
+# --------------------------------------------------------------------------------------------
+
+
+def _take(items: Any, idx: np.ndarray) -> Any:
+    if isinstance(items, np.ndarray):
+        return items[idx]
+    return [items[i] for i in idx]
+
+
+def _call(statistic: Callable[[Any], float], sample: Any) -> float:
+    value = statistic(sample)
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise InvalidInputError(f"statistic: expected a number, got {value!r}") from None
+
+
+def _bca_levels(
+    boot: np.ndarray,
+    theta_hat: float,
+    jack: np.ndarray,
+    alpha: float,
+) -> tuple[np.ndarray | None, str, dict[str, float]]:
+    """BCa quantile levels, or ``None`` with the reason BCa is undefined."""
+    if np.all(boot == boot[0]):
+        return None, "all bootstrap resamples gave the same value", {}
+    # Ties count one half, so discrete statistics (accuracy) do not bias z0.
+    prop = (np.sum(boot < theta_hat) + 0.5 * np.sum(boot == theta_hat)) / len(boot)
+    if prop <= 0.0 or prop >= 1.0:
+        return None, "the estimate lies outside the bootstrap distribution (z0 infinite)", {}
+    z0 = float(ndtri(prop))
+    if not np.all(np.isfinite(jack)):
+        return None, "a jackknife value is not finite", {"z0": z0}
+    d = jack.mean() - jack
+    ss = float(np.sum(d * d))
+    if ss == 0.0:
+        return None, "the jackknife values have zero variance", {"z0": z0}
+    accel = float(np.sum(d**3)) / (6.0 * ss**1.5)
+    if not math.isfinite(accel):
+        return None, "the acceleration is not finite", {"z0": z0}
+    zq = ndtri(np.array([alpha, 1.0 - alpha]))
+    shift = z0 + zq
+    denom = 1.0 - accel * shift
+    if np.any(denom <= 0.0):
+        return None, "the BCa adjustment is undefined (1 - a(z0 + z) <= 0)", {"z0": z0}
+    levels = ndtr(z0 + shift / denom)
+    if not np.all(np.isfinite(levels)):
+        return None, "the BCa levels are not finite", {"z0": z0, "acceleration": accel}
+    return levels, "", {"z0": z0, "acceleration": accel}
+
+
+def bootstrap(
+    items: Sequence[Any] | np.ndarray,
+    statistic: Callable[[Any], float],
+    *,
+    n_resamples: int = 2000,
+    seed: int = 0,
+    level: float = 0.95,
+    method: Literal["bca", "percentile"] = "bca",
+) -> Interval:
+    """Seeded nonparametric bootstrap over items for any score, BCa by default.
+
+    ``items`` are per-item records (a NumPy array is resampled along its first axis, any other
+    sequence becomes a list of the drawn records); ``statistic`` maps a resample to a number.
+    Resamples whose statistic is not finite (e.g. a constant resample for Spearman) are dropped
+    and counted. BCa (Efron 1987; bias from the share of resamples below the estimate, ties
+    counting one half; acceleration from the jackknife) falls back to the percentile method
+    where it is undefined; ``method`` then reads ``"bootstrap:percentile"`` and
+    ``details["fallback_reason"]`` says why. Same seed and input give the same interval.
+    """
+    choose(method, ("bca", "percentile"), "bootstrap method")
+    n_resamples = _check_count(n_resamples, "n_resamples", 2)
+    seed = _check_count(seed, "seed", 0)
+    level = _check_level(level)
+    if not callable(statistic):
+        raise InvalidInputError("statistic: expected a callable")
+    if not isinstance(items, np.ndarray):
+        if not isinstance(items, Sequence) or isinstance(items, str):
+            raise InvalidInputError(
+                f"items: expected a sequence or array, got {type(items).__name__}"
+            )
+        items = list(items)
+    n = len(items)
+    if n < 2:
+        raise DegenerateInputError(f"bootstrap: needs at least 2 items, got {n}")
+    theta_hat = _call(statistic, items)
+    if not math.isfinite(theta_hat):
+        raise DegenerateInputError("bootstrap: the statistic is not finite on the full sample")
+    rng = np.random.default_rng(seed)
+    draws = rng.integers(0, n, size=(n_resamples, n))
+    boot_all = np.array([_call(statistic, _take(items, row)) for row in draws])
+    finite = np.isfinite(boot_all)
+    boot = boot_all[finite]
+    n_dropped = int(n_resamples - finite.sum())
+    if len(boot) < 2:
+        raise DegenerateInputError(
+            f"bootstrap: only {len(boot)} of {n_resamples} resamples gave a finite statistic"
+        )
+    alpha = (1.0 - level) / 2.0
+    details: dict[str, Any] = {
+        "n_items": n,
+        "n_resamples": n_resamples,
+        "n_resamples_dropped": n_dropped,
+        "seed": seed,
+        "requested_method": method,
+        "bootstrap_se": float(np.std(boot, ddof=1)),
+    }
+    used = method
+    levels = np.array([alpha, 1.0 - alpha])
+    if method == "bca":
+        all_idx = np.arange(n)
+        jack = np.array([_call(statistic, _take(items, np.delete(all_idx, i))) for i in range(n)])
+        bca, reason, extra = _bca_levels(boot, theta_hat, jack, alpha)
+        details.update(extra)
+        if bca is None:
+            used = "percentile"
+            details["fallback_reason"] = reason
+        else:
+            levels = bca
+            details["quantile_levels"] = [float(x) for x in bca]
+    low, high = (float(x) for x in np.quantile(boot, levels))
+    return Interval(
+        estimate=theta_hat,
+        low=low,
+        high=high,
+        level=level,
+        method=f"bootstrap:{used}",
+        details=details,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Reading a model score against the interval
+# --------------------------------------------------------------------------------------------
+
+
+def _check_score(model_score: float) -> float:
+    try:
+        s = float(model_score)
+    except (TypeError, ValueError):
+        raise InvalidInputError(f"model_score: expected a number, got {model_score!r}") from None
+    if not math.isfinite(s):
+        raise InvalidInputError(f"model_score: expected a finite number, got {model_score!r}")
+    return s
+
+
+def compare_to_interval(
+    model_score: float, interval: Interval
+) -> Literal["above", "below", "inside"]:
+    """Where a model score falls: ``"above"`` / ``"below"`` the interval, or ``"inside"``.
+
+    The bounds count as inside: only a score strictly outside is significantly different.
+    """
+    s = _check_score(model_score)
+    if s > interval.high:
+        return "above"
+    if s < interval.low:
+        return "below"
+    return "inside"
+
+
+def outside_interval(model_score: float, interval: Interval) -> bool:
+    """True when the model score lies strictly outside the interval (HUME's significance rule)."""
+    return compare_to_interval(model_score, interval) != "inside"
+
+
+# --------------------------------------------------------------------------------------------
+# Sample-size planning
+# --------------------------------------------------------------------------------------------
+
+
+def _smallest_n(half_width_at: Callable[[int], float], target: float, start: int) -> int:
+    """Smallest n ≥ start with half_width_at(n) ≤ target, for a decreasing half-width."""
+    if half_width_at(start) <= target:
+        return start
+    lo, hi = start, start * 2
+    while half_width_at(hi) > target:
+        lo, hi = hi, hi * 2
+        if hi > 10**12:
+            raise DegenerateInputError("sample-size search did not converge")
+    while hi - lo > 1:  # invariant: hw(lo) > target >= hw(hi)
+        mid = (lo + hi) // 2
+        if half_width_at(mid) <= target:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def _check_half_width(half_width: float) -> float:
+    try:
+        hw = float(half_width)
+    except (TypeError, ValueError):
+        raise InvalidInputError(f"half_width: expected a number, got {half_width!r}") from None
+    if not 0.0 < hw < 1.0:
+        raise InvalidInputError(f"half_width: expected a value in (0, 1), got {half_width!r}")
+    return hw
+
+
+def wilson_n_for_half_width(p: float, half_width: float = 0.05, level: float = 0.95) -> int:
+    """Smallest number of items whose Wilson interval at accuracy ``p`` has this half-width.
+
+    ``p`` is the anticipated accuracy, treated as exact (p·n need not be whole). The Wilson
+    half-width z·sqrt(p(1−p)n + z²/4)/(n + z²) decreases in n, so the search is exact.
+    """
+    try:
+        pv = float(p)
+    except (TypeError, ValueError):
+        raise InvalidInputError(f"p: expected a number, got {p!r}") from None
+    if not 0.0 <= pv <= 1.0:
+        raise InvalidInputError(f"p: expected a value in [0, 1], got {p!r}")
+    hw = _check_half_width(half_width)
+    z = _z(_check_level(level))
+
+    def width(n: int) -> float:
+        return z * math.sqrt(pv * (1.0 - pv) * n + z * z / 4.0) / (n + z * z)
+
+    return _smallest_n(width, hw, 1)
+
+
+def fisher_z_n_for_half_width(
+    rho: float,
+    half_width: float = 0.05,
+    level: float = 0.95,
+    *,
+    variance: Literal["fisher", "fieller", "bonett_wright"] = "fisher",
+) -> int:
+    """Smallest number of pairs whose Fisher-z interval around ``rho`` has this half-width.
+
+    The half-width is measured on the correlation scale, (high − low) / 2, as
+    :attr:`Interval.half_width` reports it; it shrinks as n grows, so the search is exact.
+    """
+    choose(variance, FISHER_Z_VARIANCES, "Fisher z variance")
+    try:
+        r = float(rho)
+    except (TypeError, ValueError):
+        raise InvalidInputError(f"rho: expected a number, got {rho!r}") from None
+    if not math.isfinite(r) or abs(r) >= 1.0:
+        raise InvalidInputError(f"rho: expected a value in (-1, 1), got {rho!r}")
+    hw = _check_half_width(half_width)
+    z = _z(_check_level(level))
+    zr = math.atanh(r)
+    v = _fisher_var(r, variance)
+
+    def width(n: int) -> float:
+        c = z * math.sqrt(v / (n - 3))
+        return (math.tanh(zr + c) - math.tanh(zr - c)) / 2.0
+
+    return _smallest_n(width, hw, 4)
