@@ -1,0 +1,541 @@
+"""A thin, safe wrapper around `label_studio_sdk.LabelStudio` for the study commands.
+
+Why a wrapper: the SDK's defaults do not fit a study tool. It falls back to port 8000 and to
+LABEL_STUDIO_API_KEY read at import time (so base_url and api_key are always passed here); it
+retries 409 and every POST on 5xx (a retried import after a timeout can duplicate tasks); and its
+errors print response headers and bodies. Here every call goes through `_call`, which
+
+- retries connection failures, timeouts and 5xx a bounded number of times with backoff for
+  reads and other idempotent calls; calls that create things (projects, tasks, annotations,
+  predictions) are retried only when the request cannot have been processed (connection refused,
+  connect timeout, HTTP 503), so a retry never creates duplicates;
+- never retries 4xx;
+- raises `LabelStudioError` subclasses with a one-line message naming the URL and the operation,
+  never the token.
+
+Results come back as plain JSON dicts (the SDK's models dumped with their aliases).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, TypeVar
+
+import httpx
+from label_studio_sdk import LabelStudio
+from label_studio_sdk.core.api_error import ApiError
+
+__all__ = [
+    "LabelStudioAuthError",
+    "LabelStudioClient",
+    "LabelStudioError",
+    "LabelStudioNotFoundError",
+    "LabelStudioRequestError",
+    "LabelStudioServerError",
+    "LabelStudioTimeoutError",
+    "LabelStudioUnreachableError",
+]
+
+T = TypeVar("T")
+
+DEFAULT_TIMEOUT_S = 60.0
+DEFAULT_TRIES = 3
+DEFAULT_BACKOFF_S = 0.5
+IMPORT_BATCH_SIZE = 500
+PAGE_SIZE = 100
+# Project fields that `project_counts` reports (all present in Community's project response).
+COUNT_FIELDS = (
+    "task_number",
+    "num_tasks_with_annotations",
+    "total_annotations_number",
+    "finished_task_number",
+    "skipped_annotations_number",
+    "total_predictions_number",
+)
+
+
+class LabelStudioError(RuntimeError):
+    """A Label Studio call failed; the message is one line with the URL and the operation."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        url: str,
+        operation: str,
+        status_code: int | None = None,
+        attempts: int = 1,
+    ) -> None:
+        super().__init__(" ".join(message.split()))
+        self.url = url
+        self.operation = operation
+        self.status_code = status_code
+        self.attempts = attempts
+
+
+class LabelStudioUnreachableError(LabelStudioError):
+    """No HTTP answer: connection refused or dropped, DNS failure."""
+
+
+class LabelStudioTimeoutError(LabelStudioUnreachableError):
+    """The server did not answer within the timeout."""
+
+
+class LabelStudioAuthError(LabelStudioError):
+    """401/403: the API token was rejected or lacks access."""
+
+
+class LabelStudioNotFoundError(LabelStudioError):
+    """404: the project, task or endpoint does not exist (or is Enterprise-only)."""
+
+
+class LabelStudioRequestError(LabelStudioError):
+    """Another 4xx: the server refused the request as sent (e.g. an invalid labeling config)."""
+
+
+class LabelStudioServerError(LabelStudioError):
+    """5xx: the server failed (after the retries allowed for the call)."""
+
+
+def _plain(obj: Any) -> Any:
+    """SDK models (pydantic) to JSON-like dicts/lists, keeping only what the server sent."""
+    if obj is None or isinstance(obj, str | int | float | bool):
+        return obj
+    if isinstance(obj, Mapping):
+        return {k: _plain(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_plain(v) for v in obj]
+    if hasattr(obj, "json") and callable(obj.json):
+        return json.loads(obj.json())
+    return obj
+
+
+class LabelStudioClient:
+    """Label Studio calls the study commands need, with bounded retries and safe errors."""
+
+    def __init__(
+        self,
+        url: str,
+        api_key: str,
+        *,
+        timeout: float = DEFAULT_TIMEOUT_S,
+        tries: int = DEFAULT_TRIES,
+        backoff: float = DEFAULT_BACKOFF_S,
+    ) -> None:
+        if not url or not api_key:
+            raise ValueError("LabelStudioClient needs both a URL and an API key")
+        if not re.match(r"https?://[^/\s]+", url):
+            raise ValueError(f"Label Studio URL must start with http:// or https://, got {url!r}")
+        if tries < 1:
+            raise ValueError("tries must be at least 1")
+        self._url = url.rstrip("/")
+        self._api_key = api_key
+        self._timeout = float(timeout)
+        self._tries = tries
+        self._backoff = backoff
+        # max_retries=0: retries are decided here (the SDK would retry 409 and non-idempotent 5xx).
+        self._ls = LabelStudio(
+            base_url=self._url, api_key=api_key, timeout=self._timeout, max_retries=0
+        )
+
+    @classmethod
+    def from_env_or_embedded(cls, **kwargs: Any) -> LabelStudioClient:
+        """LABEL_STUDIO_URL + LABEL_STUDIO_API_KEY, else the embedded server's credentials."""
+        from .server import connection_from_env_or_embedded
+
+        url, token = connection_from_env_or_embedded()
+        return cls(url, token, **kwargs)
+
+    @property
+    def url(self) -> str:
+        return self._url
+
+    @property
+    def sdk(self) -> LabelStudio:
+        """The underlying SDK client, for calls not wrapped here (no retries, raw errors)."""
+        return self._ls
+
+    def __repr__(self) -> str:
+        return f"LabelStudioClient(url={self._url!r})"
+
+    # -- error handling -------------------------------------------------------------------
+
+    def _scrub(self, text: str) -> str:
+        return text.replace(self._api_key, "***") if self._api_key else text
+
+    def _detail(self, body: Any) -> str:
+        """A short, one-line, token-free excerpt of an error body (e.g. a config validation)."""
+        if body is None or body == "":
+            return ""
+        if isinstance(body, Mapping):
+            body = body.get("validation_errors") or body.get("detail") or body
+        text = body if isinstance(body, str) else json.dumps(body, ensure_ascii=False, default=str)
+        if re.search(r"<\s*(html|!doctype)", text, re.IGNORECASE):
+            return ""  # an HTML error page says nothing useful in one line
+        text = self._scrub(" ".join(text.split()))
+        return text[:300] + ("…" if len(text) > 300 else "")
+
+    def _http_error(
+        self, operation: str, status: int, body: Any, attempts: int
+    ) -> LabelStudioError:
+        at = f"Label Studio at {self._url}"
+        kw: dict[str, Any] = {
+            "url": self._url,
+            "operation": operation,
+            "status_code": status,
+            "attempts": attempts,
+        }
+        detail = self._detail(body)
+        suffix = f": {detail}" if detail else ""
+        if status == 401:
+            return LabelStudioAuthError(f"{at} rejected the API token (401) ({operation})", **kw)
+        if status == 403:
+            return LabelStudioAuthError(
+                f"{at} refused access with this API token (403) ({operation}){suffix}", **kw
+            )
+        if status == 404:
+            return LabelStudioNotFoundError(f"{at}: not found (404) ({operation}){suffix}", **kw)
+        if status >= 500:
+            tries = f" after {attempts} tries" if attempts > 1 else ""
+            return LabelStudioServerError(
+                f"{at} failed with HTTP {status}{tries} ({operation}){suffix}", **kw
+            )
+        return LabelStudioRequestError(
+            f"{at} rejected the request with HTTP {status} ({operation}){suffix}", **kw
+        )
+
+    def _call(self, operation: str, fn: Callable[[], T], *, idempotent: bool = True) -> T:
+        """Run `fn` with bounded retries; turn every failure into a LabelStudioError."""
+        attempt = 0
+        while True:
+            attempt += 1
+            last = attempt >= self._tries
+            try:
+                return fn()
+            except ApiError as exc:
+                status = exc.status_code
+                if status is None:  # raised by the SDK itself, not by an HTTP answer
+                    raise LabelStudioError(
+                        f"Label Studio client error ({operation}): {self._detail(exc.body)}",
+                        url=self._url,
+                        operation=operation,
+                    ) from None
+                retry = status >= 500 and (idempotent or status == 503)
+                if not retry or last:
+                    error = self._http_error(operation, status, exc.body, attempt)
+                    if status >= 500 and not idempotent and status != 503:
+                        error.args = (f"{error}; it may have been applied, check before redoing",)
+                    raise error from None
+            except httpx.TimeoutException as exc:
+                # A connect timeout never reached the server; a read timeout may have been applied.
+                retry = idempotent or isinstance(exc, httpx.ConnectTimeout)
+                if not retry or last:
+                    raise LabelStudioTimeoutError(
+                        f"Label Studio at {self._url} did not answer within "
+                        f"{self._timeout:g} s ({operation})"
+                        + (f" after {attempt} tries" if attempt > 1 else "")
+                        + ("" if retry else "; it may have been applied, check before redoing"),
+                        url=self._url,
+                        operation=operation,
+                        attempts=attempt,
+                    ) from None
+            except httpx.ConnectError:
+                if last:
+                    raise LabelStudioUnreachableError(
+                        f"Label Studio at {self._url} is not reachable ({operation})",
+                        url=self._url,
+                        operation=operation,
+                        attempts=attempt,
+                    ) from None
+            except httpx.TransportError as exc:
+                # Dropped connection, protocol error: the request may have been processed.
+                if not idempotent or last:
+                    raise LabelStudioUnreachableError(
+                        f"Label Studio at {self._url} closed the connection ({operation}): "
+                        f"{type(exc).__name__}"
+                        + (
+                            "" if idempotent else "; it may have been applied, check before redoing"
+                        ),
+                        url=self._url,
+                        operation=operation,
+                        attempts=attempt,
+                    ) from None
+            time.sleep(self._backoff * (2 ** (attempt - 1)))
+
+    # -- projects ---------------------------------------------------------------------------
+
+    def whoami(self) -> dict[str, Any]:
+        """The token owner's user record (checks URL and token in one call)."""
+        return _plain(self._call("who am I", lambda: self._ls.users.whoami()))
+
+    def create_project(
+        self,
+        title: str,
+        label_config: str,
+        maximum_annotations: int,
+        show_collab_predictions: bool = False,
+        **fields: Any,
+    ) -> dict[str, Any]:
+        """Create a project; re-reads it and re-asserts `show_collab_predictions`."""
+        op = f"create project {title!r}"
+        created = self._call(
+            op,
+            lambda: self._ls.projects.create(
+                title=title,
+                label_config=label_config,
+                maximum_annotations=maximum_annotations,
+                show_collab_predictions=show_collab_predictions,
+                **fields,
+            ),
+            idempotent=False,
+        )
+        project_id = int(_plain(created)["id"])
+        return self.assert_collab_predictions(project_id, show_collab_predictions)
+
+    def assert_collab_predictions(self, project_id: int, show: bool = False) -> dict[str, Any]:
+        """Make sure the project shows (or hides) predictions to annotators; the project.
+
+        Label Studio's own bookkeeping (setting the flag clears `model_version`, importing
+        predictions sets it again) makes this worth re-checking after every prediction upload.
+        """
+        project = self.get_project(project_id)
+        if bool(project.get("show_collab_predictions")) != show:
+            project = self.update_project(project_id, show_collab_predictions=show)
+            if bool(project.get("show_collab_predictions")) != show:
+                raise LabelStudioError(
+                    f"Label Studio at {self._url} did not keep show_collab_predictions={show} "
+                    f"(project {project_id})",
+                    url=self._url,
+                    operation="set show_collab_predictions",
+                )
+        return project
+
+    def get_project(self, project_id: int) -> dict[str, Any]:
+        return _plain(
+            self._call(f"get project {project_id}", lambda: self._ls.projects.get(id=project_id))
+        )
+
+    def list_projects(self) -> list[dict[str, Any]]:
+        """All projects the token can see (all pages)."""
+        return self._call(
+            "list projects",
+            lambda: [_plain(p) for p in self._ls.projects.list(page_size=PAGE_SIZE)],
+        )
+
+    def find_project_by_title(self, title: str) -> dict[str, Any] | None:
+        """The project with exactly this title, None if there is none; error if several."""
+        matches = [p for p in self.list_projects() if p.get("title") == title]
+        if len(matches) > 1:
+            ids = ", ".join(str(p.get("id")) for p in matches)
+            raise LabelStudioError(
+                f"Label Studio at {self._url} has {len(matches)} projects titled {title!r} "
+                f"(ids {ids}); rename or delete the extra ones",
+                url=self._url,
+                operation="find project by title",
+            )
+        return matches[0] if matches else None
+
+    def update_project(self, project_id: int, **fields: Any) -> dict[str, Any]:
+        """PATCH project fields (idempotent: the same values can be sent twice)."""
+        names = ", ".join(sorted(fields)) or "nothing"
+        return _plain(
+            self._call(
+                f"update project {project_id} ({names})",
+                lambda: self._ls.projects.update(id=project_id, **fields),
+            )
+        )
+
+    def delete_project(self, project_id: int) -> None:
+        self._call(f"delete project {project_id}", lambda: self._ls.projects.delete(id=project_id))
+
+    def project_counts(self, project_id: int) -> dict[str, int]:
+        """Progress counters of a project (tasks, annotated tasks, annotations, ...)."""
+        project = self.get_project(project_id)
+        return {k: int(project.get(k) or 0) for k in COUNT_FIELDS}
+
+    def list_project_counts(self) -> dict[int, dict[str, int]]:
+        """Progress counters of every visible project in one paged call (/api/projects/counts/)."""
+
+        def fetch() -> dict[int, dict[str, int]]:
+            out: dict[int, dict[str, int]] = {}
+            page = 1
+            while True:
+                resp = _plain(self._ls.projects.list_counts(page=page, page_size=PAGE_SIZE))
+                for row in resp.get("results") or []:
+                    out[int(row["id"])] = {k: int(row.get(k) or 0) for k in COUNT_FIELDS}
+                if not resp.get("next"):
+                    return out
+                page += 1
+
+        return self._call("list project counts", fetch)
+
+    # -- tasks, annotations, predictions ---------------------------------------------------
+
+    def import_tasks(
+        self,
+        project_id: int,
+        tasks: Iterable[Mapping[str, Any]],
+        *,
+        batch_size: int = IMPORT_BATCH_SIZE,
+    ) -> list[int]:
+        """Import tasks (`{"data": {...}}` each) in batches; the new task ids, in input order."""
+        batch_list = list(tasks)
+        for n, task in enumerate(batch_list):
+            if not isinstance(task, Mapping) or not isinstance(task.get("data"), Mapping):
+                raise ValueError(f"task {n} has no 'data' mapping")
+        ids: list[int] = []
+        for start in range(0, len(batch_list), batch_size):
+            batch = [dict(t) for t in batch_list[start : start + batch_size]]
+            op = f"import tasks {start + 1}-{start + len(batch)} into project {project_id}"
+            resp = self._call(
+                op,
+                lambda batch=batch: self._ls.projects.import_tasks(
+                    id=project_id, request=batch, return_task_ids=True
+                ),
+                idempotent=False,
+            )
+            got = list(getattr(resp, "task_ids", None) or [])
+            if len(got) != len(batch):
+                raise LabelStudioError(
+                    f"Label Studio at {self._url} returned {len(got)} task ids for "
+                    f"{len(batch)} imported tasks ({op})",
+                    url=self._url,
+                    operation=op,
+                )
+            ids.extend(int(i) for i in got)
+        return ids
+
+    def list_tasks(self, project_id: int, *, page_size: int = PAGE_SIZE) -> list[dict[str, Any]]:
+        """Every task of a project with its annotations and predictions (fields="all")."""
+        return self._call(
+            f"list tasks of project {project_id}",
+            lambda: [
+                _plain(t)
+                for t in self._ls.tasks.list(project=project_id, fields="all", page_size=page_size)
+            ],
+        )
+
+    def get_task(self, task_id: int) -> dict[str, Any]:
+        return _plain(self._call(f"get task {task_id}", lambda: self._ls.tasks.get(id=task_id)))
+
+    def create_annotation(
+        self,
+        task_id: int,
+        result: Sequence[Mapping[str, Any]],
+        lead_time: float | None = None,
+        **fields: Any,
+    ) -> dict[str, Any]:
+        """Create an annotation on a task as the token's owner (tests and demos)."""
+        extra = dict(fields)
+        if lead_time is not None:
+            extra["lead_time"] = float(lead_time)
+        return _plain(
+            self._call(
+                f"create annotation on task {task_id}",
+                lambda: self._ls.annotations.create(
+                    id=task_id, result=[dict(r) for r in result], **extra
+                ),
+                idempotent=False,
+            )
+        )
+
+    def list_annotations(self, task_id: int) -> list[dict[str, Any]]:
+        return _plain(
+            self._call(
+                f"list annotations of task {task_id}",
+                lambda: self._ls.annotations.list(id=task_id),
+            )
+        )
+
+    def import_predictions(
+        self,
+        project_id: int,
+        predictions: Iterable[Mapping[str, Any]],
+        *,
+        batch_size: int = IMPORT_BATCH_SIZE,
+    ) -> int:
+        """Import predictions (`{task, result, model_version, score}`); how many were created.
+
+        Afterwards `show_collab_predictions=False` is asserted again (an import resets the
+        project's `model_version`, and predictions must stay out of the annotators' view).
+        """
+        items = [dict(p) for p in predictions]
+        for n, p in enumerate(items):
+            if "task" not in p or "result" not in p:
+                raise ValueError(f"prediction {n} needs 'task' and 'result'")
+        created = 0
+        for start in range(0, len(items), batch_size):
+            batch = items[start : start + batch_size]
+            op = f"import predictions {start + 1}-{start + len(batch)} into project {project_id}"
+            resp = self._call(
+                op,
+                lambda batch=batch: self._ls.projects.import_predictions(
+                    id=project_id, request=batch
+                ),
+                idempotent=False,
+            )
+            created += int(_plain(resp).get("created", len(batch)) or 0)
+        self.assert_collab_predictions(project_id, False)
+        return created
+
+    # -- users (tests and demos) ------------------------------------------------------------
+
+    def sign_up_user(self, email: str, password: str) -> tuple[int, str]:
+        """Create a user through the invite link and return (user id, that user's API token).
+
+        `users.create` leaves the new user outside the organization and cannot set a password;
+        signing up through the organization's invite link gives a complete, usable account.
+        """
+        op = f"sign up user {email!r}"
+        invite = self._call(
+            op,
+            lambda: self._raw_get(
+                "/api/invite", headers={"Authorization": f"Token {self._api_key}"}
+            ),
+        )
+        token = invite.get("token") if isinstance(invite, Mapping) else None
+        if not token:
+            raise LabelStudioError(
+                f"Label Studio at {self._url} gave no invite token ({op})",
+                url=self._url,
+                operation=op,
+            )
+
+        def signup() -> tuple[int, str]:
+            with httpx.Client(base_url=self._url, timeout=self._timeout) as web:
+                page = web.get("/user/signup/", params={"token": token})
+                if page.status_code >= 400:
+                    raise ApiError(status_code=page.status_code, body=None)
+                resp = web.post(
+                    "/user/signup/",
+                    params={"token": token},
+                    data={
+                        "email": email,
+                        "password": password,
+                        "csrfmiddlewaretoken": web.cookies.get("csrftoken", ""),
+                    },
+                    headers={"Referer": f"{self._url}/user/signup/"},
+                )
+                if resp.status_code != 302:
+                    raise ApiError(
+                        status_code=resp.status_code if resp.status_code >= 400 else 400,
+                        body="sign-up form refused (existing email or weak password?)",
+                    )
+                me = web.get("/api/current-user/whoami")
+                tok = web.get("/api/current-user/token")
+                for r in (me, tok):
+                    if r.status_code != 200:
+                        raise ApiError(status_code=r.status_code, body=None)
+                return int(me.json()["id"]), str(tok.json()["token"])
+
+        return self._call(op, signup, idempotent=False)
+
+    def _raw_get(self, path: str, headers: Mapping[str, str]) -> Any:
+        with httpx.Client(base_url=self._url, timeout=self._timeout) as web:
+            resp = web.get(path, headers=dict(headers))
+        if resp.status_code >= 400:
+            raise ApiError(status_code=resp.status_code, body=None)
+        return resp.json()

@@ -1,0 +1,539 @@
+"""The embedded Label Studio: a local server on SQLite, bound to 127.0.0.1, run in the background.
+
+`hume-sync up` / `down` call `start` / `stop`; the integration tests start their server through the
+same `start`, so what the tests check is what users run. The admin token is generated here and kept
+in a file only the user can read (``credentials.json``, mode 0600); it is never printed, logged or
+put into an exception message or a repr.
+
+Facts this module relies on (label-studio 1.23.2): ``label-studio start`` silently moves to another
+port when the asked one is busy, so the port is checked first and the running server is verified
+with the token afterwards; ``--data-dir`` is ignored when ``DATABASE_NAME`` or
+``LABEL_STUDIO_BASE_DATA_DIR`` are already in the environment, so the child gets a cleaned
+environment; the admin user and token are only created on the first start (a restart keeps them).
+The admin's name, password and token reach the server through its environment
+(LABEL_STUDIO_USERNAME/PASSWORD/USER_TOKEN), never its command line, which other users can read.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "CREDENTIALS_FILE",
+    "LOG_FILE",
+    "PID_FILE",
+    "ConnectionNotConfiguredError",
+    "PortInUseError",
+    "ServerError",
+    "ServerInfo",
+    "ServerStartError",
+    "ServerStatus",
+    "connection_from_env_or_embedded",
+    "default_data_dir",
+    "find_executable",
+    "free_port",
+    "read_credentials",
+    "start",
+    "status",
+    "stop",
+]
+
+CREDENTIALS_FILE = "credentials.json"
+PID_FILE = "label-studio.pid"
+LOG_FILE = "label-studio.log"
+DEFAULT_PORT = 8080
+DEFAULT_USERNAME = "admin@hume.local"
+HOST = "127.0.0.1"
+
+# Environment the server needs: no calls to the package index or analytics, ML backends and
+# webhooks on 127.0.0.1 allowed, and the legacy token (the one we generate) accepted.
+SERVER_ENV: dict[str, str] = {
+    "LATEST_VERSION_CHECK": "false",
+    "COLLECT_ANALYTICS": "false",
+    "ML_BLOCK_LOCAL_IP": "false",
+    "SSRF_PROTECTION_ENABLED": "false",
+    "LABEL_STUDIO_ENABLE_LEGACY_API_TOKEN": "true",
+    "DJANGO_DB": "sqlite",
+    "DJANGO_SETTINGS_MODULE": "label_studio.core.settings.label_studio",
+}
+# Variables Label Studio reads (plain or with a LABEL_STUDIO_/HEARTEX_ prefix) that would override
+# the command line (data dir, database, host, port, user): dropped from the child's environment.
+_SHADOWING_NAMES = frozenset(
+    {"DATABASE_NAME", "BASE_DATA_DIR", "DJANGO_DB", "HOST", "PORT", "USERNAME", "PASSWORD"}
+    | {"USER_TOKEN", "DJANGO_SETTINGS_MODULE"}
+)
+_SHADOWING_PREFIXES = ("LABEL_STUDIO_", "HEARTEX_", "POSTGRE_", "MYSQL_")
+
+
+class ServerError(RuntimeError):
+    """Base class for problems with the embedded Label Studio server."""
+
+
+class ServerStartError(ServerError):
+    """The server could not be started or did not become healthy in time."""
+
+
+class PortInUseError(ServerStartError):
+    """The asked port is taken by another program (Label Studio would silently pick another)."""
+
+
+class ConnectionNotConfiguredError(ServerError):
+    """Neither the environment nor an embedded server says where Label Studio is."""
+
+
+@dataclass(frozen=True)
+class ServerInfo:
+    """How to reach a running embedded server; secrets are kept out of the repr."""
+
+    url: str
+    username: str
+    password: str = field(repr=False)
+    token: str = field(repr=False)
+    data_dir: Path
+    pid: int | None
+    log_path: Path
+    already_running: bool = False
+
+
+@dataclass(frozen=True)
+class ServerStatus:
+    """What `status` found: configured (credentials exist), running (process alive), healthy."""
+
+    data_dir: Path
+    configured: bool
+    running: bool
+    healthy: bool
+    pid: int | None
+    url: str | None
+
+
+# Popen objects of servers started by this process, kept so that `stop` can reap them (no zombies,
+# no "subprocess still running" warnings).
+_CHILDREN: dict[int, subprocess.Popen[bytes]] = {}
+
+
+def default_data_dir() -> Path:
+    """~/.hume/label-studio, or $HUME_HOME/label-studio when HUME_HOME is set."""
+    home = os.environ.get("HUME_HOME")
+    base = Path(home).expanduser() if home else Path.home() / ".hume"
+    return base / "label-studio"
+
+
+def find_executable() -> Path:
+    """The `label-studio` CLI of this interpreter's environment (next to sys.executable) first."""
+    candidate = Path(sys.executable).parent / "label-studio"
+    if candidate.is_file() and os.access(candidate, os.X_OK):
+        return candidate
+    found = shutil.which("label-studio")
+    if found:
+        return Path(found)
+    raise ServerStartError(
+        "the `label-studio` command was not found next to "
+        f"{sys.executable} or on PATH; install it with `pip install 'hume[server]'`"
+    )
+
+
+def free_port(host: str = HOST) -> int:
+    """A port that is free right now on `host` (the OS picks it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((host, 0))
+        return int(s.getsockname()[1])
+
+
+def _port_is_free(port: int, host: str = HOST) -> bool:
+    """True when nothing listens on host:port (Label Studio probes `localhost` by connecting)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.settimeout(1.0)
+        if s.connect_ex((host, port)) == 0:
+            return False
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        # Like the server itself (SO_REUSEADDR): connections of a just-stopped server that linger
+        # in TIME_WAIT do not block it, a listening socket does.
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
+def _write_private(path: Path, payload: Mapping[str, Any]) -> None:
+    """Write JSON readable by the owner only (0600), also when the file already exists."""
+    tmp = path.with_name(path.name + ".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.fchmod(fd, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(dict(payload), fh, indent=2)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+    os.replace(tmp, path)
+
+
+def read_credentials(data_dir: Path | None = None) -> dict[str, str] | None:
+    """The embedded server's credentials (url, username, password, token), or None if absent."""
+    path = Path(data_dir or default_data_dir()) / CREDENTIALS_FILE
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        raise ServerError(
+            f"cannot read the credentials file {path}: {type(exc).__name__}"
+        ) from None
+    if not isinstance(raw, dict) or not all(
+        isinstance(raw.get(k), str) and raw.get(k) for k in ("url", "username", "password", "token")
+    ):
+        raise ServerError(
+            f"the credentials file {path} is incomplete (url, username, password, token)"
+        )
+    return {k: raw[k] for k in ("url", "username", "password", "token")}
+
+
+def _read_pid(data_dir: Path) -> int | None:
+    try:
+        raw = json.loads((data_dir / PID_FILE).read_text(encoding="utf-8"))
+        pid = int(raw["pid"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return pid if pid > 0 else None
+
+
+def _reap(pid: int) -> None:
+    """Collect the exit status of our own child so it does not linger as a zombie."""
+    proc = _CHILDREN.get(pid)
+    if proc is not None:
+        if proc.poll() is not None:
+            _CHILDREN.pop(pid, None)
+        return
+    with contextlib.suppress(ChildProcessError, OSError):
+        os.waitpid(pid, os.WNOHANG)
+
+
+def _alive(pid: int) -> bool:
+    """True when `pid` runs and (where /proc exists) is a Label Studio process, not a reused pid."""
+    _reap(pid)
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return False  # someone else's process: the pid was reused
+    cmdline = Path(f"/proc/{pid}/cmdline")
+    if cmdline.exists():
+        try:
+            argv = cmdline.read_bytes().decode("utf-8", "replace").split("\0")
+        except OSError:
+            return False
+        # `label-studio start ...`, possibly as `python /path/label-studio start ...`
+        if not any(Path(a).name == "label-studio" for a in argv[:3]) or "start" not in argv:
+            return False
+        stat = Path(f"/proc/{pid}/stat")
+        with contextlib.suppress(OSError, IndexError):
+            if stat.read_text().rsplit(")", 1)[1].split()[0] == "Z":
+                return False
+    return True
+
+
+def _get(url: str, token: str | None = None, timeout: float = 5.0) -> tuple[int, bytes]:
+    """A plain GET (no SDK: it must work before the server is up); (status, body) or (0, b"")."""
+    request = urllib.request.Request(url)
+    if token:
+        request.add_header("Authorization", f"Token {token}")
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as resp:
+            return int(resp.status), resp.read()
+    except urllib.error.HTTPError as exc:
+        return int(exc.code), b""
+    except (urllib.error.URLError, OSError, ValueError):
+        return 0, b""
+
+
+def _healthy(url: str) -> bool:
+    code, body = _get(url.rstrip("/") + "/health", timeout=3.0)
+    if code != 200:
+        return False
+    try:
+        return json.loads(body).get("status") == "UP"
+    except (ValueError, AttributeError):
+        return False
+
+
+def _log_tail(log_path: Path, secrets_: tuple[str, ...] = (), lines: int = 30) -> str:
+    """The end of the server log, with secrets masked, for error messages."""
+    try:
+        text = log_path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return "(no log)"
+    for secret in secrets_:
+        if secret:
+            text = text.replace(secret, "***")
+    return "\n".join(text.splitlines()[-lines:])
+
+
+def _log_since(log_path: Path, offset: int) -> str:
+    """What this start wrote to the (appended) log so far."""
+    try:
+        with open(log_path, "rb") as fh:
+            fh.seek(offset)
+            return fh.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def _child_env(data_dir: Path, extra_env: Mapping[str, str] | None) -> dict[str, str]:
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in _SHADOWING_NAMES and not k.startswith(_SHADOWING_PREFIXES)
+    }
+    env.update(SERVER_ENV)
+    env["LABEL_STUDIO_BASE_DATA_DIR"] = str(data_dir)
+    env["PYTHONUNBUFFERED"] = "1"
+    if extra_env:
+        env.update(extra_env)
+    return env
+
+
+def _kill_group(pid: int, timeout: float = 30.0) -> None:
+    """SIGTERM the process group of `pid`, then SIGKILL it if it does not exit in time."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(pid, sig)
+        except ProcessLookupError:
+            break
+        except PermissionError:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, sig)
+        deadline = time.monotonic() + (timeout if sig == signal.SIGTERM else 10.0)
+        while time.monotonic() < deadline:
+            proc = _CHILDREN.get(pid)
+            if proc is not None:
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    proc.wait(timeout=0.2)
+                if proc.poll() is not None:
+                    _CHILDREN.pop(pid, None)
+                    return
+            elif not _alive(pid):
+                return
+            else:
+                time.sleep(0.2)
+
+
+def _info_from(
+    data_dir: Path, creds: Mapping[str, str], pid: int | None, already: bool
+) -> ServerInfo:
+    return ServerInfo(
+        url=creds["url"],
+        username=creds["username"],
+        password=creds["password"],
+        token=creds["token"],
+        data_dir=data_dir,
+        pid=pid,
+        log_path=data_dir / LOG_FILE,
+        already_running=already,
+    )
+
+
+def start(
+    data_dir: Path | None = None,
+    port: int = DEFAULT_PORT,
+    *,
+    username: str = DEFAULT_USERNAME,
+    timeout: float = 240.0,
+    executable: Path | str | None = None,
+    extra_env: Mapping[str, str] | None = None,
+) -> ServerInfo:
+    """Start the embedded server in the background and wait until /health answers.
+
+    Idempotent: when the server of `data_dir` already runs and answers, its info is returned
+    (with its own port, which may differ from `port`). The first start creates the admin user
+    with a generated password and token; later starts reuse them from ``credentials.json``.
+    """
+    data_dir = Path(data_dir or default_data_dir()).expanduser().resolve()
+    data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    # One start at a time per data dir: two `hume-sync up` at once must not spawn two servers.
+    with open(data_dir / ".start.lock", "a") as lock:
+        fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
+        try:
+            return _start_locked(data_dir, port, username, timeout, executable, extra_env)
+        finally:
+            fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
+
+
+def _start_locked(
+    data_dir: Path,
+    port: int,
+    username: str,
+    timeout: float,
+    executable: Path | str | None,
+    extra_env: Mapping[str, str] | None,
+) -> ServerInfo:
+    log_path = data_dir / LOG_FILE
+    creds = read_credentials(data_dir)
+
+    pid = _read_pid(data_dir)
+    if pid is not None and _alive(pid):
+        # Running already, maybe still starting (migrations): wait for it rather than fail.
+        deadline = time.monotonic() + timeout
+        while creds is not None and _alive(pid) and time.monotonic() < deadline:
+            if _healthy(creds["url"]):
+                return _info_from(data_dir, creds, pid, already=True)
+            time.sleep(0.5)
+        raise ServerStartError(
+            f"a Label Studio process (pid {pid}) of {data_dir} runs but does not answer; "
+            f"stop it first (`hume-sync down`); log: {log_path}"
+        )
+    with contextlib.suppress(FileNotFoundError):
+        (data_dir / PID_FILE).unlink()
+
+    if creds is None and (data_dir / "label_studio.sqlite3").exists():
+        raise ServerStartError(
+            f"{data_dir} holds a Label Studio database but no {CREDENTIALS_FILE}: its admin token "
+            "is unknown; use another data dir or restore the credentials file"
+        )
+    if not _port_is_free(port):
+        raise PortInUseError(f"port {port} on {HOST} is already in use; choose another port")
+
+    url = f"http://{HOST}:{port}"
+    if creds is None:
+        creds = {
+            "url": url,
+            "username": username,
+            "password": secrets.token_urlsafe(18),
+            "token": secrets.token_hex(20),  # 40 characters: the size of a Django REST token key
+        }
+    else:
+        creds = {**creds, "url": url}
+    _write_private(data_dir / CREDENTIALS_FILE, creds)
+
+    exe = Path(executable) if executable else find_executable()
+    argv = [
+        str(exe),
+        "start",
+        "--no-browser",
+        "--internal-host",
+        HOST,
+        "--port",
+        str(port),
+        "--data-dir",
+        str(data_dir),
+        "--enable-legacy-api-token",
+    ]
+    # The admin user, password and token go through the environment, which only the owner can
+    # read (/proc/<pid>/environ), not through --username/--password/--user-token, which any local
+    # user could read in the process list. Label Studio reads LABEL_STUDIO_<NAME> for each.
+    env = _child_env(data_dir, extra_env)
+    env["LABEL_STUDIO_USERNAME"] = creds["username"]
+    env["LABEL_STUDIO_PASSWORD"] = creds["password"]
+    env["LABEL_STUDIO_USER_TOKEN"] = creds["token"]
+    secrets_ = (creds["token"], creds["password"])
+    log_offset = log_path.stat().st_size if log_path.exists() else 0
+    with open(log_path, "ab") as log:
+        os.fchmod(log.fileno(), 0o600)
+        proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            cwd=data_dir,
+            env=env,
+            start_new_session=True,  # own session and process group: survives the CLI, killpg works
+        )
+    _CHILDREN[proc.pid] = proc
+    _write_private(data_dir / PID_FILE, {"pid": proc.pid, "port": port, "started_at": time.time()})
+
+    def fail(reason: str) -> ServerStartError:
+        _kill_group(proc.pid, timeout=10.0)
+        with contextlib.suppress(FileNotFoundError):
+            (data_dir / PID_FILE).unlink()
+        tail = _log_tail(log_path, secrets_)
+        return ServerStartError(f"Label Studio {reason}; last lines of {log_path}:\n{tail}")
+
+    deadline = time.monotonic() + timeout
+    while True:
+        if proc.poll() is not None:
+            raise fail(f"exited with code {proc.returncode} during start-up")
+        if "Trying to start at" in _log_since(log_path, log_offset):
+            raise fail(f"found port {port} busy and moved to another port")
+        if _healthy(url):
+            break
+        if time.monotonic() > deadline:
+            raise fail(f"did not answer GET {url}/health within {timeout:.0f} s")
+        time.sleep(0.5)
+
+    # /health says *a* server answers on the port; the token says it is ours.
+    code, _ = _get(f"{url}/api/current-user/whoami", token=creds["token"])
+    if code != 200:
+        raise fail(f"at {url} does not accept this data dir's admin token (HTTP {code or 'error'})")
+    return _info_from(data_dir, creds, proc.pid, already=False)
+
+
+def stop(data_dir: Path | None = None, *, timeout: float = 30.0) -> bool:
+    """Stop the embedded server of `data_dir`; True if one was running. Credentials are kept."""
+    data_dir = Path(data_dir or default_data_dir()).expanduser().resolve()
+    pid = _read_pid(data_dir)
+    stopped = False
+    if pid is not None and (_alive(pid) or pid in _CHILDREN):
+        _kill_group(pid, timeout=timeout)
+        stopped = True
+    with contextlib.suppress(FileNotFoundError):
+        (data_dir / PID_FILE).unlink()
+    return stopped
+
+
+def status(data_dir: Path | None = None) -> ServerStatus:
+    """Whether the embedded server of `data_dir` is configured, running and answering."""
+    data_dir = Path(data_dir or default_data_dir()).expanduser().resolve()
+    creds = read_credentials(data_dir)
+    pid = _read_pid(data_dir)
+    running = pid is not None and _alive(pid)
+    url = creds["url"] if creds else None
+    return ServerStatus(
+        data_dir=data_dir,
+        configured=creds is not None,
+        running=running,
+        healthy=bool(running and url and _healthy(url)),
+        pid=pid if running else None,
+        url=url,
+    )
+
+
+def connection_from_env_or_embedded(data_dir: Path | None = None) -> tuple[str, str]:
+    """(url, token): LABEL_STUDIO_URL + LABEL_STUDIO_API_KEY if set, else the embedded server's."""
+    url = os.environ.get("LABEL_STUDIO_URL", "").strip()
+    key = os.environ.get("LABEL_STUDIO_API_KEY", "").strip()
+    if url and key:
+        return url.rstrip("/"), key
+    if url or key:
+        missing = "LABEL_STUDIO_API_KEY" if url else "LABEL_STUDIO_URL"
+        raise ConnectionNotConfiguredError(
+            f"{missing} is not set: set both LABEL_STUDIO_URL and LABEL_STUDIO_API_KEY, "
+            "or neither to use the embedded server"
+        )
+    directory = Path(data_dir or default_data_dir()).expanduser()
+    creds = read_credentials(directory)
+    if creds is None:
+        raise ConnectionNotConfiguredError(
+            "no Label Studio configured: set LABEL_STUDIO_URL and LABEL_STUDIO_API_KEY, "
+            f"or start the embedded server with `hume-sync up` (data dir {directory})"
+        )
+    return creds["url"], creds["token"]

@@ -1,0 +1,267 @@
+"""Rendering, task data and registry of the labeling configs (no server needed)."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+import pytest
+
+import label_studio_configs as lsc
+from label_studio_configs import classification, clustering, reranking, sts
+from label_studio_configs._common import is_rtl
+from label_studio_configs.errors import (
+    ConfigError,
+    InvalidContentError,
+    UnknownTaskTypeError,
+)
+
+NASTY_LABELS = ["a & b", "<tag>", 'say "hi"', "it's", "x > y < z", "naïve — ünïcödé"]
+RENDER_KW = {
+    "classification": {"labels": ["joy", "anger", "fear"]},
+    "clustering": {"n_groups": 5},
+    "reranking": {},
+    "sts": {},
+}
+TEXT_TAGS = {"Text", "List", "Ranker"}
+
+
+def render(task_type: str, **kw) -> str:
+    return lsc.get(task_type).render_config(**{**RENDER_KW[task_type], **kw})
+
+
+def parents(root: ET.Element) -> dict[ET.Element, ET.Element]:
+    return {child: parent for parent in root.iter() for child in parent}
+
+
+def direction_of(root: ET.Element, element: ET.Element) -> str | None:
+    """The CSS direction an element inherits from its View ancestors."""
+    up = parents(root)
+    node: ET.Element | None = element
+    while node is not None:
+        style = node.get("style") or ""
+        if "direction: rtl" in style:
+            return "rtl"
+        if "direction: ltr" in style:
+            return "ltr"
+        node = up.get(node)
+    return None
+
+
+@pytest.mark.parametrize("task_type", lsc.TASK_TYPES)
+def test_config_is_well_formed_xml_with_a_view_root(task_type: str) -> None:
+    root = ET.fromstring(render(task_type))
+    assert root.tag == "View"
+    names = [e.get("name") for e in root.iter() if e.get("name")]
+    assert len(names) == len(set(names)), "Label Studio needs unique tag names"
+
+
+@pytest.mark.parametrize("task_type", lsc.TASK_TYPES)
+def test_sdk_label_interface_accepts_config(task_type: str) -> None:
+    interface = pytest.importorskip("label_studio_sdk.label_interface")
+    li = interface.LabelInterface(render(task_type))
+    control = li.get_control(lsc.get(task_type).FROM_NAME)
+    assert control.to_name == [lsc.get(task_type).TO_NAME]
+
+
+def test_classification_labels_escaped_and_round_trip_through_xml() -> None:
+    xml = classification.render_config(labels=NASTY_LABELS)
+    root = ET.fromstring(xml)
+    assert [c.get("value") for c in root.iter("Choice")] == NASTY_LABELS
+    choices = next(root.iter("Choices"))
+    assert choices.get("choice") == "single-radio"
+    assert choices.get("toName") == "text"
+
+
+@pytest.mark.parametrize(
+    "labels",
+    [None, [], ["a", "a"], ["ok", ""], ["ok", "   "], ["$text"], ["a\x00b"], "joy", [1, 2]],
+)
+def test_classification_rejects_bad_label_sets(labels) -> None:
+    with pytest.raises(InvalidContentError):
+        classification.render_config(labels=labels)
+
+
+def test_sts_has_levels_0_to_5_with_meaning() -> None:
+    root = ET.fromstring(sts.render_config())
+    choices = list(root.iter("Choice"))
+    assert sorted(c.get("alias") for c in choices) == ["0", "1", "2", "3", "4", "5"]
+    shown = {c.get("alias"): c.get("value") for c in choices}
+    assert "completely dissimilar" in shown["0"]
+    assert "completely equivalent" in shown["5"]
+    assert all(len(v) > 5 for v in shown.values())  # every level says what it means
+    assert not list(root.iter("Rating")), "Rating cannot record 0"
+
+
+def test_sts_custom_levels() -> None:
+    root = ET.fromstring(sts.render_config(labels={1: "unrelated", 2: "related", 3: "same"}))
+    assert sorted(c.get("alias") for c in root.iter("Choice")) == ["1", "2", "3"]
+    with pytest.raises(InvalidContentError):
+        sts.render_config(labels=["0", "1"])
+    with pytest.raises(InvalidContentError):
+        sts.render_config(labels={"a": "b"})
+
+
+@pytest.mark.parametrize("k", [2, 5, 6, 12])
+def test_clustering_renders_k_buckets_and_no_default(k: int) -> None:
+    root = ET.fromstring(clustering.render_config(n_groups=k))
+    buckets = list(root.iter("Bucket"))
+    assert [b.get("name") for b in buckets] == clustering.group_names(k)
+    assert [b.get("name") for b in buckets] == [f"group_{i}" for i in range(1, k + 1)]
+    assert not any(b.get("default") for b in buckets)
+    header = next(root.iter("Header")).get("value")
+    assert f"{k} groups" in header
+
+
+@pytest.mark.parametrize("n_groups", [None, 0, 1, -3, 2.5, True, "5"])
+def test_clustering_rejects_bad_group_counts(n_groups) -> None:
+    with pytest.raises(InvalidContentError, match="n_groups"):
+        clustering.render_config(n_groups=n_groups)
+
+
+def test_reranking_has_relevant_and_default_not_relevant_buckets() -> None:
+    root = ET.fromstring(reranking.render_config())
+    buckets = {b.get("name"): b.get("default") for b in root.iter("Bucket")}
+    assert buckets == {"relevant": None, "not_relevant": "true"}
+    assert next(root.iter("Ranker")).get("toName") == "candidates"
+    assert {t.get("value") for t in root.iter("Text")} == {"$query"}
+
+
+@pytest.mark.parametrize("task_type", lsc.TASK_TYPES)
+def test_default_instructions_shown_in_header(task_type: str) -> None:
+    module = lsc.get(task_type)
+    header = next(ET.fromstring(render(task_type)).iter("Header")).get("value")
+    expected = module.DEFAULT_INSTRUCTIONS.replace("{n_groups}", "5")
+    assert header == expected
+
+
+@pytest.mark.parametrize("task_type", lsc.TASK_TYPES)
+def test_custom_instructions_escaped_and_dollar_neutralised(task_type: str) -> None:
+    text = 'Pick <one> & "only" one; costs $text or $5\nsecond line'
+    header = next(ET.fromstring(render(task_type, instructions=text)).iter("Header")).get("value")
+    assert '<one> & "only"' in header
+    assert "$" not in header, "a $word would be read by Label Studio as a task data field"
+    assert "\uff04text" in header
+    assert "\n" in header
+
+
+@pytest.mark.parametrize("task_type", lsc.TASK_TYPES)
+@pytest.mark.parametrize(
+    "language", ["ar", "ara", "arb", "arb_Arab", "arb-Arab", "ara-Arab", "ur-Arab", "fas", "heb"]
+)
+def test_rtl_languages_wrap_every_text_tag_right_to_left(task_type: str, language: str) -> None:
+    root = ET.fromstring(render(task_type, language=language))
+    tags = [e for e in root.iter() if e.tag in TEXT_TAGS]
+    assert tags
+    for tag in tags:
+        assert direction_of(root, tag) == "rtl", (tag.tag, tag.get("name"))
+    # the (English) instructions stay left to right
+    assert direction_of(root, next(root.iter("Header"))) is None
+
+
+@pytest.mark.parametrize("task_type", lsc.TASK_TYPES)
+@pytest.mark.parametrize(
+    "language", ["en", "eng", "eng-Latn", "dan_Latn", "rus_Cyrl", "nob-Latn", "da", None, ""]
+)
+def test_ltr_languages_stay_left_to_right(task_type: str, language: str | None) -> None:
+    root = ET.fromstring(render(task_type, language=language))
+    for tag in (e for e in root.iter() if e.tag in TEXT_TAGS):
+        assert direction_of(root, tag) == "ltr"
+
+
+def test_is_rtl_script_subtag_decides() -> None:
+    assert is_rtl("eng-Arab") and is_rtl("xyz_Arab") and is_rtl("arb")
+    assert not is_rtl("ar-Latn") and not is_rtl("en") and not is_rtl("rus_Cyrl")
+
+
+def test_registry_returns_modules_and_rejects_unknown_types() -> None:
+    assert lsc.TASK_TYPES == ("classification", "clustering", "reranking", "sts")
+    assert lsc.get("classification") is classification
+    assert lsc.get("clustering") is clustering
+    assert lsc.get("reranking") is reranking
+    assert lsc.get("sts") is sts
+    for bad in ("retrieval", "STS", "", None):
+        with pytest.raises(UnknownTaskTypeError, match="unknown task type") as err:
+            lsc.get(bad)
+        assert isinstance(err.value, ValueError | LookupError | ConfigError)
+        assert "classification, clustering, reranking, sts" in str(err.value)
+
+
+def test_xml_files_ship_as_package_data() -> None:
+    from importlib import resources
+
+    files = {p.name for p in resources.files("label_studio_configs").iterdir()}
+    assert {"classification.xml", "clustering.xml", "reranking.xml", "sts.xml"} <= files
+
+
+# -- task data ---------------------------------------------------------------------------
+
+GOLD_KEYS = {"label", "gold", "labels", "score", "relevant", "cluster", "answer"}
+
+
+def test_task_data_shapes_carry_content_and_id_only() -> None:
+    assert classification.task_data("c1", {"text": "hi", "label": "joy", "gold": "joy"}) == {
+        "hume_id": "c1",
+        "text": "hi",
+    }
+    assert sts.task_data("s1", {"sentence1": "a", "sentence2": "b", "score": 4.2}) == {
+        "hume_id": "s1",
+        "sentence1": "a",
+        "sentence2": "b",
+    }
+    rr = reranking.task_data(
+        "r1",
+        {
+            "query": "q",
+            "candidates": [
+                {"id": "d1", "text": "one", "relevant": 1},
+                {"id": "d2", "text": "two", "relevant": 0},
+            ],
+            "relevant": ["d1"],
+        },
+    )
+    assert rr == {
+        "hume_id": "r1",
+        "query": "q",
+        "candidates": [
+            {"id": "d1", "title": "#1", "body": "one"},
+            {"id": "d2", "title": "#2", "body": "two"},
+        ],
+    }
+    cl = clustering.task_data(
+        "k1",
+        {"items": [{"id": "a", "text": "x", "label": "cs"}, {"id": "b", "text": "y"}], "gold": {}},
+    )
+    assert cl == {
+        "hume_id": "k1",
+        "items": [{"id": "a", "title": "#1", "body": "x"}, {"id": "b", "title": "#2", "body": "y"}],
+    }
+    for data in (rr, cl):
+        for item in data.get("candidates", data.get("items")):
+            assert not GOLD_KEYS & set(item)
+
+
+@pytest.mark.parametrize(
+    ("module", "hume_id", "content"),
+    [
+        (classification, "x", {}),
+        (classification, "x", {"text": 3}),
+        (classification, "", {"text": "t"}),
+        (classification, "x", "just text"),
+        (sts, "x", {"sentence1": "a"}),
+        (reranking, "x", {"query": "q", "candidates": []}),
+        (reranking, "x", {"query": "q", "candidates": [{"id": "a", "text": "t"}] * 2}),
+        (reranking, "x", {"candidates": [{"id": "a", "text": "t"}]}),
+        (clustering, "x", {"items": [{"id": 1, "text": "t"}]}),
+        (clustering, "x", {"items": [{"id": "a"}]}),
+        (clustering, "x", {"items": "abc"}),
+    ],
+)
+def test_task_data_rejects_malformed_content(module, hume_id, content) -> None:
+    with pytest.raises(InvalidContentError):
+        module.task_data(hume_id, content)
+
+
+def test_item_ids_follow_content_order() -> None:
+    content = {"items": [{"id": "z", "text": ""}, {"id": "a", "text": ""}]}
+    assert clustering.item_ids(content) == ["z", "a"]
+    assert reranking.item_ids({"query": "q", "candidates": content["items"]}) == ["z", "a"]
