@@ -7,8 +7,10 @@ stderr and a non-zero exit code; a traceback means a bug in hume itself.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from scoring.errors import ScoringError
 
@@ -20,8 +22,132 @@ class CliError(Exception):
 
 
 def _user_errors() -> tuple[type[BaseException], ...]:
-    """Error types whose message is meant for the user (typed errors of every hume package)."""
-    return (CliError, ScoringError)
+    """Error types whose message is meant for the user (typed errors of every hume package).
+
+    Imported lazily: the Label Studio SDK and the model stack are optional extras, and the
+    leaderboard must work without them.
+    """
+    errors: list[type[BaseException]] = [CliError, ScoringError]
+    for module, names in (
+        ("hume_sync.spec", ["SpecError"]),
+        ("hume_sync.sources", ["SourceError"]),
+        ("hume_sync.sampling", ["SamplingError"]),
+        ("hume_sync.store", ["StoreError"]),
+        ("hume_sync.server", ["ServerError"]),
+        ("hume_sync.ls_client", ["LabelStudioError"]),
+        ("label_studio_configs.errors", ["ConfigError"]),
+        ("ml_backend.encoders", ["ModelLoadError"]),
+    ):
+        try:
+            mod = __import__(module, fromlist=names)
+        except ImportError:
+            continue
+        errors.extend(getattr(mod, n) for n in names)
+    return tuple(errors)
+
+
+def _study_store(study_dir: str):  # -> hume_sync.store.Store
+    """Open an existing study's store; a folder that is not a study is a clear error."""
+    from hume_sync.store import STORE_NAME, Store
+
+    path = Path(study_dir) / STORE_NAME
+    if not path.is_file():
+        raise CliError(f"{study_dir}: not a study (no {STORE_NAME}); run 'hume-sync init' first")
+    return Store.open(path)
+
+
+def _client():  # -> hume_sync.ls_client.LabelStudioClient
+    from hume_sync.ls_client import LabelStudioClient
+
+    return LabelStudioClient.from_env_or_embedded()
+
+
+def _print_json(obj: object) -> None:
+    print(json.dumps(obj, indent=2, ensure_ascii=False, default=str))
+
+
+def _cmd_up(args: argparse.Namespace) -> int:
+    from hume_sync import server
+
+    info = server.start(Path(args.data_dir) if args.data_dir else None, port=args.port)
+    state = "already running" if info.already_running else "started"
+    print(f"Label Studio {state} at {info.url}")
+    print(f"login: {info.username} (password and API token in {info.data_dir}/credentials.json)")
+    return 0
+
+
+def _cmd_down(args: argparse.Namespace) -> int:
+    from hume_sync import server
+
+    stopped = server.stop(Path(args.data_dir) if args.data_dir else None)
+    print("Label Studio stopped" if stopped else "Label Studio was not running")
+    return 0
+
+
+def _cmd_init(args: argparse.Namespace) -> int:
+    from hume_sync.spec import load_spec
+    from hume_sync.store import SPEC_NAME, init_from_spec
+
+    study = Path(args.study_dir)
+    spec_path = Path(args.spec) if args.spec else study / SPEC_NAME
+    if not spec_path.exists():
+        raise CliError(f"{spec_path}: no study spec (pass --spec FILE)")
+    spec = load_spec(spec_path)
+    study.mkdir(parents=True, exist_ok=True)
+    summary = init_from_spec(study, spec, force=args.force)
+    verb = "created" if summary.created else "checked"
+    print(f"study {summary.study!r} {verb} in {study}: {summary.written} row(s) written")
+    for sub in summary.subsets:
+        print(f"  {sub.key:<50} {sub.task_type:<15} {sub.n_instances:>4} instance(s)")
+    return 0
+
+
+def _cmd_setup(args: argparse.Namespace) -> int:
+    from hume_sync.projects import setup_study
+
+    with _study_store(args.study_dir) as store:
+        client = _client()
+        summary = setup_study(client, store)
+    for p in summary.projects:
+        what = "created" if p.created else "found"
+        print(
+            f"  {p.subset:<50} project {p.project_id} ({what}), {p.imported} task(s) imported,"
+            f" {p.total_tasks} in all"
+        )
+    print(
+        f"{summary.created} project(s) created, {summary.imported} task(s) imported at {client.url}"
+    )
+    return 0
+
+
+def _cmd_status(args: argparse.Namespace) -> int:
+    from hume_sync import status
+
+    with _study_store(args.study_dir) as store:
+        has_projects = any(s.ls_project_id is not None for s in store.subsets())
+        statuses = status.study_status(_client() if has_projects else None, store)
+    if args.json:
+        _print_json(status.to_json(statuses))
+    else:
+        print(status.render(statuses))
+    return 0
+
+
+def _cmd_pull(args: argparse.Namespace) -> int:
+    from hume_sync.pull import pull_study
+
+    with _study_store(args.study_dir) as store:
+        summary = pull_study(_client(), store)
+    for problem in summary.invalid:
+        print(f"warning: invalid annotation kept apart: {problem}", file=sys.stderr)
+    print(
+        f"{summary.total('added')} annotation(s) added, {summary.total('updated')} updated, "
+        f"{summary.total('deleted')} deleted, {summary.total('unchanged')} unchanged "
+        f"({len(summary.invalid)} invalid, {summary.cancelled} skipped/cancelled)"
+    )
+    if summary.skipped_subsets:
+        print(f"not set up yet (run 'hume-sync setup'): {', '.join(summary.skipped_subsets)}")
+    return 0
 
 
 def _parse_revisions(values: Sequence[str] | None) -> dict[str, str]:
@@ -85,6 +211,47 @@ def build_parser() -> argparse.ArgumentParser:
         help="stop at the first malformed result file instead of skipping it",
     )
     lb.set_defaults(func=_cmd_leaderboard)
+
+    for name, func, text in (
+        ("up", _cmd_up, "start the embedded Label Studio (SQLite, 127.0.0.1) and print its URL"),
+        ("down", _cmd_down, "stop the embedded Label Studio"),
+    ):
+        p = sub.add_parser(name, help=text, description=text)
+        p.add_argument(
+            "--data-dir",
+            help="where the embedded server keeps its data "
+            "(default: $HUME_HOME/label-studio or ~/.hume/label-studio)",
+        )
+        if name == "up":
+            p.add_argument("--port", type=int, default=8080)
+        p.set_defaults(func=func)
+
+    init = sub.add_parser("init", help="load and sample a study from its spec (idempotent)")
+    init.add_argument("study_dir", metavar="STUDY_DIR")
+    init.add_argument("--spec", metavar="FILE", help="study spec (default: STUDY_DIR/study.yaml)")
+    init.add_argument(
+        "--force",
+        action="store_true",
+        help="re-initialise from a changed spec (annotated instances are kept)",
+    )
+    init.set_defaults(func=_cmd_init)
+
+    for name, func, text in (
+        ("setup", _cmd_setup, "create one Label Studio project per subset and import the tasks"),
+        ("status", _cmd_status, "progress per project and per annotator, with an ETA"),
+        ("pull", _cmd_pull, "bring finished annotations from Label Studio into the study store"),
+    ):
+        p = sub.add_parser(
+            name,
+            help=text,
+            description=text + ". Label Studio is found "
+            "through LABEL_STUDIO_URL and LABEL_STUDIO_API_KEY, else the "
+            "embedded server ('hume-sync up').",
+        )
+        p.add_argument("study_dir", metavar="STUDY_DIR")
+        if name == "status":
+            p.add_argument("--json", action="store_true", help="machine-readable output")
+        p.set_defaults(func=func)
     return parser
 
 

@@ -1,0 +1,143 @@
+"""`hume-sync setup`: one Label Studio project per task-subset, tasks imported, overlap set.
+
+Idempotent and resumable: a project is found again by its recorded id (or, after a crash between
+creating it and recording it, by its title); tasks already in the project are recognised by the
+``hume_id`` in their data, so a rerun imports only what is missing and never duplicates.
+Gold labels never leave the store: tasks are built by ``label_studio_configs`` from the
+instance content alone, and predictions are not uploaded here (they stay sealed).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import label_studio_configs
+from hume_sync.ls_client import LabelStudioClient
+from hume_sync.progress import progress
+from hume_sync.store import Store, SubsetRow
+
+
+@dataclass
+class ProjectSetup:
+    """What setup did for one subset."""
+
+    subset: str
+    project_id: int
+    created: bool
+    imported: int
+    recovered: int
+    total_tasks: int
+
+
+@dataclass
+class SetupSummary:
+    projects: list[ProjectSetup] = field(default_factory=list)
+
+    @property
+    def created(self) -> int:
+        return sum(p.created for p in self.projects)
+
+    @property
+    def imported(self) -> int:
+        return sum(p.imported for p in self.projects)
+
+
+def project_title(study_name: str, subset: SubsetRow) -> str:
+    """A stable, readable title: ``<study> · <task>/<subset>`` (at most 50 characters)."""
+    title = f"{study_name} · {subset.key}"
+    return title if len(title) <= 50 else f"{title[:47]}..."
+
+
+def render_subset_config(subset: SubsetRow) -> str:
+    """The labelling interface of a subset, from its stored config (never from gold)."""
+    module = label_studio_configs.get(subset.task_type)
+    cfg = subset.config
+    return module.render_config(
+        labels=cfg.get("label_set") if subset.task_type == "classification" else None,
+        n_groups=cfg.get("n_groups"),
+        instructions=cfg.get("instructions"),
+        language=subset.language,
+    )
+
+
+def _ensure_project(
+    client: LabelStudioClient, store: Store, subset: SubsetRow, title: str
+) -> tuple[int, bool]:
+    if subset.ls_project_id is not None:
+        project = client.get_project(subset.ls_project_id)
+        if int(project.get("maximum_annotations") or 0) != subset.overlap:
+            client.update_project(subset.ls_project_id, maximum_annotations=subset.overlap)
+        client.assert_collab_predictions(subset.ls_project_id, False)
+        return subset.ls_project_id, False
+    found = client.find_project_by_title(title)
+    if found is not None:
+        project_id, created = int(found["id"]), False
+        client.update_project(project_id, maximum_annotations=subset.overlap)
+        client.assert_collab_predictions(project_id, False)
+    else:
+        project = client.create_project(
+            title=title,
+            label_config=render_subset_config(subset),
+            maximum_annotations=subset.overlap,
+            show_collab_predictions=False,
+            description=(
+                f"HUME study task {subset.task_name}, subset {subset.hf_subset} "
+                f"({subset.language}); {subset.overlap} annotator(s) per item."
+            ),
+        )
+        project_id, created = int(project["id"]), True
+    store.set_ls_ids(subset.key, project_id=project_id)
+    return project_id, created
+
+
+def _existing_tasks(client: LabelStudioClient, project_id: int) -> dict[str, int]:
+    """hume_id → task id of the tasks already in the project."""
+    out: dict[str, int] = {}
+    for task in client.list_tasks(project_id):
+        hid = (task.get("data") or {}).get("hume_id")
+        if isinstance(hid, str):
+            out.setdefault(hid, int(task["id"]))
+    return out
+
+
+def setup_subset(client: LabelStudioClient, store: Store, subset: SubsetRow) -> ProjectSetup:
+    """Create (or find) the subset's project and import the instances it does not have yet."""
+    study_name = store.meta().get("study_name", "hume")
+    project_id, created = _ensure_project(client, store, subset, project_title(study_name, subset))
+    instances = store.instances(subset.key)
+    existing = {} if created else _existing_tasks(client, project_id)
+    recovered = {
+        i.hume_id: existing[i.hume_id]
+        for i in instances
+        if i.hume_id in existing and i.ls_task_id != existing[i.hume_id]
+    }
+    if recovered:
+        store.set_ls_ids(subset.key, task_ids=recovered)
+    missing = [i for i in instances if i.hume_id not in existing]
+    module = label_studio_configs.get(subset.task_type)
+    tasks: list[dict[str, Any]] = [
+        {"data": module.task_data(i.hume_id, i.content)} for i in missing
+    ]
+    if tasks:
+        ids = client.import_tasks(project_id, tasks)
+        store.set_ls_ids(
+            subset.key, task_ids={i.hume_id: tid for i, tid in zip(missing, ids, strict=True)}
+        )
+    return ProjectSetup(
+        subset=subset.key,
+        project_id=project_id,
+        created=created,
+        imported=len(tasks),
+        recovered=len(recovered),
+        total_tasks=len(instances),
+    )
+
+
+def setup_study(client: LabelStudioClient, store: Store) -> SetupSummary:
+    """Set up every subset of the study; safe to run again at any point."""
+    summary = SetupSummary()
+    subsets = store.subsets()
+    for subset in progress(subsets, desc="setting up projects", total=len(subsets)):
+        summary.projects.append(setup_subset(client, store, subset))
+    return summary
