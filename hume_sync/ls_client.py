@@ -418,6 +418,33 @@ class LabelStudioClient:
             ],
         )
 
+    def export_annotated_tasks(self, project_id: int) -> list[dict[str, Any]]:
+        """Every task that has annotations (skipped ones included), through Label Studio's own
+        JSON export: one request instead of a page per 100 tasks, about 2.5× faster than
+        `list_tasks` on 5,000 tasks (benchmarks/pull.py). Predictions come as ids only."""
+
+        def fetch() -> list[dict[str, Any]]:
+            raw = b"".join(
+                self._ls.projects.exports.download_sync(
+                    id=project_id, export_type="JSON", download_all_tasks=False
+                )
+            )
+            try:
+                data = json.loads(raw or b"[]")
+            except ValueError:
+                data = None
+            if not isinstance(data, list):
+                raise LabelStudioError(
+                    f"Label Studio at {self._url} sent an export that is not a JSON list of "
+                    f"tasks ({op})",
+                    url=self._url,
+                    operation=op,
+                )
+            return data
+
+        op = f"export annotations of project {project_id}"
+        return self._call(op, fetch)
+
     def get_task(self, task_id: int) -> dict[str, Any]:
         return _plain(self._call(f"get task {task_id}", lambda: self._ls.tasks.get(id=task_id)))
 

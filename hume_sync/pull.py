@@ -80,7 +80,7 @@ def _collect(
     assert subset.ls_project_id is not None
     by_task = {i.ls_task_id: i for i in store.instances(subset.key) if i.ls_task_id is not None}
     records: list[AnnotationRecord] = []
-    for task in client.list_tasks(subset.ls_project_id):
+    for task in client.export_annotated_tasks(subset.ls_project_id):
         instance = by_task.get(int(task["id"]))
         if instance is None:
             summary.unknown_tasks += 1  # a task added in Label Studio by hand: not ours

@@ -95,8 +95,9 @@ def other_answer(task_type: str, gold_answer: Any, labels: list[str]) -> Any:
     if task_type == "reranking":
         return {cid: 1 - int(v) for cid, v in gold_answer.items()}
     groups = sorted(set(gold_answer.values()))
-    return {item: f"group_{(groups.index(g) + 1) % len(groups) + 1}" for item, g in
-            gold_answer.items()}  # fmt: skip
+    return {
+        item: f"group_{(groups.index(g) + 1) % len(groups) + 1}" for item, g in gold_answer.items()
+    }
 
 
 def gold_answer(task_type: str, g: Any, groups: dict[str, str]) -> Any:
@@ -126,8 +127,10 @@ def study(ls_server, tmp_path_factory):
             module = label_studio_configs.get(subset.task_type)
             labels = subset.config.get("label_set") or []
             golds = gold(store, subset.key)
-            kw = {"labels": labels if subset.task_type == "classification" else None,
-                  "n_groups": subset.config.get("n_groups")}  # fmt: skip
+            kw = {
+                "labels": labels if subset.task_type == "classification" else None,
+                "n_groups": subset.config.get("n_groups"),
+            }
             for inst in store.instances(subset.key):
                 ids = module.item_ids(inst.content) if hasattr(module, "item_ids") else None
                 groups = {lab: f"group_{i + 1}" for i, lab in enumerate(sorted(labels))}
@@ -150,8 +153,14 @@ def study(ls_server, tmp_path_factory):
         # One result that does not fit the interface, one skipped task (second English item).
         cls = store.subset("SIB200Classification/eng_Latn")
         insts = store.instances(cls.key)
-        bad = [{"from_name": "label", "to_name": "text", "type": "choices",
-                "value": {"choices": ["not-a-label"]}}]  # fmt: skip
+        bad = [
+            {
+                "from_name": "label",
+                "to_name": "text",
+                "type": "choices",
+                "value": {"choices": ["not-a-label"]},
+            }
+        ]
         arb = store.instances("SIB200Classification/arb_Arab")
         bad_ann = annotator.create_annotation(arb[0].ls_task_id, bad, lead_time=5.0)
         annotator.create_annotation(arb[1].ls_task_id, [], was_cancelled=True)
@@ -268,10 +277,12 @@ def test_annotator_token_cannot_read_gold(study):
             golds = gold(store, s.key)
             for task in client.list_tasks(s.ls_project_id):
                 data = task["data"]
-                allowed = {"classification": {"hume_id", "text"},
-                           "sts": {"hume_id", "sentence1", "sentence2"},
-                           "reranking": {"hume_id", "query", "candidates"},
-                           "clustering": {"hume_id", "items"}}[s.task_type]  # fmt: skip
+                allowed = {
+                    "classification": {"hume_id", "text"},
+                    "sts": {"hume_id", "sentence1", "sentence2"},
+                    "reranking": {"hume_id", "query", "candidates"},
+                    "clustering": {"hume_id", "items"},
+                }[s.task_type]
                 assert set(data) == allowed
                 assert task.get("predictions") in ([], None)  # sealed: nothing uploaded
                 # Gold would have to travel in a key: items and candidates carry text only.
@@ -303,13 +314,22 @@ class _ProxyHandler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length else None
         headers = {k: v for k, v in self.headers.items() if k.lower() not in {"host"}}
-        resp = httpx.request(self.command, self.server.upstream + self.path, headers=headers,
-                             content=body, timeout=30)  # fmt: skip
+        resp = httpx.request(
+            self.command,
+            self.server.upstream + self.path,
+            headers=headers,
+            content=body,
+            timeout=30,
+        )
         payload = resp.content
         self.send_response(resp.status_code)
         for k, v in resp.headers.items():
-            if k.lower() not in {"content-length", "transfer-encoding", "connection",
-                                 "content-encoding"}:  # fmt: skip
+            if k.lower() not in {
+                "content-length",
+                "transfer-encoding",
+                "connection",
+                "content-encoding",
+            }:
                 self.send_header(k, v)
         self.send_header("Content-Length", str(len(payload)))
         self.end_headers()
