@@ -175,6 +175,29 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_export(args: argparse.Namespace) -> int:
+    from hume_sync.export import export_study
+
+    if not (Path(args.study_dir) / "study.sqlite").is_file():
+        raise CliError(
+            f"{args.study_dir}: not a study (no study.sqlite); run 'hume-sync init' first"
+        )
+    report, paths = export_study(args.study_dir, args.out, results_dir=args.results)
+    for problem in report.problems:
+        print(f"warning: skipped {problem}", file=sys.stderr)
+    if not report.complete:
+        print(
+            "note: the study is partly annotated; the report states the coverage", file=sys.stderr
+        )
+    out = Path(args.out)
+    print(f"report: {out / 'report.md'} and {out / 'report.html'}")
+    print(
+        f"scores: {out / 'scores.csv'}, {out / 'scores.json'}; MTEB result files under "
+        f"{out / 'mteb_results'} ({len(paths) - 4} files)"
+    )
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="hume-sync",
@@ -252,6 +275,23 @@ def build_parser() -> argparse.ArgumentParser:
         if name == "status":
             p.add_argument("--json", action="store_true", help="machine-readable output")
         p.set_defaults(func=func)
+
+    ex = sub.add_parser(
+        "export",
+        help="write the score report, CSV/JSON and MTEB result files",
+        description="Score humans, models and LLM annotators from the study "
+        "store and write report.md, report.html, scores.csv, scores.json and "
+        "MTEB result files.",
+    )
+    ex.add_argument("study_dir", metavar="STUDY_DIR")
+    ex.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    ex.add_argument(
+        "--results",
+        metavar="DIR",
+        help="an MTEB results folder whose models join every comparison "
+        "(for studies on HUME(v1) instances)",
+    )
+    ex.set_defaults(func=_cmd_export)
     return parser
 
 

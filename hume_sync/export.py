@@ -1,0 +1,457 @@
+"""`hume-sync export`: the score report of a study, computed by :mod:`scoring` from the store.
+
+Reads gold, the valid human annotations, the LLM annotators' answers and the embedding models'
+subset scores from the study store; every number is produced by :mod:`scoring`
+(:func:`scoring.subset_report.evaluate_subset` per subset, :mod:`scoring.comparison` across
+subsets); this module only gathers the inputs and writes the outputs:
+``report.md``, ``report.html``, ``scores.csv``, ``scores.json`` and MTEB result files for the
+humans (and each annotator) and for each LLM annotator, in the results-repository layout.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hume_sync.store import Store, gold
+from scoring.comparison import (
+    HumanVsModels,
+    RankRow,
+    SubsetInfo,
+    human_vs_models,
+    rank_raters,
+    score_correlation,
+)
+from scoring.errors import ScoringError
+from scoring.results import (
+    Rater,
+    SubsetScore,
+    agreement_to_block,
+    read_results_dir,
+    subset_id,
+    write_model_meta,
+    write_result_file,
+)
+from scoring.subset_report import SubsetInput, SubsetReport, evaluate_subset
+from scoring.tasks import language_code
+
+HUMAN_MODEL_NAME = "baseline/Human"
+MAIN_SCORE_NAME = {
+    "classification": "accuracy",
+    "clustering": "v_measure",
+    "reranking": "map",
+    "sts": "spearman",
+}
+
+
+@dataclass
+class StudyReport:
+    """All that the export writes, computed once."""
+
+    study: str
+    subsets: list[SubsetReport]
+    ids: dict[str, str]  # subset key -> comparison id "<task>/<language>"
+    rows: list[RankRow]
+    human_vs_models: HumanVsModels | None
+    human_llm_correlation: dict[str, Any]
+    results_models: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def complete(self) -> bool:
+        return all(s.coverage["complete"] for s in self.subsets)
+
+
+# ------------------------------------------------------------------------------------------
+# Gathering the inputs
+
+
+def _text_of(task_type: str, content: Mapping[str, Any]) -> str:
+    if task_type == "classification":
+        return str(content.get("text", ""))
+    if task_type == "sts":
+        return f"{content.get('sentence1', '')} ⟷ {content.get('sentence2', '')}"
+    if task_type == "reranking":
+        return str(content.get("query", ""))
+    return f"{len(content.get('items', []))} texts"
+
+
+def _normalise_answer(task_type: str, answer: Any) -> Any:
+    if task_type == "reranking" and isinstance(answer, Mapping):
+        return {str(k): int(v) for k, v in answer.items()}
+    return answer
+
+
+def subset_inputs(store: Store) -> list[SubsetInput]:
+    """One :class:`SubsetInput` per subset: gold, human and LLM answers, model scores."""
+    try:
+        from hume_sync.predict_cmd import model_subset_scores
+
+        model_scores = model_subset_scores(store)
+    except ImportError:  # the model stack is an optional extra
+        model_scores = {}
+    seed = int(store.meta().get("seed", 42) or 42)
+    out = []
+    for sub in store.subsets():
+        instances = store.instances(sub.key)
+        humans: dict[str, dict[str, Any]] = {}
+        for ann in store.annotations(sub.key):
+            if ann.status == "valid" and ann.answer is not None:
+                humans.setdefault(ann.annotator, {})[ann.hume_id] = _normalise_answer(
+                    sub.task_type, ann.answer
+                )
+        llms: dict[str, dict[str, Any]] = {}
+        for pred in store.predictions(sub.key):
+            if pred.model_version.startswith("llm:") and pred.answer is not None:
+                llms.setdefault(pred.model_version, {})[pred.hume_id] = _normalise_answer(
+                    sub.task_type, pred.answer
+                )
+        models = {
+            mv: s.main_score
+            for mv, by_subset in model_scores.items()
+            if (s := by_subset.get(sub.key)) is not None and s.main_score is not None
+        }
+        golds = gold(store, sub.key)
+        out.append(
+            SubsetInput(
+                key=sub.key,
+                task_name=sub.task_name,
+                hf_subset=sub.hf_subset,
+                task_type=sub.task_type,
+                language=sub.language,
+                gold={
+                    i.hume_id: _normalise_answer(sub.task_type, golds[i.hume_id]) for i in instances
+                },
+                humans=humans,
+                llms=llms,
+                models=models,
+                texts={i.hume_id: _text_of(sub.task_type, i.content) for i in instances},
+                n_planned=len(instances),
+                overlap=sub.overlap,
+                seed=seed,
+            )
+        )
+    return out
+
+
+# ------------------------------------------------------------------------------------------
+# Across subsets
+
+
+def _lang3(language: str) -> str:
+    from scoring.tasks import normalise_language
+
+    return normalise_language(language)
+
+
+def _raters(reports: list[SubsetReport], ids: dict[str, str]) -> list[Rater]:
+    """The study's humans, LLMs and models as :class:`Rater` objects for scoring.comparison."""
+    raters: dict[tuple[str, str], Rater] = {}
+
+    def add(name: str, kind: str, rep: SubsetReport, value: float) -> None:
+        r = raters.setdefault((name, kind), Rater(name, "study", kind, Path(".")))  # type: ignore[arg-type]
+        inp = rep.input
+        r.scores[ids[inp.key]] = SubsetScore(
+            inp.task_name, inp.hf_subset, (inp.language,), inp.task_type, value
+        )
+
+    for rep in reports:
+        if rep.human is not None:
+            add(HUMAN_MODEL_NAME, "human", rep, rep.human.value)
+        for name, score in rep.llm_scores.items():
+            add(name, "llm", rep, score.value)
+        for name, value in rep.input.models.items():
+            add(name, "model", rep, value)
+    return list(raters.values())
+
+
+def _results_models(results_dir: str, ids: dict[str, str]) -> tuple[list[Rater], list[str]]:
+    """Models of an MTEB results folder that report the study's (HUME) subsets."""
+    coll = read_results_dir(results_dir)
+    wanted = set(ids.values())
+    models = [r for r in coll.raters if r.kind == "model" and wanted & set(r.scores)]
+    for r in models:
+        r.scores = {k: v for k, v in r.scores.items() if k in wanted}
+    return models, [str(p) for p in coll.problems]
+
+
+def build_report(store: Store, *, results_dir: str | None = None) -> StudyReport:
+    """Evaluate every subset, then compare raters across subsets."""
+    inputs = subset_inputs(store)
+    ids = {i.key: subset_id(i.task_name, i.hf_subset, _lang3(i.language)) for i in inputs}
+    if len(set(ids.values())) != len(ids):  # two subsets of one task in one language
+        ids = {i.key: i.key for i in inputs}
+    extra_models: list[Rater] = []
+    problems: list[str] = []
+    if results_dir:
+        extra_models, problems = _results_models(results_dir, ids)
+        for inp in inputs:
+            for m in extra_models:
+                if ids[inp.key] in m.scores:
+                    inp.models = {**inp.models, m.name: m.scores[ids[inp.key]].main_score}
+    reports = [evaluate_subset(i) for i in inputs]
+    raters = _raters(reports, ids)
+    infos = {
+        ids[r.input.key]: SubsetInfo(
+            ids[r.input.key],
+            r.input.task_name,
+            r.input.hf_subset,
+            r.input.task_type,
+            _lang3(r.input.language),
+        )
+        for r in reports
+    }
+    rows = rank_raters(raters, infos) if infos else []
+    human = next((r for r in raters if r.kind == "human"), None)
+    ranked_models = [r.rater for r in rows if r.rater.kind == "model" and r.rank is not None]
+    hvm = human_vs_models(human, ranked_models, infos) if human and ranked_models else None
+    correlation: dict[str, Any] = {}
+    if human is not None:
+        h_scores = {k: v.main_score for k, v in human.scores.items()}
+        for llm in (r for r in raters if r.kind == "llm"):
+            try:
+                corr = score_correlation(h_scores, {k: v.main_score for k, v in llm.scores.items()})
+                correlation[llm.name] = corr.to_dict()
+            except ScoringError as exc:
+                correlation[llm.name] = {
+                    "value": None,
+                    "method": "spearman_across_subsets",
+                    "reason": str(exc),
+                }
+    return StudyReport(
+        study=store.meta().get("study_name", "study"),
+        subsets=reports,
+        ids=ids,
+        rows=rows,
+        human_vs_models=hvm,
+        human_llm_correlation=correlation,
+        results_models=[m.name for m in extra_models],
+        problems=problems,
+    )
+
+
+# ------------------------------------------------------------------------------------------
+# Flat tables
+
+
+def score_rows(report: StudyReport) -> list[dict[str, Any]]:
+    """One row per subset and rater: humans (aggregate and each annotator), LLMs, models."""
+    rows: list[dict[str, Any]] = []
+    for rep in report.subsets:
+        inp = rep.input
+        base = {
+            "subset": inp.key,
+            "task_name": inp.task_name,
+            "hf_subset": inp.hf_subset,
+            "task_type": inp.task_type,
+            "language": inp.language,
+        }
+        low = rep.to_dict()["low_agreement"]
+        if rep.human is not None and rep.interval is not None:
+            rows.append(
+                {
+                    **base,
+                    "rater": HUMAN_MODEL_NAME,
+                    "kind": "human",
+                    "score": rep.human.value,
+                    "method": rep.human.method,
+                    "ci_low": rep.interval.low,
+                    "ci_high": rep.interval.high,
+                    "ci_method": rep.interval.method,
+                    "position": "",
+                    "low_agreement": low,
+                    "n_items": rep.human.n_items,
+                }
+            )
+            for annotator, value in sorted(rep.human.per_rater.items()):
+                rows.append(
+                    {
+                        **base,
+                        "rater": annotator,
+                        "kind": "annotator",
+                        "score": value,
+                        "method": rep.human.method.split("(")[-1].rstrip(")+") or "",
+                        "ci_low": None,
+                        "ci_high": None,
+                        "ci_method": "",
+                        "position": "",
+                        "low_agreement": None,
+                        "n_items": None,
+                    }
+                )
+        for name, score in sorted(rep.llm_scores.items()):
+            rows.append(
+                {
+                    **base,
+                    "rater": name,
+                    "kind": "llm",
+                    "score": score.value,
+                    "method": score.method,
+                    "ci_low": None,
+                    "ci_high": None,
+                    "ci_method": "",
+                    "position": rep.model_positions.get(name, ""),
+                    "low_agreement": None,
+                    "n_items": score.n_items,
+                }
+            )
+        for name, value in sorted(inp.models.items()):
+            rows.append(
+                {
+                    **base,
+                    "rater": name,
+                    "kind": "model",
+                    "score": value,
+                    "method": f"mteb:{MAIN_SCORE_NAME[inp.task_type]}",
+                    "ci_low": None,
+                    "ci_high": None,
+                    "ci_method": "",
+                    "position": rep.model_positions.get(name, ""),
+                    "low_agreement": None,
+                    "n_items": None,
+                }
+            )
+    return rows
+
+
+def report_json(report: StudyReport) -> dict[str, Any]:
+    return {
+        "study": report.study,
+        "complete": report.complete,
+        "subsets": [s.to_dict() for s in report.subsets],
+        "rows": score_rows(report),
+        "table": [r.to_dict() for r in report.rows],
+        "human_vs_models": None
+        if report.human_vs_models is None
+        else report.human_vs_models.to_dict(),
+        "human_llm_correlation": report.human_llm_correlation,
+        "results_models": report.results_models,
+        "problems": report.problems,
+    }
+
+
+# ------------------------------------------------------------------------------------------
+# Writing
+
+
+def _atomic_text(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _csv(rows: list[dict[str, Any]]) -> str:
+    buf = io.StringIO()
+    if rows:
+        writer = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    return buf.getvalue()
+
+
+def _mteb_blocks(rep: SubsetReport, value: float, extra: Mapping[str, Any]) -> dict[str, Any]:
+    inp = rep.input
+    name = MAIN_SCORE_NAME[inp.task_type]
+    return {
+        name: value,
+        "main_score": value,
+        "hf_subset": inp.hf_subset,
+        "languages": [_language_tag(inp.language)],
+        **extra,
+    }
+
+
+def _language_tag(language: str) -> str:
+    """MTEB languages are ``xxx-Scrp`` tags; keep a full tag, else map the common codes."""
+    if "-" in language and len(language.split("-")[1]) == 4:
+        return language
+    scripts = {"ara": "Arab", "arb": "Arab", "rus": "Cyrl"}
+    code = language_code(language)
+    code3 = _lang3(code)
+    return f"{code3}-{scripts.get(code3, 'Latn')}"
+
+
+def write_mteb_results(report: StudyReport, root: Path) -> list[Path]:
+    """Human (aggregate + one folder per annotator) and LLM result files, results layout."""
+    revision = report.study
+    written: list[Path] = []
+    per_task: dict[tuple[str, str], dict[str, list[dict[str, Any]]]] = {}
+
+    def add(model: str, rev: str, rep: SubsetReport, block: dict[str, Any]) -> None:
+        per_task.setdefault((model, rev), {}).setdefault(rep.input.task_name, []).append(block)
+
+    for rep in report.subsets:
+        if rep.human is not None:
+            extra: dict[str, Any] = {
+                "scores_per_experiment": [
+                    {MAIN_SCORE_NAME[rep.input.task_type]: v}
+                    for _, v in sorted(rep.human.per_rater.items())
+                ],
+                "method": rep.human.method,
+            }
+            head = rep.headline_agreement
+            if head is not None and len(rep.input.humans) > 1:
+                extra["agreement"] = agreement_to_block(head)
+            if rep.interval is not None:
+                extra["confidence_interval"] = rep.interval.to_dict()
+            add(HUMAN_MODEL_NAME, revision, rep, _mteb_blocks(rep, rep.human.value, extra))
+            for annotator, value in rep.human.per_rater.items():
+                add(HUMAN_MODEL_NAME, f"annotator_{annotator}", rep, _mteb_blocks(rep, value, {}))
+        for name, score in rep.llm_scores.items():
+            llm = name.split(":", 1)[-1].replace("/", "_")
+            add(
+                f"llm/{llm}",
+                revision,
+                rep,
+                _mteb_blocks(rep, score.value, {"method": score.method}),
+            )
+    for (model, rev), tasks in sorted(per_task.items()):
+        languages: set[str] = set()
+        for task, blocks in sorted(tasks.items()):
+            written.append(
+                write_result_file(
+                    root, model_name=model, revision=rev, task_name=task, subsets=blocks
+                )
+            )
+            languages.update(lang for b in blocks for lang in b["languages"])
+        written.append(
+            write_model_meta(root, model_name=model, revision=rev, languages=sorted(languages))
+        )
+    return written
+
+
+def export_study(
+    study_dir: str | Path, out_dir: str | Path, *, results_dir: str | None = None
+) -> tuple[StudyReport, list[Path]]:
+    """Compute the report and write every output under ``out_dir``; returns the paths."""
+    from hume_sync import report_render
+
+    with Store.open(Path(study_dir)) as store:
+        report = build_report(store, results_dir=results_dir)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    data = report_json(report)
+    files = {
+        "scores.json": json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n",
+        "scores.csv": _csv(score_rows(report)),
+        "report.md": report_render.markdown(report),
+        "report.html": report_render.html(report),
+    }
+    paths = []
+    for name, text in files.items():
+        _atomic_text(out / name, text)
+        paths.append(out / name)
+    paths += write_mteb_results(report, out / "mteb_results")
+    return report, paths

@@ -1,0 +1,508 @@
+"""Render a :class:`hume_sync.export.StudyReport` as Markdown and as one self-contained HTML page.
+
+The HTML has no external resources (inline CSS and SVG plots), so it opens offline and can be
+mailed as one file. Every number printed here was computed by :mod:`scoring`; rendering only
+formats it, and every table names the method behind its numbers.
+"""
+
+from __future__ import annotations
+
+import html as html_lib
+import math
+from typing import TYPE_CHECKING, Any
+
+from scoring.tasks import TASK_TYPES
+
+if TYPE_CHECKING:
+    from hume_sync.export import StudyReport
+
+MAX_ITEMS_LISTED = 20
+
+METHODS = [
+    (
+        "Human score",
+        "classification: majority vote per item, ties to the alphabetically first "
+        "label, then accuracy; clustering: V-measure per annotator, mean over annotators; "
+        "reranking: scikit-learn average precision of each annotator's binary marks, mean over "
+        "queries then annotators; STS: mean rating per pair, then Spearman (HUME)",
+    ),
+    (
+        "Model score",
+        "the mteb procedure on the same instances (logistic regression over 10 "
+        "seeded experiments; MiniBatchKMeans; cosine + MAP; cosine + Spearman)",
+    ),
+    (
+        "LLM annotator",
+        "scored as one human annotator, on the items it answered; agreement with "
+        "humans reported apart from human–human agreement",
+    ),
+    (
+        "Interval (95 %)",
+        "Wilson (accuracy), Fisher z (Spearman), range across annotators "
+        "(clustering, reranking); a seeded BCa bootstrap over items is given beside it",
+    ),
+    ("Significance", "a model or LLM score outside the human interval is marked above/below"),
+    (
+        "Agreement",
+        "Fleiss' κ (+ pairwise Cohen κ, percentage, Krippendorff α) for "
+        "classification, mean pairwise ARI for clustering, mean pairwise Spearman (+ α interval) "
+        "for STS, per-query Spearman / Kendall τ / binary κ for reranking; bands: ≤0.2 slight, "
+        "≤0.4 fair, ≤0.6 moderate, ≤0.8 substantial, >0.8 excellent; low agreement: κ < 0.4 "
+        "or ρ < 0.6",
+    ),
+    (
+        "Table",
+        "mean over task-language subsets, each weighted equally; only raters with every "
+        "subset are ranked; humans win a subset when strictly above the best / median model",
+    ),
+    ("Difficulty", "easy when the human score is ≥ 0.7"),
+    (
+        "Candidate gold errors",
+        "items on which all annotators agree (≥ 2 annotators) but not "
+        "with gold; STS: mean rating ≥ 2 points from gold",
+    ),
+    (
+        "Sample size",
+        "items needed for a ±0.05 interval: Wilson / Fisher z at the observed "
+        "value; clustering and reranking: n × (bootstrap half-width / 0.05)²",
+    ),
+]
+
+
+def _f(x: Any, digits: int = 3) -> str:
+    if x is None or (isinstance(x, float) and not math.isfinite(x)):
+        return "–"
+    if isinstance(x, float):
+        return f"{x:.{digits}f}"
+    return str(x)
+
+
+def _pct(x: float | None) -> str:
+    return "–" if x is None else f"{100 * x:.1f}"
+
+
+def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
+    def esc(c: str) -> str:
+        return str(c).replace("|", "\\|").replace("\n", " ")
+
+    out = ["| " + " | ".join(esc(h) for h in header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(esc(c) for c in r) + " |" for r in rows]
+    return [*out, ""]
+
+
+# ------------------------------------------------------------------------------------------
+# Shared row builders (Markdown and HTML print the same tables)
+
+
+def _coverage_line(report: StudyReport) -> str:
+    if report.complete:
+        return "Coverage: every subset is fully annotated."
+    parts = [
+        f"{s.input.key} {s.coverage['items_annotated']}/{s.coverage['items_planned']} items, "
+        f"{s.coverage['annotations']}/{s.coverage['annotations_planned']} annotations"
+        for s in report.subsets
+        if not s.coverage["complete"]
+    ]
+    return (
+        "**Partly annotated study** — scores below cover only what is annotated: "
+        + "; ".join(parts)
+        + "."
+    )
+
+
+def _table1(report: StudyReport) -> tuple[list[str], list[list[str]]]:
+    types = [t for t in TASK_TYPES if any(s.input.task_type == t for s in report.subsets)]
+    langs = sorted({lang for r in report.rows for lang in r.by_language})
+    header = ["rank", "rater", "kind", "mean %", "subsets", *types, *langs]
+    n = len(report.ids)
+    rows = [
+        [
+            _f(r.rank),
+            r.rater.name,
+            r.rater.kind,
+            _pct(r.mean),
+            f"{r.n_subsets}/{n}",
+            *[_pct(r.by_type.get(t)) for t in types],
+            *[_pct(r.by_language.get(g)) for g in langs],
+        ]
+        for r in report.rows
+    ]
+    return header, rows
+
+
+def _subset_rows(report: StudyReport) -> tuple[list[str], list[list[str]]]:
+    header = [
+        "subset",
+        "type",
+        "lang",
+        "human",
+        "95 % interval",
+        "bootstrap",
+        "annotators",
+        "agreement",
+        "models above / inside / below",
+        "human rank",
+        "difficulty",
+    ]
+    rows = []
+    for s in report.subsets:
+        inp = s.input
+        head = s.headline_agreement
+        agree = "–" if head is None else f"{head.method} {_f(head.value)} ({head.band})"
+        pos = list(s.model_positions.values())
+        counts = f"{pos.count('above')} / {pos.count('inside')} / {pos.count('below')}"
+        ci = (
+            "–"
+            if s.interval is None
+            else (f"[{_f(s.interval.low)}, {_f(s.interval.high)}] {s.interval.method}")
+        )
+        boot = "–" if s.bootstrap is None else (f"[{_f(s.bootstrap.low)}, {_f(s.bootstrap.high)}]")
+        per = (
+            ""
+            if s.human is None
+            else ", ".join(f"{k} {_f(v)}" for k, v in sorted(s.human.per_rater.items()))
+        )
+        diff = "–" if s.human is None else ("easy" if s.human.value >= 0.7 else "hard")
+        rows.append(
+            [
+                inp.key,
+                inp.task_type,
+                inp.language,
+                "–" if s.human is None else _f(s.human.value),
+                ci,
+                boot,
+                per,
+                agree,
+                counts,
+                "–" if s.human_rank is None else f"{s.human_rank}/{s.n_raters_ranked}",
+                diff,
+            ]
+        )
+    return header, rows
+
+
+def _model_rows(report: StudyReport) -> tuple[list[str], list[list[str]]]:
+    header = ["subset", "rater", "kind", "score", "vs human interval"]
+    rows = []
+    for s in report.subsets:
+        for name, value in sorted(s.input.models.items()):
+            rows.append([s.input.key, name, "model", _f(value), s.model_positions.get(name, "")])
+        for name, sc in sorted(s.llm_scores.items()):
+            rows.append([s.input.key, name, "llm", _f(sc.value), s.model_positions.get(name, "")])
+    return header, rows
+
+
+def _llm_agreement_rows(report: StudyReport) -> tuple[list[str], list[list[str]]]:
+    header = ["subset", "LLM", "agreement with humans", "band"]
+    rows = [
+        [s.input.key, name, f"{a.method} {_f(a.value)}", a.band]
+        for s in report.subsets
+        for name, a in sorted(s.human_llm_agreement.items())
+    ]
+    return header, rows
+
+
+def _planning_rows(report: StudyReport) -> tuple[list[str], list[list[str]]]:
+    header = ["subset", "items", "half-width now", "items for ±0.05", "method"]
+    rows = [
+        [
+            s.input.key,
+            _f(p.get("n_items")),
+            _f(p.get("half_width")),
+            _f(p.get("n_items_for_target")),
+            p.get("method", ""),
+        ]
+        for s in report.subsets
+        if (p := s.planning)
+    ]
+    return header, rows
+
+
+def _item_rows(items: list[dict[str, Any]], subset: str) -> list[list[str]]:
+    return [
+        [
+            subset,
+            it["item"],
+            (it["text"] or "")[:160],
+            _f(it["gold"]),
+            ", ".join(f"{k}: {_f(v)}" for k, v in sorted(it["answers"].items())),
+        ]
+        for it in items[:MAX_ITEMS_LISTED]
+    ]
+
+
+def _quality(report: StudyReport) -> dict[str, Any]:
+    low = [s for s in report.subsets if s.to_dict()["low_agreement"]]
+    dis = [r for s in report.subsets for r in _item_rows(s.disagreements, s.input.key)]
+    sus = [r for s in report.subsets for r in _item_rows(s.gold_suspects, s.input.key)]
+    return {"low": low, "disagreements": dis, "suspects": sus}
+
+
+def _summary_lines(report: StudyReport) -> list[str]:
+    lines = []
+    human = next((r for r in report.rows if r.rater.kind == "human"), None)
+    if human is not None:
+        rank = "not ranked (incomplete)" if human.rank is None else f"rank {human.rank}"
+        lines.append(
+            f"Humans: {_pct(human.mean)} % mean over {human.n_subsets} subset(s), {rank} of "
+            f"{sum(1 for r in report.rows if r.rank is not None)} ranked raters."
+        )
+    if report.human_vs_models is not None:
+        h = report.human_vs_models.to_dict()
+        lines.append(
+            f"Humans beat the best model on {h['wins_vs_best']} of {h['n_subsets']} subsets and "
+            f"the median model on {h['wins_vs_median']}."
+        )
+    for name, corr in sorted(report.human_llm_correlation.items()):
+        value = corr.get("value")
+        lines.append(
+            f"Human vs {name} across subsets: Spearman ρ = {_f(value)}"
+            + (
+                f" (n = {corr.get('n_items')})"
+                if value is not None
+                else f" ({corr.get('reason', 'undefined')})"
+            )
+        )
+    if report.results_models:
+        lines.append(f"Models added from the results folder: {len(report.results_models)}.")
+    return lines
+
+
+# ------------------------------------------------------------------------------------------
+# Markdown
+
+
+def markdown(report: StudyReport) -> str:
+    out = [f"# HUME study report: {report.study}", "", _coverage_line(report), ""]
+    out += [f"- {line}" for line in _summary_lines(report)] + [""]
+    out += ["## Table 1: mean over subsets (%)", "", *_md_table(*_table1(report))]
+    out += ["## Per subset", "", *_md_table(*_subset_rows(report))]
+    out += ["## Models and LLM annotators against the human interval", ""]
+    out += _md_table(*_model_rows(report))
+    header, rows = _llm_agreement_rows(report)
+    if rows:
+        out += ["## LLM annotators: agreement with humans (apart from human–human)", ""]
+        out += _md_table(header, rows)
+    q = _quality(report)
+    out += ["## Dataset quality", ""]
+    if q["low"]:
+        out.append(
+            "Low agreement (κ < 0.4 or ρ < 0.6), candidates for revision: "
+            + ", ".join(
+                f"{s.input.key} ({s.headline_agreement.method} {_f(s.headline_agreement.value)})"
+                for s in q["low"]
+                if s.headline_agreement is not None
+            )
+            + "."
+        )
+        out.append("")
+    item_header = ["subset", "item", "text", "gold", "answers"]
+    out += [f"### Items on which annotators disagreed (first {MAX_ITEMS_LISTED} per subset)", ""]
+    out += _md_table(item_header, q["disagreements"]) if q["disagreements"] else ["None.", ""]
+    out += ["### Candidate gold errors: annotators agree with each other, not with gold", ""]
+    out += _md_table(item_header, q["suspects"]) if q["suspects"] else ["None.", ""]
+    out += ["## Sample-size planning", "", *_md_table(*_planning_rows(report))]
+    warn = [f"- {s.input.key}: {w}" for s in report.subsets for w in s.warnings]
+    warn += [
+        f"- {s.input.key}: {a.method}: {w}"
+        for s in report.subsets
+        for a in s.agreement
+        for w in a.warnings
+    ]
+    if warn or report.problems:
+        out += ["## Warnings", ""] + warn + [f"- {p}" for p in report.problems] + [""]
+    out += ["## Methods", ""] + [f"- **{k}**: {v}" for k, v in METHODS] + [""]
+    return "\n".join(out)
+
+
+# ------------------------------------------------------------------------------------------
+# HTML with inline SVG plots
+
+_CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:1200px;
+color:#222;padding:0 1rem}table{border-collapse:collapse;margin:0.5rem 0 1.5rem;font-size:0.85rem}
+th,td{border:1px solid #ccc;padding:0.25rem 0.5rem;text-align:left;vertical-align:top}
+th{background:#f2f2f2}h1{font-size:1.6rem}h2{margin-top:2rem;border-bottom:1px solid #ddd}
+.warn{background:#fff4e5;border-left:4px solid #f0a030;padding:0.5rem 1rem}
+figure{margin:1rem 0}figcaption{font-size:0.85rem;color:#555}svg text{font-size:11px}
+"""
+
+
+def _h(x: Any) -> str:
+    return html_lib.escape(str(x))
+
+
+def _html_table(header: list[str], rows: list[list[str]]) -> str:
+    head = "".join(f"<th>{_h(c)}</th>" for c in header)
+    body = "".join("<tr>" + "".join(f"<td>{_h(c)}</td>" for c in r) + "</tr>" for r in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _svg_human_vs_models(report: StudyReport) -> str:
+    """Per subset: each model as a grey dot, the human interval as a band, humans in red."""
+    subs = [s for s in report.subsets if s.human is not None]
+    if not subs:
+        return ""
+    row_h, left, width = 22, 260, 420
+    height = row_h * len(subs) + 40
+
+    def x(v: float) -> float:
+        return left + max(0.0, min(1.0, v)) * width
+
+    parts = [
+        f'<svg id="plot-human-vs-models" xmlns="http://www.w3.org/2000/svg" '
+        f'width="{left + width + 40}" height="{height}" role="img">'
+    ]
+    for t in (0, 0.25, 0.5, 0.75, 1.0):
+        parts.append(
+            f'<line x1="{x(t)}" y1="10" x2="{x(t)}" y2="{height - 25}" stroke="#ddd"/>'
+            f'<text x="{x(t) - 8}" y="{height - 10}">{t:g}</text>'
+        )
+    for i, s in enumerate(subs):
+        y = 20 + i * row_h
+        parts.append(f'<text x="4" y="{y + 4}">{_h(s.input.key[:40])}</text>')
+        if s.interval is not None:
+            parts.append(
+                f'<rect class="human-interval" x="{x(s.interval.low)}" y="{y - 6}" '
+                f'width="{max(1.0, x(s.interval.high) - x(s.interval.low))}" height="12" '
+                'fill="#f4b6b6" opacity="0.7"/>'
+            )
+        for name, v in s.input.models.items():
+            parts.append(
+                f'<circle class="model" cx="{x(v)}" cy="{y}" r="3.5" fill="#777">'
+                f"<title>{_h(name)}: {v:.3f}</title></circle>"
+            )
+        for name, sc in s.llm_scores.items():
+            parts.append(
+                f'<rect class="llm" x="{x(sc.value) - 3.5}" y="{y - 3.5}" width="7" '
+                f'height="7" fill="#3060c0"><title>{_h(name)}: {sc.value:.3f}</title>'
+                "</rect>"
+            )
+        parts.append(
+            f'<circle class="human" cx="{x(s.human.value)}" cy="{y}" r="5" '
+            f'fill="#c02020"><title>humans: {s.human.value:.3f}</title></circle>'
+        )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _svg_agreement(report: StudyReport) -> str:
+    """Headline agreement per subset as bars, with the low-agreement threshold drawn."""
+    subs = [(s, s.headline_agreement) for s in report.subsets]
+    subs = [(s, a) for s, a in subs if a is not None and math.isfinite(a.value)]
+    if not subs:
+        return ""
+    row_h, left, width = 22, 260, 420
+    height = row_h * len(subs) + 40
+
+    def x(v: float) -> float:
+        return left + max(-0.2, min(1.0, v)) / 1.2 * width + width / 6
+
+    parts = [
+        f'<svg id="plot-agreement" xmlns="http://www.w3.org/2000/svg" '
+        f'width="{left + width + 60}" height="{height}" role="img">'
+    ]
+    for t in (0.0, 0.4, 0.6, 1.0):
+        parts.append(
+            f'<line x1="{x(t)}" y1="10" x2="{x(t)}" y2="{height - 25}" stroke="#ccc" '
+            f'stroke-dasharray="3,3"/><text x="{x(t) - 8}" y="{height - 10}">{t:g}</text>'
+        )
+    for i, (s, a) in enumerate(subs):
+        y = 20 + i * row_h
+        low = s.to_dict()["low_agreement"]
+        colour = "#d08020" if low else "#3a8a3a"
+        parts.append(f'<text x="4" y="{y + 4}">{_h(s.input.key[:40])}</text>')
+        x0, x1 = sorted((x(0.0), x(a.value)))
+        parts.append(
+            f'<rect class="agreement" x="{x0}" y="{y - 6}" width="{max(1.0, x1 - x0)}" '
+            f'height="12" fill="{colour}"><title>{_h(a.method)} {a.value:.3f} '
+            f"({_h(a.band)})</title></rect>"
+        )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _svg_human_vs_llm(report: StudyReport) -> str:
+    """Scatter of human score (x) against each LLM's score (y), one point per subset."""
+    points = [
+        (s.human.value, sc.value, name, s.input.key)
+        for s in report.subsets
+        if s.human is not None
+        for name, sc in s.llm_scores.items()
+    ]
+    if not points:
+        return ""
+    size, pad = 320, 40
+
+    def px(v: float) -> float:
+        return pad + max(0.0, min(1.0, v)) * size
+
+    def py(v: float) -> float:
+        return pad + size - max(0.0, min(1.0, v)) * size
+
+    parts = [
+        f'<svg id="plot-human-vs-llm" xmlns="http://www.w3.org/2000/svg" '
+        f'width="{size + 2 * pad}" height="{size + 2 * pad}" role="img">',
+        f'<line x1="{px(0)}" y1="{py(0)}" x2="{px(1)}" y2="{py(1)}" stroke="#ccc"/>',
+        f'<text x="{px(0.35)}" y="{size + pad + 28}">human score</text>',
+        f'<text x="4" y="{pad - 10}">LLM score</text>',
+    ]
+    for hx, ly, name, key in points:
+        parts.append(
+            f'<circle class="llm-point" cx="{px(hx)}" cy="{py(ly)}" r="4" '
+            f'fill="#3060c0"><title>{_h(key)} — {_h(name)}: {ly:.3f} vs '
+            f"humans {hx:.3f}</title></circle>"
+        )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def html(report: StudyReport) -> str:
+    q = _quality(report)
+    sections = [
+        f"<h1>HUME study report: {_h(report.study)}</h1>",
+        f'<p class="{"" if report.complete else "warn"}">'
+        f"{_h(_coverage_line(report).replace('**', ''))}</p>",
+        "<ul>" + "".join(f"<li>{_h(line)}</li>" for line in _summary_lines(report)) + "</ul>",
+        "<h2>Table 1: mean over subsets (%)</h2>",
+        _html_table(*_table1(report)),
+        "<h2>Humans against the spread of model scores</h2>",
+        "<figure>" + _svg_human_vs_models(report) + "<figcaption>Per subset: humans (red dot) "
+        "with their 95 % interval (band), embedding models (grey dots), LLM annotators (blue "
+        "squares).</figcaption></figure>",
+        "<h2>Per subset</h2>",
+        _html_table(*_subset_rows(report)),
+        "<h2>Agreement per task</h2>",
+        "<figure>" + _svg_agreement(report) + "<figcaption>Headline human–human agreement per "
+        "subset; orange = low (κ &lt; 0.4 or ρ &lt; 0.6).</figcaption></figure>",
+        "<h2>Models and LLM annotators against the human interval</h2>",
+        _html_table(*_model_rows(report)),
+    ]
+    header, rows = _llm_agreement_rows(report)
+    if rows:
+        sections += [
+            "<h2>LLM annotators: agreement with humans</h2>",
+            _html_table(header, rows),
+            "<figure>" + _svg_human_vs_llm(report) + "<figcaption>Human vs LLM score "
+            "per subset.</figcaption></figure>",
+        ]
+    item_header = ["subset", "item", "text", "gold", "answers"]
+    sections += [
+        "<h2>Dataset quality</h2>",
+        "<p>Low agreement: " + (_h(", ".join(s.input.key for s in q["low"])) or "none") + "</p>",
+        "<h3>Items on which annotators disagreed</h3>",
+        _html_table(item_header, q["disagreements"]) if q["disagreements"] else "<p>None.</p>",
+        "<h3>Candidate gold errors</h3>",
+        _html_table(item_header, q["suspects"]) if q["suspects"] else "<p>None.</p>",
+        "<h2>Sample-size planning</h2>",
+        _html_table(*_planning_rows(report)),
+        "<h2>Methods</h2><ul>"
+        + "".join(f"<li><b>{_h(k)}</b>: {_h(v)}</li>" for k, v in METHODS)
+        + "</ul>",
+    ]
+    return (
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+        f"<title>HUME report: {_h(report.study)}</title><style>{_CSS}</style></head><body>"
+        + "\n".join(sections)
+        + "</body></html>\n"
+    )

@@ -1,0 +1,312 @@
+"""`hume-sync export` on a small study, checked number by number against values computed here
+independently (scikit-learn, scipy, hand formulas), plus the output files and MTEB round trip."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import yaml
+from scipy.stats import binomtest, spearmanr
+from sklearn.metrics import average_precision_score, cohen_kappa_score, v_measure_score
+
+from hume_sync.cli import main
+from hume_sync.store import AnnotationRecord, PredictionRecord, Store, gold
+from scoring.results import read_results_dir
+from tests._paths import SOURCE_DATA
+
+SIB = SOURCE_DATA / "sib200"
+COLUMNS = {"id": "index_id", "text": "text", "label": "category"}
+RERANK = Path(__file__).resolve().parent / "hume_sync" / "data" / "sib200_eng_rerank.jsonl"
+
+
+def write_spec(study: Path) -> Path:
+    data = {
+        "name": "exporttest",
+        "seed": 3,
+        "tasks": [
+            {
+                "name": "SIB200Classification",
+                "type": "classification",
+                "source": {"path": str(SIB / "{subset}" / "test.tsv"), "columns": COLUMNS},
+                "subsets": [
+                    {"name": "eng_Latn", "language": "eng-Latn", "size": 21},
+                    {"name": "arb_Arab", "language": "arb-Arab", "size": 14},
+                ],
+            },
+            {
+                "name": "SIB200Clustering",
+                "type": "clustering",
+                "source": {"path": str(SIB / "eng_Latn" / "test.tsv"), "columns": COLUMNS},
+                "labels": 3,
+                "items_per_label": 4,
+                "subsets": [{"language": "eng-Latn"}],
+            },
+            {
+                "name": "STSBenchmark",
+                "type": "sts",
+                "source": {"path": str(SOURCE_DATA / "stsb-en-test.csv"), "header": False},
+                "score_range": [0, 5],
+                "subsets": [{"language": "eng-Latn", "size": 20}],
+            },
+            {
+                "name": "SIB200Reranking",
+                "type": "reranking",
+                "source": {"path": str(RERANK)},
+                "candidates": 7,
+                "subsets": [{"language": "eng-Latn", "size": 6}],
+            },
+        ],
+    }
+    study.mkdir(parents=True)
+    path = study / "study.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    return path
+
+
+def answers_for(task_type: str, hid: str, g: Any, k: int, who: str, labels: list[str]) -> Any:
+    """Deterministic annotator behaviour: 'a' is mostly right, 'b' errs differently."""
+    if task_type == "classification":
+        wrong = (who == "a" and k % 5 == 0) or (who == "b" and k % 3 == 1)
+        return sorted(set(labels) - {g})[k % (len(labels) - 1)] if wrong else g
+    if task_type == "sts":
+        noise = (k % 3) - 1 if who == "a" else (k % 5) - 2
+        return int(min(5, max(0, round(float(g)) + noise)))
+    if task_type == "reranking":
+        cands = sorted(g)
+        flip = cands[k % len(cands)] if who == "a" else cands[(k + 2) % len(cands)]
+        return {c: (1 - int(v)) if c == flip else int(v) for c, v in g.items()}
+    # clustering: 'a' perfect up to renaming, 'b' swaps two texts' groups
+    names = {lab: f"group_{i + 1}" for i, lab in enumerate(sorted(set(g.values())))}
+    out = {t: names[lab] for t, lab in g.items()}
+    if who == "b":
+        t1, t2 = sorted(out)[:2]
+        out[t1], out[t2] = out[t2], out[t1]
+    return out
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory):
+    root = tmp_path_factory.mktemp("export")
+    study = root / "study"
+    assert main(["init", str(study), "--spec", str(write_spec(study))]) == 0
+    expected: dict[str, dict[str, dict[str, Any]]] = {}
+    ann_id = 1
+    with Store.open(study) as store:
+        for sub in store.subsets():
+            golds = gold(store, sub.key)
+            labels = sub.config.get("label_set") or []
+            records, per = [], {}
+            raters = ["a", "b"] if sub.language.startswith("eng") else ["a"]
+            for k, inst in enumerate(store.instances(sub.key)):
+                for who in raters:
+                    ans = answers_for(
+                        sub.task_type, inst.hume_id, golds[inst.hume_id], k, who, labels
+                    )
+                    per.setdefault(who, {})[inst.hume_id] = ans
+                    records.append(
+                        AnnotationRecord(
+                            ann_id, inst.hume_id, 1000 + ann_id, who, ans, lead_time=5.0
+                        )
+                    )
+                    ann_id += 1
+            # One annotation in Label Studio that did not fit the interface: never scored.
+            records.append(
+                AnnotationRecord(
+                    ann_id,
+                    inst.hume_id,
+                    1000 + ann_id,
+                    "b",
+                    None,
+                    status="invalid",
+                    error="unknown choice",
+                )
+            )
+            ann_id += 1
+            store.upsert_annotations(records, subset=sub.key)
+            expected[sub.key] = {"gold": golds, "answers": per, "type": sub.task_type}
+        # An LLM annotator on the English classification subset: always the first label.
+        cls = store.subset("SIB200Classification/eng_Latn")
+        first = sorted(cls.config["label_set"])[0]
+        store.add_predictions(
+            [
+                PredictionRecord(i.hume_id, "llm:always-first", first)
+                for i in store.instances(cls.key)
+            ]
+        )
+    out = root / "out"
+    assert main(["export", str(study), "--out", str(out)]) == 0
+    data = json.loads((out / "scores.json").read_text())
+    return {"out": out, "data": data, "expected": expected, "first": first}
+
+
+def subset(exported, key):
+    return next(s for s in exported["data"]["subsets"] if s["subset"] == key)
+
+
+def test_classification_numbers(exported):
+    exp = exported["expected"]["SIB200Classification/eng_Latn"]
+    g, ans = exp["gold"], exp["answers"]
+    items = sorted(g)
+    votes = {}
+    for i in items:
+        c = Counter([ans["a"][i], ans["b"][i]])
+        top = max(c.values())
+        votes[i] = sorted(lab for lab, n in c.items() if n == top)[0]
+    acc = np.mean([votes[i] == g[i] for i in items])
+    s = subset(exported, "SIB200Classification/eng_Latn")
+    assert s["human"]["value"] == pytest.approx(acc)
+    assert s["human"]["method"] == "human:majority_vote(alphabetical_tie_break)+accuracy"
+    ci = binomtest(round(acc * len(items)), len(items)).proportion_ci(method="wilson")
+    assert (s["interval"]["low"], s["interval"]["high"]) == pytest.approx((ci.low, ci.high))
+    assert s["interval"]["method"] == "wilson"
+    per = s["human"]["per_rater"]
+    assert per["a"] == pytest.approx(np.mean([ans["a"][i] == g[i] for i in items]))
+    kappa = cohen_kappa_score([ans["a"][i] for i in items], [ans["b"][i] for i in items])
+    by = {a["method"]: a for a in s["agreement"]}
+    assert by["mean_pairwise_cohen_kappa"]["value"] == pytest.approx(kappa)
+    agree = np.mean([ans["a"][i] == ans["b"][i] for i in items])
+    assert by["mean_percentage_agreement"]["value"] == pytest.approx(agree)
+    # The items where the two disagree are listed with their text; none is hidden.
+    assert len(s["disagreements"]) == sum(ans["a"][i] != ans["b"][i] for i in items)
+    assert all(d["text"] for d in s["disagreements"])
+    # LLM: scored as one annotator, placed against the human interval.
+    llm_acc = np.mean([exported["first"] == g[i] for i in items])
+    assert s["llms"]["llm:always-first"]["value"] == pytest.approx(llm_acc)
+    pos = s["model_positions"]["llm:always-first"]
+    assert pos == ("below" if llm_acc < ci.low else "above" if llm_acc > ci.high else "inside")
+    hl = s["human_llm_agreement"]["llm:always-first"]
+    assert hl["method"] == "human_machine:cohen_kappa"
+
+
+def test_single_annotator_subset_has_no_agreement_and_range_interval(exported):
+    s = subset(exported, "SIB200Classification/arb_Arab")
+    exp = exported["expected"]["SIB200Classification/arb_Arab"]
+    g, a = exp["gold"], exp["answers"]["a"]
+    assert s["human"]["value"] == pytest.approx(np.mean([a[i] == g[i] for i in g]))
+    fleiss = next(x for x in s["agreement"] if x["method"] == "fleiss_kappa")
+    assert math.isnan(fleiss["value"]) and fleiss["band"] == "undefined"
+    assert any("fewer than two" in w for w in fleiss["warnings"])
+    assert s["low_agreement"] is None
+
+
+def test_sts_numbers(exported):
+    exp = exported["expected"]["STSBenchmark/default"]
+    g, ans = exp["gold"], exp["answers"]
+    items = sorted(g)
+    means = [(ans["a"][i] + ans["b"][i]) / 2 for i in items]
+    rho = spearmanr([g[i] for i in items], means)[0]
+    s = subset(exported, "STSBenchmark/default")
+    assert s["human"]["value"] == pytest.approx(rho)
+    z, se = np.arctanh(rho), 1 / np.sqrt(len(items) - 3)
+    assert s["interval"]["low"] == pytest.approx(np.tanh(z - 1.959963984540054 * se))
+    assert s["interval"]["high"] == pytest.approx(np.tanh(z + 1.959963984540054 * se))
+    pair = spearmanr([ans["a"][i] for i in items], [ans["b"][i] for i in items])[0]
+    head = next(x for x in s["agreement"] if x["method"] == "mean_pairwise_spearman")
+    assert head["value"] == pytest.approx(pair)
+    assert s["low_agreement"] is bool(pair < 0.6)
+
+
+def test_clustering_and_reranking_numbers(exported):
+    exp = exported["expected"]["SIB200Clustering/default"]
+    (set_id,) = exp["gold"]
+    g = exp["gold"][set_id]
+    vms = {
+        w: v_measure_score([g[t] for t in sorted(g)], [a[set_id][t] for t in sorted(g)])
+        for w, a in exp["answers"].items()
+    }
+    s = subset(exported, "SIB200Clustering/default")
+    assert s["human"]["value"] == pytest.approx(np.mean(list(vms.values())))
+    assert (s["interval"]["low"], s["interval"]["high"]) == pytest.approx(
+        (min(vms.values()), max(vms.values()))
+    )
+    assert s["interval"]["method"] == "annotator_range"
+
+    exp = exported["expected"]["SIB200Reranking/default"]
+    g, ans = exp["gold"], exp["answers"]
+    per = {}
+    for who, a in ans.items():
+        aps = []
+        for q in sorted(g):
+            cands = sorted(g[q])
+            aps.append(average_precision_score([g[q][c] for c in cands], [a[q][c] for c in cands]))
+        per[who] = np.mean(aps)
+    s = subset(exported, "SIB200Reranking/default")
+    assert s["human"]["value"] == pytest.approx(np.mean(list(per.values())))
+    assert s["human"]["per_rater"] == pytest.approx(per)
+
+
+def test_study_table_and_files(exported):
+    out, data = exported["out"], exported["data"]
+    assert data["complete"] is True
+    human = next(r for r in data["table"] if r["kind"] == "human")
+    values = [s["human"]["value"] for s in data["subsets"]]
+    assert human["mean"] == pytest.approx(np.mean(values)) and human["n_subsets"] == 5
+    rows = list(csv.DictReader((out / "scores.csv").open()))
+    kinds = Counter(r["kind"] for r in rows)
+    assert kinds == {"human": 5, "annotator": 9, "llm": 1}
+    md = (out / "report.md").read_text()
+    for needle in (
+        "Table 1",
+        "Per subset",
+        "Dataset quality",
+        "Sample-size planning",
+        "Methods",
+        "wilson",
+        "fisher_z",
+        "annotator_range",
+    ):
+        assert needle in md, needle
+    html = (out / "report.html").read_text()
+    assert 'id="plot-human-vs-models"' in html and 'id="plot-agreement"' in html
+    assert "http://" not in html.replace("http://www.w3.org/2000/svg", "")  # self-contained
+
+
+def test_mteb_result_files_read_back(exported):
+    coll = read_results_dir(exported["out"] / "mteb_results", on_error="raise")
+    human = next(r for r in coll.raters if r.kind == "human")
+    assert human.revision == "exporttest"
+    by_subset = {s["subset"]: s["human"]["value"] for s in exported["data"]["subsets"]}
+    assert human.scores["SIB200Classification/eng"].main_score == pytest.approx(
+        by_subset["SIB200Classification/eng_Latn"]
+    )
+    assert human.scores["SIB200Classification/arb"].main_score == pytest.approx(
+        by_subset["SIB200Classification/arb_Arab"]
+    )
+    annotators = [r for r in coll.raters if r.kind == "annotator"]
+    assert sorted(r.revision for r in annotators) == ["annotator_a", "annotator_b"]
+    llm = next(r for r in coll.raters if r.kind == "llm")
+    assert list(llm.scores) == ["SIB200Classification/eng"]
+    raw = json.loads(
+        next(
+            (exported["out"] / "mteb_results").glob("baseline__Human/exporttest/STSBenchmark.json")
+        ).read_text()
+    )
+    block = raw["scores"]["test"][0]
+    assert block["agreement"]["metric"] == "mean_pairwise_spearman"
+    assert block["languages"] == ["eng-Latn"] and block["hf_subset"] == "default"
+
+
+def test_partly_annotated_study_states_coverage(tmp_path, capsys):
+    study = tmp_path / "study"
+    assert main(["init", str(study), "--spec", str(write_spec(study))]) == 0
+    with Store.open(study) as store:
+        sub = store.subset("STSBenchmark/default")
+        insts = store.instances(sub.key)[:5]
+        store.upsert_annotations(
+            [AnnotationRecord(k + 1, i.hume_id, k + 1, "a", 3) for k, i in enumerate(insts)]
+        )
+    capsys.readouterr()
+    assert main(["export", str(study), "--out", str(tmp_path / "out")]) == 0
+    assert "partly annotated" in capsys.readouterr().err
+    data = json.loads((tmp_path / "out" / "scores.json").read_text())
+    assert data["complete"] is False
+    sts = next(s for s in data["subsets"] if s["subset"] == "STSBenchmark/default")
+    assert sts["coverage"]["items_annotated"] == 5 and sts["coverage"]["items_planned"] == 20
+    assert "Partly annotated study" in (tmp_path / "out" / "report.md").read_text()
