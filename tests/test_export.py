@@ -310,3 +310,67 @@ def test_partly_annotated_study_states_coverage(tmp_path, capsys):
     sts = next(s for s in data["subsets"] if s["subset"] == "STSBenchmark/default")
     assert sts["coverage"]["items_annotated"] == 5 and sts["coverage"]["items_planned"] == 20
     assert "Partly annotated study" in (tmp_path / "out" / "report.md").read_text()
+
+
+def test_mteb_package_loads_every_written_result_file(exported):
+    from mteb.results import TaskResult
+
+    files = [
+        p for p in (exported["out"] / "mteb_results").rglob("*.json") if p.name != "model_meta.json"
+    ]
+    assert len(files) == 13  # 4 tasks × (aggregate + 2 annotators) + 1 LLM file
+    by_subset = {s["subset"]: s["human"]["value"] for s in exported["data"]["subsets"]}
+    for path in files:
+        result = TaskResult.from_disk(path)
+        assert result.task_name == path.stem
+        if path.parent.name == "exporttest" and path.parent.parent.name == "baseline__Human":
+            for block in result.scores["test"]:
+                key = f"{result.task_name}/{block['hf_subset']}"
+                assert block["main_score"] == pytest.approx(by_subset[key])
+
+
+def test_results_folder_models_join_the_comparison(tmp_path, capsys):
+    from tests._paths import MTEB_RESULTS
+
+    study = tmp_path / "hume"
+    study.mkdir()
+    spec = {
+        "name": "humev1",
+        "tasks": [
+            {
+                "name": "HUMESTSBenchmark",
+                "type": "sts",
+                "source": {"path": str(SOURCE_DATA / "stsb-en-test.csv"), "header": False},
+                "subsets": [{"language": "eng-Latn", "size": 12}],
+            }
+        ],
+    }
+    (study / "study.yaml").write_text(yaml.safe_dump(spec), encoding="utf-8")
+    assert main(["init", str(study)]) == 0
+    with Store.open(study) as store:
+        sub = store.subsets()[0]
+        g = gold(store, sub.key)
+        recs = [
+            AnnotationRecord(k + 1, hid, k + 1, "a", round(float(v)))
+            for k, (hid, v) in enumerate(sorted(g.items()))
+        ]
+        store.upsert_annotations(recs)
+    out = tmp_path / "out"
+    assert main(["export", str(study), "--out", str(out), "--results", str(MTEB_RESULTS)]) == 0
+    data = json.loads((out / "scores.json").read_text())
+    (s,) = data["subsets"]
+    published = json.loads(
+        next(
+            MTEB_RESULTS.glob("sentence-transformers__all-MiniLM-L6-v2/*/HUMESTSBenchmark.json")
+        ).read_text()
+    )
+    minilm = published["scores"]["test"][0]["main_score"]
+    assert s["models"]["sentence-transformers/all-MiniLM-L6-v2"] == pytest.approx(minilm)
+    assert len(s["models"]) == 18  # every model reporting the subset (BM25 has no STS)
+    low, high = s["interval"]["low"], s["interval"]["high"]
+    want = "below" if minilm < low else "above" if minilm > high else "inside"
+    assert s["model_positions"]["sentence-transformers/all-MiniLM-L6-v2"] == want
+    hvm = data["human_vs_models"]
+    assert hvm["n_subsets"] == 1
+    best = max(s["models"].values())
+    assert hvm["wins_vs_best"] == int(s["human"]["value"] > best)
