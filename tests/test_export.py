@@ -374,3 +374,45 @@ def test_results_folder_models_join_the_comparison(tmp_path, capsys):
     assert hvm["n_subsets"] == 1
     best = max(s["models"].values())
     assert hvm["wins_vs_best"] == int(s["human"]["value"] > best)
+
+
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def test_html_report_renders_in_headless_chromium(exported, tmp_path):
+    import shutil
+    import subprocess
+
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        pytest.skip("Debian's chromium is not installed (.ci/run installs it)")
+    page = (exported["out"] / "report.html").resolve()
+    flags = [*CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}"]
+    dom = subprocess.run(
+        [chromium, *flags, "--dump-dom", page.as_uri()],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout
+    # The plots are in the rendered DOM: one human dot per scored subset, the agreement bars.
+    assert dom.count('class="human"') == len(exported["data"]["subsets"])
+    assert dom.count('class="agreement"') >= 3 and 'id="plot-human-vs-llm"' in dom
+    shot = tmp_path / "report.png"
+    subprocess.run(
+        [chromium, *flags, f"--screenshot={shot}", "--window-size=1280,1800", page.as_uri()],
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
+    data = shot.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000  # a real picture, not blank
