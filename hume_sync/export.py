@@ -108,11 +108,16 @@ def subset_inputs(store: Store) -> list[SubsetInput]:
                     sub.task_type, ann.answer
                 )
         llms: dict[str, dict[str, Any]] = {}
+        failures: dict[str, int] = {}
         for pred in store.predictions(sub.key):
-            if pred.model_version.startswith("llm:") and pred.answer is not None:
-                llms.setdefault(pred.model_version, {})[pred.hume_id] = _normalise_answer(
-                    sub.task_type, pred.answer
-                )
+            if not pred.model_version.startswith("llm:"):
+                continue
+            if pred.answer is None:  # parse error, invalid answer or endpoint error
+                failures[pred.model_version] = failures.get(pred.model_version, 0) + 1
+                continue
+            llms.setdefault(pred.model_version, {})[pred.hume_id] = _normalise_answer(
+                sub.task_type, pred.answer
+            )
         models = {
             mv: s.main_score
             for mv, by_subset in model_scores.items()
@@ -131,6 +136,7 @@ def subset_inputs(store: Store) -> list[SubsetInput]:
                 },
                 humans=humans,
                 llms=llms,
+                llm_failures=failures,
                 models=models,
                 texts={i.hume_id: _text_of(sub.task_type, i.content) for i in instances},
                 n_planned=len(instances),

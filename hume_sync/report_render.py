@@ -182,13 +182,27 @@ def _subset_rows(report: StudyReport) -> tuple[list[str], list[list[str]]]:
 
 
 def _model_rows(report: StudyReport) -> tuple[list[str], list[list[str]]]:
-    header = ["subset", "rater", "kind", "score", "vs human interval"]
+    header = ["subset", "rater", "kind", "score", "vs human interval", "failed answers"]
     rows = []
     for s in report.subsets:
         for name, value in sorted(s.input.models.items()):
-            rows.append([s.input.key, name, "model", _f(value), s.model_positions.get(name, "")])
-        for name, sc in sorted(s.llm_scores.items()):
-            rows.append([s.input.key, name, "llm", _f(sc.value), s.model_positions.get(name, "")])
+            rows.append(
+                [s.input.key, name, "model", _f(value), s.model_positions.get(name, ""), ""]
+            )
+        for name in sorted(set(s.llm_scores) | set(s.input.llm_failures)):
+            sc = s.llm_scores.get(name)
+            failed = s.input.llm_failures.get(name, 0)
+            answered = len(s.input.llms.get(name, {}))
+            rows.append(
+                [
+                    s.input.key,
+                    name,
+                    "llm",
+                    "–" if sc is None else _f(sc.value),
+                    s.model_positions.get(name, ""),
+                    f"{failed} of {failed + answered}",
+                ]
+            )
     return header, rows
 
 

@@ -52,6 +52,9 @@ class SubsetInput:
     gold: Mapping[Hashable, Any]
     humans: Mapping[str, Mapping[Hashable, Any]]
     llms: Mapping[str, Mapping[Hashable, Any]] = field(default_factory=dict)
+    #: Items each LLM failed on (unparsable, outside the label set, endpoint errors): counted,
+    #: never scored as a default answer.
+    llm_failures: Mapping[str, int] = field(default_factory=dict)
     models: Mapping[str, float] = field(default_factory=dict)
     texts: Mapping[Hashable, str] = field(default_factory=dict)
     n_planned: int | None = None
@@ -98,6 +101,7 @@ class SubsetReport:
             "low_agreement": _flag(self.headline_agreement, agreement.low_agreement),
             "human_llm_agreement": {k: v.to_dict() for k, v in self.human_llm_agreement.items()},
             "llms": {k: _score_dict(v) for k, v in self.llm_scores.items()},
+            "llm_failures": dict(self.input.llm_failures),
             "models": dict(self.input.models),
             "model_positions": self.model_positions,
             "human_rank": self.human_rank,

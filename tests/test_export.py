@@ -134,16 +134,23 @@ def exported(tmp_path_factory):
         # An LLM annotator on the English classification subset: always the first label.
         cls = store.subset("SIB200Classification/eng_Latn")
         first = sorted(cls.config["label_set"])[0]
+        # It failed to give a usable answer on the first item: counted, never scored.
+        insts = store.instances(cls.key)
         store.add_predictions(
-            [
-                PredictionRecord(i.hume_id, "llm:always-first", first)
-                for i in store.instances(cls.key)
-            ]
+            [PredictionRecord(insts[0].hume_id, "llm:always-first", None)]
+            + [PredictionRecord(i.hume_id, "llm:always-first", first) for i in insts[1:]]
         )
+        failed_item = insts[0].hume_id
     out = root / "out"
     assert main(["export", str(study), "--out", str(out)]) == 0
     data = json.loads((out / "scores.json").read_text())
-    return {"out": out, "data": data, "expected": expected, "first": first}
+    return {
+        "out": out,
+        "data": data,
+        "expected": expected,
+        "first": first,
+        "failed_item": failed_item,
+    }
 
 
 def subset(exported, key):
@@ -177,8 +184,11 @@ def test_classification_numbers(exported):
     assert len(s["disagreements"]) == sum(ans["a"][i] != ans["b"][i] for i in items)
     assert all(d["text"] for d in s["disagreements"])
     # LLM: scored as one annotator, placed against the human interval.
-    llm_acc = np.mean([exported["first"] == g[i] for i in items])
+    answered = [i for i in items if i != exported["failed_item"]]
+    llm_acc = np.mean([exported["first"] == g[i] for i in answered])
     assert s["llms"]["llm:always-first"]["value"] == pytest.approx(llm_acc)
+    assert s["llms"]["llm:always-first"]["n_items"] == len(items) - 1
+    assert s["llm_failures"] == {"llm:always-first": 1}
     pos = s["model_positions"]["llm:always-first"]
     assert pos == ("below" if llm_acc < ci.low else "above" if llm_acc > ci.high else "inside")
     hl = s["human_llm_agreement"]["llm:always-first"]

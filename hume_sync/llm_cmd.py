@@ -1,0 +1,91 @@
+"""LLM annotators in a study: `hume-sync predict STUDY_DIR --llm MODEL --llm-base-url URL`.
+
+Every instance of every subset is given to the LLM with the instructions, label set and scale the
+human annotators had (:mod:`ml_backend.llm`). Answers are stored as sealed predictions under
+``llm:<name>``; an answer that failed (``parse_error``, ``invalid``, ``error``) is stored with no
+answer, so it counts as a failure in the report and is never replaced by a default label. The
+full record of every call (raw text, usage, latency, cost, settings, endpoint) is appended to
+``STUDY_DIR/llm/<name>.jsonl``; replies are cached in ``STUDY_DIR/cache/llm`` so that a rerun
+costs nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hume_sync.progress import say
+from hume_sync.store import PredictionRecord, Store
+
+
+@dataclass
+class LLMSummary:
+    model_version: str
+    statuses: Counter = field(default_factory=Counter)
+    stored: int = 0
+    log: Path | None = None
+
+
+def _labels_for(task_type: str, config: dict[str, Any]) -> Any:
+    return config.get("label_set") if task_type == "classification" else None
+
+
+def predict_llm(
+    study_dir: str | Path,
+    store: Store,
+    client: Any,
+    *,
+    concurrency: int = 4,
+    progress: bool = True,
+) -> LLMSummary:
+    """Annotate the whole study with one LLM backend (see module docstring)."""
+    from ml_backend.llm import ReplyCache, annotate, model_version
+
+    study = Path(study_dir)
+    mv = model_version(client)
+    log = study / "llm" / f"{mv.split(':', 1)[1].replace('/', '_')}.jsonl"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    cache = ReplyCache(study / "cache" / "llm")
+    summary = LLMSummary(model_version=mv, log=log)
+    lock = threading.Lock()
+    for sub in store.subsets():
+        instances = store.instances(sub.key)
+        records = annotate(
+            instances,
+            sub.task_type,
+            client=client,
+            cache=cache,
+            labels=_labels_for(sub.task_type, sub.config),
+            n_groups=sub.config.get("n_groups"),
+            language=sub.language,
+            instructions=sub.config.get("instructions"),
+            concurrency=concurrency,
+            progress=progress,
+        )
+        with lock, log.open("a", encoding="utf-8") as fh:
+            for rec in records:
+                fh.write(
+                    json.dumps({"subset": sub.key, **rec}, ensure_ascii=False, default=str) + "\n"
+                )
+        summary.statuses.update(r["status"] for r in records)
+        counts = store.add_predictions(
+            [
+                PredictionRecord(
+                    r["hume_id"], mv, r["answer"] if r["status"] == "ok" else None, None
+                )
+                for r in records
+            ],
+            replace=True,  # a rerun after a fix of the prompt or parser may change answers
+        )
+        summary.stored += counts.added + counts.replaced
+        say(
+            f"  {sub.key}: "
+            + ", ".join(
+                f"{k} {v}" for k, v in sorted(Counter(r["status"] for r in records).items())
+            )
+        )
+    return summary
