@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: install demo test test-llm lint
+.PHONY: install demo leaderboard test test-llm lint
 install: $(VENV)/.installed
 
 # torch==2.13.0 first: on CPU machines it is the CPU wheel; a bare `torch` pulls a CUDA build.
@@ -17,6 +17,9 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 demo: install
+	$(VENV)/bin/hume-sync demo --dir hume-demo
+
+leaderboard: install
 	$(VENV)/bin/hume-sync leaderboard examples/mteb_results
 
 lint: install

@@ -37,6 +37,9 @@ def _user_errors() -> tuple[type[BaseException], ...]:
         ("hume_sync.ls_client", ["LabelStudioError"]),
         ("label_studio_configs.errors", ["ConfigError"]),
         ("ml_backend.encoders", ["ModelLoadError"]),
+        ("ml_backend.embedding_cache", ["EmbeddingCacheError"]),
+        ("ml_backend.predict", ["PredictError"]),
+        ("ml_backend.llm.client", ["LLMError"]),
     ):
         try:
             mod = __import__(module, fromlist=names)
@@ -175,6 +178,28 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_predict(args: argparse.Namespace) -> int:
+    """Embedding models as MTEB runs them, then (with --llm) one LLM annotator."""
+    from hume_sync.llm_cmd import client_from_args, predict_llm
+    from hume_sync.predict_cmd import cmd_predict
+
+    rc = cmd_predict(args)
+    if rc or not args.llm:
+        return rc
+    client = client_from_args(args)
+    with _study_store(args.study_dir) as store:
+        summary = predict_llm(
+            args.study_dir,
+            store,
+            client,
+            concurrency=args.llm_concurrency,
+            progress=sys.stderr.isatty(),
+        )
+    counts = ", ".join(f"{k} {v}" for k, v in sorted(summary.statuses.items()))
+    print(f"{summary.model_version}: {counts}; full records in {summary.log}")
+    return 0
+
+
 def _cmd_export(args: argparse.Namespace) -> int:
     from hume_sync.export import export_study
 
@@ -194,6 +219,25 @@ def _cmd_export(args: argparse.Namespace) -> int:
     print(
         f"scores: {out / 'scores.csv'}, {out / 'scores.json'}; MTEB result files under "
         f"{out / 'mteb_results'} ({len(paths) - 4} files)"
+    )
+    return 0
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    from hume_sync.demo import run_demo
+
+    result = run_demo(
+        args.dir, data_dir=Path(args.data_dir) if args.data_dir else None, port=args.port
+    )
+    print()
+    print(f"Report:       {result.report_dir / 'report.html'} (also report.md, scores.csv,")
+    print(f"              scores.json and MTEB result files in {result.report_dir})")
+    print(f"Label Studio: {result.url}")
+    if result.username:
+        print(f"Login:        {result.username} (password in {result.credentials_file})")
+    print(
+        "Annotate more in Label Studio, then run 'hume-sync pull' and 'hume-sync export' on "
+        f"{result.study_dir}, or run the demo again."
     )
     return 0
 
@@ -276,6 +320,16 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--json", action="store_true", help="machine-readable output")
         p.set_defaults(func=func)
 
+    from hume_sync.llm_cmd import add_llm_arguments
+    from hume_sync.predict_cmd import add_predict_parser
+    from hume_sync.reveal import add_close_parser, add_reveal_parser
+
+    predict = add_predict_parser(sub)
+    add_llm_arguments(predict)
+    predict.set_defaults(func=_cmd_predict)
+    add_close_parser(sub)
+    add_reveal_parser(sub)
+
     ex = sub.add_parser(
         "export",
         help="write the score report, CSV/JSON and MTEB result files",
@@ -292,6 +346,17 @@ def build_parser() -> argparse.ArgumentParser:
         "(for studies on HUME(v1) instances)",
     )
     ex.set_defaults(func=_cmd_export)
+
+    demo = sub.add_parser(
+        "demo",
+        help="run the whole product on the project's demo study",
+        description="Embedded Label Studio, demo study, setup, model "
+        "predictions, two example annotators replayed, pull and export.",
+    )
+    demo.add_argument("--dir", default="hume-demo", help="study folder (default: hume-demo)")
+    demo.add_argument("--data-dir", help="embedded Label Studio data folder")
+    demo.add_argument("--port", type=int, default=8080)
+    demo.set_defaults(func=_cmd_demo)
     return parser
 
 

@@ -89,3 +89,51 @@ def predict_llm(
             )
         )
     return summary
+
+
+def add_llm_arguments(parser: Any) -> None:
+    """`--llm ...` options of `hume-sync predict` (the key comes from an environment variable)."""
+    g = parser.add_argument_group("LLM annotator (any OpenAI-compatible endpoint)")
+    g.add_argument("--llm", metavar="MODEL_ID", help="also annotate with this LLM")
+    g.add_argument(
+        "--llm-base-url",
+        default=None,
+        metavar="URL",
+        help="endpoint (default: $OPENAI_BASE_URL, else https://api.openai.com/v1)",
+    )
+    g.add_argument(
+        "--llm-api-key-env",
+        default="OPENAI_API_KEY",
+        metavar="VAR",
+        help="name of the environment variable holding the API key",
+    )
+    g.add_argument("--llm-name", default=None, help="name in model_version llm:<name>")
+    g.add_argument(
+        "--llm-response-format",
+        default="json_schema",
+        choices=("json_schema", "json_object_schema", "json_object", "none"),
+        help="structured output mode (llama.cpp's server: json_object_schema)",
+    )
+    g.add_argument("--llm-concurrency", type=int, default=4)
+    g.add_argument("--llm-max-tokens", type=int, default=512)
+    g.add_argument("--llm-temperature", type=float, default=0.0)
+
+
+def client_from_args(args: Any) -> Any:
+    """The OpenAI-compatible client described by the `--llm-*` options."""
+    import os
+
+    from ml_backend.llm import OpenAICompatibleClient
+
+    base_url = (
+        args.llm_base_url or os.environ.get("OPENAI_BASE_URL") or ("https://api.openai.com/v1")
+    )
+    return OpenAICompatibleClient(
+        args.llm,
+        base_url=base_url,
+        api_key_env=args.llm_api_key_env,
+        name=args.llm_name,
+        temperature=args.llm_temperature,
+        max_tokens=args.llm_max_tokens,
+        response_format=args.llm_response_format,
+    )

