@@ -140,8 +140,10 @@ def run_demo(
         setup = setup_study(client, store)
         say(f"[3/7] {setup.created} project(s) created, {setup.imported} task(s) imported")
         predicted = predict_study(study, store, DEFAULT_MODELS, progress=False)
-        say(f"[4/7] sealed predictions of {', '.join(DEFAULT_MODELS)} stored "
-            f"({getattr(predicted, 'predictions_added', 0)} new)")
+        say(
+            f"[4/7] sealed predictions of {', '.join(DEFAULT_MODELS)} stored "
+            f"({getattr(predicted, 'predictions_added', 0)} new)"
+        )
         replayed = replay_example_answers(client, store, study)
         say(f"[5/7] {replayed} recorded answer(s) of the two example annotators replayed")
         pulled = pull_study(client, store)
@@ -149,5 +151,6 @@ def run_demo(
     report_dir = study / "report"
     export_study(study, report_dir)
     say(f"[7/7] report written to {report_dir}")
-    return DemoResult(study, report_dir, client.url, username, credentials, replayed,
-                      list(DEFAULT_MODELS))
+    return DemoResult(
+        study, report_dir, client.url, username, credentials, replayed, list(DEFAULT_MODELS)
+    )
