@@ -96,12 +96,11 @@ def replay_example_answers(client: LabelStudioClient, store: Store, study_dir: P
         if inst.ls_task_id is None or (inst.ls_task_id, user_id) in done:
             continue
         module = label_studio_configs.get(subset.task_type)
-        ids_of = getattr(module, "item_ids", None)
         result = module.answer_to_result(
             rec["answer"],
-            labels=subset.config.get("label_set") if subset.task_type == "classification" else None,
-            n_groups=subset.config.get("n_groups"),
-            item_ids=ids_of(inst.content) if ids_of else None,
+            **label_studio_configs.translation_kwargs(
+                subset.task_type, subset.config, inst.content
+            ),
         )
         clients[rec["annotator"]].create_annotation(
             inst.ls_task_id, result, lead_time=rec.get("lead_time")

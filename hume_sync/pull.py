@@ -61,14 +61,11 @@ def translate(
     if annotation.get("was_cancelled"):
         return None, "cancelled", None
     module = label_studio_configs.get(subset.task_type)
-    ids_of = getattr(module, "item_ids", None)
+    kwargs = label_studio_configs.translation_kwargs(
+        subset.task_type, subset.config, instance.content
+    )
     try:
-        answer = module.result_to_answer(
-            annotation.get("result") or [],
-            labels=subset.config.get("label_set") if subset.task_type == "classification" else None,
-            n_groups=subset.config.get("n_groups"),
-            item_ids=ids_of(instance.content) if ids_of else None,
-        )
+        answer = module.result_to_answer(annotation.get("result") or [], **kwargs)
     except label_studio_configs.ConfigError as exc:
         return None, "invalid", str(exc)
     return answer, "valid", None

@@ -34,6 +34,7 @@ __all__ = [
     "TaskConfig",
     "UnknownTaskTypeError",
     "get",
+    "translation_kwargs",
 ]
 
 
@@ -78,6 +79,24 @@ class TaskConfig(Protocol):
 
 _REGISTRY: dict[str, Any] = {m.TASK_TYPE: m for m in (classification, clustering, reranking, sts)}
 TASK_TYPES: tuple[str, ...] = tuple(_REGISTRY)
+
+
+def translation_kwargs(
+    task_type: str, config: Mapping[str, Any], content: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The keywords `result_to_answer` / `answer_to_result` need for one instance.
+
+    ``config`` is the subset's stored config (``label_set``, ``n_groups``), ``content`` the
+    instance's content (item or candidate ids). Only classification passes its label set: a
+    clustering subset's stored label set holds gold labels, which never reach an interface.
+    """
+    module = get(task_type)
+    ids_of = getattr(module, "item_ids", None)
+    return {
+        "labels": config.get("label_set") if task_type == "classification" else None,
+        "n_groups": config.get("n_groups"),
+        "item_ids": ids_of(content) if ids_of else None,
+    }
 
 
 def get(task_type: str) -> TaskConfig:

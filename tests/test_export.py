@@ -20,54 +20,14 @@ from hume_sync.cli import main
 from hume_sync.store import AnnotationRecord, PredictionRecord, Store, gold
 from scoring.results import read_results_dir
 from tests._paths import SOURCE_DATA
-
-SIB = SOURCE_DATA / "sib200"
-COLUMNS = {"id": "index_id", "text": "text", "label": "category"}
-RERANK = Path(__file__).resolve().parent / "hume_sync" / "data" / "sib200_eng_rerank.jsonl"
+from tests._studies import real_data_spec
+from tests._studies import write_spec as write_study_spec
 
 
 def write_spec(study: Path) -> Path:
-    data = {
-        "name": "exporttest",
-        "seed": 3,
-        "tasks": [
-            {
-                "name": "SIB200Classification",
-                "type": "classification",
-                "source": {"path": str(SIB / "{subset}" / "test.tsv"), "columns": COLUMNS},
-                "subsets": [
-                    {"name": "eng_Latn", "language": "eng-Latn", "size": 21},
-                    {"name": "arb_Arab", "language": "arb-Arab", "size": 14},
-                ],
-            },
-            {
-                "name": "SIB200Clustering",
-                "type": "clustering",
-                "source": {"path": str(SIB / "eng_Latn" / "test.tsv"), "columns": COLUMNS},
-                "labels": 3,
-                "items_per_label": 4,
-                "subsets": [{"language": "eng-Latn"}],
-            },
-            {
-                "name": "STSBenchmark",
-                "type": "sts",
-                "source": {"path": str(SOURCE_DATA / "stsb-en-test.csv"), "header": False},
-                "score_range": [0, 5],
-                "subsets": [{"language": "eng-Latn", "size": 20}],
-            },
-            {
-                "name": "SIB200Reranking",
-                "type": "reranking",
-                "source": {"path": str(RERANK)},
-                "candidates": 7,
-                "subsets": [{"language": "eng-Latn", "size": 6}],
-            },
-        ],
-    }
-    study.mkdir(parents=True)
-    path = study / "study.yaml"
-    path.write_text(yaml.safe_dump(data), encoding="utf-8")
-    return path
+    return write_study_spec(
+        study, real_data_spec("exporttest", 3, cls_eng=21, cls_arb=14, sts=20, rerank=6)
+    )
 
 
 def answers_for(task_type: str, hid: str, g: Any, k: int, who: str, labels: list[str]) -> Any:

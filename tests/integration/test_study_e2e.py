@@ -16,66 +16,19 @@ from typing import Any
 
 import httpx
 import pytest
-import yaml
 
 import label_studio_configs
 from hume_sync.cli import main
 from hume_sync.store import Store, gold
-from tests._paths import SOURCE_DATA
+from tests._studies import real_data_spec, write_spec
 
 pytestmark = pytest.mark.labelstudio
 
-SIB = SOURCE_DATA / "sib200"
-SIB_COLUMNS = {"id": "index_id", "text": "text", "label": "category"}
-RERANK = Path(__file__).resolve().parents[1] / "hume_sync" / "data" / "sib200_eng_rerank.jsonl"
-
 
 def spec(study: Path) -> Path:
-    data = {
-        "name": "e2e",
-        "seed": 7,
-        "tasks": [
-            {
-                "name": "SIB200Classification",
-                "type": "classification",
-                "source": {
-                    "path": str(SIB / "{subset}" / "test.tsv"),
-                    "train_path": str(SIB / "{subset}" / "train.tsv"),
-                    "columns": SIB_COLUMNS,
-                },
-                "subsets": [
-                    {"name": "eng_Latn", "language": "eng-Latn", "size": 14},
-                    {"name": "arb_Arab", "language": "arb-Arab", "size": 7},
-                ],
-            },
-            {
-                "name": "SIB200Clustering",
-                "type": "clustering",
-                "source": {"path": str(SIB / "eng_Latn" / "test.tsv"), "columns": SIB_COLUMNS},
-                "labels": 3,
-                "items_per_label": 4,
-                "subsets": [{"language": "eng-Latn"}],
-            },
-            {
-                "name": "STSBenchmark",
-                "type": "sts",
-                "source": {"path": str(SOURCE_DATA / "stsb-en-test.csv"), "header": False},
-                "score_range": [0, 5],
-                "subsets": [{"language": "eng-Latn", "size": 10}],
-            },
-            {
-                "name": "SIB200Reranking",
-                "type": "reranking",
-                "source": {"path": str(RERANK)},
-                "candidates": 7,
-                "subsets": [{"language": "eng-Latn", "size": 5}],
-            },
-        ],
-    }
-    study.mkdir(parents=True)
-    path = study / "study.yaml"
-    path.write_text(yaml.safe_dump(data), encoding="utf-8")
-    return path
+    return write_spec(
+        study, real_data_spec("e2e", 7, cls_eng=14, cls_arb=7, sts=10, rerank=5, train_pool=True)
+    )
 
 
 def dump(study: Path) -> list[str]:
