@@ -230,8 +230,8 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         args.dir, data_dir=Path(args.data_dir) if args.data_dir else None, port=args.port
     )
     print()
-    print(f"Report:       {result.report_dir / 'report.html'} (also report.md, scores.csv,")
-    print(f"              scores.json and MTEB result files in {result.report_dir})")
+    print(f"Report:       {result.report_dir.resolve() / 'report.html'} (also report.md,")
+    print("              scores.csv, scores.json and MTEB result files beside it)")
     print(f"Label Studio: {result.url}")
     if result.username:
         print(f"Login:        {result.username} (password in {result.credentials_file})")

@@ -508,6 +508,19 @@ class LabelStudioClient:
         self.assert_collab_predictions(project_id, False)
         return created
 
+    def user_emails(self) -> dict[int, str]:
+        """User id → email of the organisation's users (for the manager's status view)."""
+
+        def fetch() -> dict[int, str]:
+            out: dict[int, str] = {}
+            for user in self._ls.users.list():
+                u = _plain(user)
+                if isinstance(u, Mapping) and u.get("id") is not None:
+                    out[int(u["id"])] = str(u.get("email") or u.get("username") or "")
+            return out
+
+        return self._call("list users", fetch)
+
     # -- users (tests and demos) ------------------------------------------------------------
 
     def sign_up_user(self, email: str, password: str) -> tuple[int, str]:

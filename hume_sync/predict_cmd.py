@@ -157,19 +157,8 @@ def model_subset_scores(
 
 
 def _write_scores(store: Store, records: dict[str, str]) -> int:
-    """Upsert ``meta`` rows in one transaction; returns how many changed."""
-    current = store.meta()
-    changed = {k: v for k, v in records.items() if current.get(k) != v}
-    if not changed:
-        return 0
-    with store.transaction() as conn:
-        for key, value in changed.items():
-            conn.execute(
-                "INSERT INTO meta (key, value) VALUES (?, ?) "
-                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                (key, value),
-            )
-    return len(changed)
+    """Upsert the score records into ``meta``; returns how many changed."""
+    return store.set_meta(records)
 
 
 # --------------------------------------------------------------------------- predict

@@ -53,13 +53,7 @@ def _now() -> str:
 
 
 def _set_meta(store: Store, values: Mapping[str, str]) -> None:
-    with store.transaction() as conn:
-        for key, value in values.items():
-            conn.execute(
-                "INSERT INTO meta (key, value) VALUES (?, ?) "
-                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                (key, value),
-            )
+    store.set_meta(values)
 
 
 def is_closed(store: Store) -> bool:

@@ -27,6 +27,7 @@ class AnnotatorStatus:
     annotations: int
     skipped: int
     median_lead_time_s: float | None
+    email: str | None = None
 
 
 @dataclass
@@ -125,12 +126,31 @@ def project_status(
 
 
 def study_status(client: LabelStudioClient | None, store: Store) -> list[ProjectStatus]:
-    """Status of every subset; subsets without a project yet show all work as remaining."""
+    """Status of every subset; subsets without a project yet show all work as remaining.
+
+    Annotators are shown by their Label Studio email where the server lists its users (the
+    store and the report keep the anonymous ``ls-user-<id>`` keys).
+    """
     subsets = store.subsets()
-    return [
+    statuses = [
         project_status(client, s.key, s.ls_project_id, s.overlap, len(store.instances(s.key)))
         for s in progress(subsets, desc="reading progress", total=len(subsets))
     ]
+    if client is not None:
+        names = _annotator_names(client)
+        for st in statuses:
+            for a in st.annotators:
+                a.email = names.get(a.annotator)
+    return statuses
+
+
+def _annotator_names(client: LabelStudioClient) -> dict[str, str]:
+    from hume_sync.ls_client import LabelStudioError
+
+    try:
+        return {f"ls-user-{uid}": email for uid, email in client.user_emails().items() if email}
+    except LabelStudioError:  # a token that may not list users: keep the ids
+        return {}
 
 
 def to_json(statuses: list[ProjectStatus]) -> dict[str, Any]:
@@ -165,7 +185,8 @@ def render(statuses: list[ProjectStatus]) -> str:
         for a in s.annotators:
             amed = "-" if a.median_lead_time_s is None else f"{a.median_lead_time_s:.1f}"
             lines.append(
-                f"    {a.annotator:<44} {'':>5} {'':>5} {a.annotations:>6} {a.skipped:>4} "
+                f"    {(a.email or a.annotator)[:44]:<44} {'':>5} {'':>5} {a.annotations:>6} "
+                f"{a.skipped:>4} "
                 f"{'':>5} {amed:>8}"
             )
     total = to_json(statuses)["total"]

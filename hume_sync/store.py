@@ -408,6 +408,20 @@ class Store:
 
     # ---- writers
 
+    def set_meta(self, values: Mapping[str, str]) -> int:
+        """Upsert ``meta`` rows in one transaction; returns how many changed (0: no write)."""
+        current = self.meta()
+        changed = {k: v for k, v in values.items() if current.get(k) != v}
+        if changed:
+            with self.transaction() as conn:
+                for key, value in changed.items():
+                    conn.execute(
+                        "INSERT INTO meta (key, value) VALUES (?, ?) "
+                        "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                        (key, value),
+                    )
+        return len(changed)
+
     def set_ls_ids(
         self,
         subset: str,

@@ -21,7 +21,7 @@ def test_demo_end_to_end_and_rerun(ls_server, tmp_path, monkeypatch, capsys):
     study = tmp_path / "demo"
     assert main(["demo", "--dir", str(study)]) == 0
     out = capsys.readouterr().out
-    assert f"Report:       {study / 'report' / 'report.html'}" in out
+    assert f"Report:       {(study / 'report').resolve() / 'report.html'}" in out
     assert f"Label Studio: {ls_server.url}" in out
     assert ls_server.token not in out
     answers = [

@@ -215,6 +215,7 @@ def test_status_counts_per_project_and_annotator(study, capsys):
     per = {a["annotator"]: a for a in eng["annotators"]}
     assert per[f"ls-user-{study['user'].id}"]["annotations"] == 14
     assert per[f"ls-user-{study['user'].id}"]["median_lead_time_s"] == 20.0
+    assert per[f"ls-user-{study['user'].id}"]["email"] == study["user"].email
     assert eng["median_lead_time_s"] == 15.0
     arb = by["SIB200Classification/arb_Arab"]
     # 7 tasks, overlap 1: the admin did all 7; the user added an invalid one and a skip.
