@@ -39,7 +39,12 @@ from scoring.results import (
     write_model_meta,
     write_result_file,
 )
-from scoring.subset_report import SubsetInput, SubsetReport, evaluate_subset
+from scoring.subset_report import (
+    ANNOTATOR_METHOD,
+    SubsetInput,
+    SubsetReport,
+    evaluate_subset,
+)
 from scoring.tasks import language_code
 
 HUMAN_MODEL_NAME = "baseline/Human"
@@ -283,7 +288,7 @@ def score_rows(report: StudyReport) -> list[dict[str, Any]]:
                         "rater": annotator,
                         "kind": "annotator",
                         "score": value,
-                        "method": rep.human.method.split("(")[-1].rstrip(")+") or "",
+                        "method": ANNOTATOR_METHOD[inp.task_type],
                         "ci_low": None,
                         "ci_high": None,
                         "ci_method": "",

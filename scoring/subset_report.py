@@ -40,6 +40,15 @@ HEADLINE_AGREEMENT = {
 }
 
 
+#: The metric each annotator (and each LLM annotator) is scored with on its own, by type.
+ANNOTATOR_METHOD = {
+    "classification": "accuracy",
+    "clustering": "v_measure",
+    "reranking": "mean_over_queries(map:sklearn)",
+    "sts": "spearman",
+}
+
+
 @dataclass
 class SubsetInput:
     """Plain inputs for one subset (see the module docstring for item shapes)."""
@@ -427,6 +436,7 @@ def score_of(
 
 
 __all__ = [
+    "ANNOTATOR_METHOD",
     "HEADLINE_AGREEMENT",
     "SubsetInput",
     "SubsetReport",

@@ -221,6 +221,13 @@ def test_study_table_and_files(exported):
     rows = list(csv.DictReader((out / "scores.csv").open()))
     kinds = Counter(r["kind"] for r in rows)
     assert kinds == {"human": 5, "annotator": 9, "llm": 1}
+    methods = {(r["task_type"], r["method"]) for r in rows if r["kind"] == "annotator"}
+    assert methods == {
+        ("classification", "accuracy"),
+        ("clustering", "v_measure"),
+        ("reranking", "mean_over_queries(map:sklearn)"),
+        ("sts", "spearman"),
+    }
     md = (out / "report.md").read_text()
     for needle in (
         "Table 1",
