@@ -49,14 +49,21 @@ def _user_errors() -> tuple[type[BaseException], ...]:
     return tuple(errors)
 
 
-def _study_store(study_dir: str):  # -> hume_sync.store.Store
-    """Open an existing study's store; a folder that is not a study is a clear error."""
-    from hume_sync.store import STORE_NAME, Store
+def _require_study(study_dir: str) -> Path:
+    """The study's store file; a folder that is not a study is a clear error."""
+    from hume_sync.store import STORE_NAME
 
     path = Path(study_dir) / STORE_NAME
     if not path.is_file():
         raise CliError(f"{study_dir}: not a study (no {STORE_NAME}); run 'hume-sync init' first")
-    return Store.open(path)
+    return path
+
+
+def _study_store(study_dir: str):  # -> hume_sync.store.Store
+    """Open an existing study's store."""
+    from hume_sync.store import Store
+
+    return Store.open(_require_study(study_dir))
 
 
 def _client():  # -> hume_sync.ls_client.LabelStudioClient
@@ -203,10 +210,7 @@ def _cmd_predict(args: argparse.Namespace) -> int:
 def _cmd_export(args: argparse.Namespace) -> int:
     from hume_sync.export import export_study
 
-    if not (Path(args.study_dir) / "study.sqlite").is_file():
-        raise CliError(
-            f"{args.study_dir}: not a study (no study.sqlite); run 'hume-sync init' first"
-        )
+    _require_study(args.study_dir)
     report, paths = export_study(args.study_dir, args.out, results_dir=args.results)
     for problem in report.problems:
         print(f"warning: skipped {problem}", file=sys.stderr)

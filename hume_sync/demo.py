@@ -51,12 +51,6 @@ def _load_answers() -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
 
 
-def _write_private(path: Path, payload: dict[str, Any]) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump(payload, fh, indent=2)
-
-
 def _example_users(
     client: LabelStudioClient, study_dir: Path, names: list[str]
 ) -> dict[str, tuple[int, str]]:
@@ -69,7 +63,7 @@ def _example_users(
             email = f"{name}@{EXAMPLE_DOMAIN}"
             user_id, token = client.sign_up_user(email, secrets.token_urlsafe(16))
             per_server[name] = {"id": user_id, "email": email, "token": token}
-            _write_private(path, known)
+            server.write_private_json(path, known)
     return {n: (int(per_server[n]["id"]), per_server[n]["token"]) for n in names}
 
 

@@ -264,7 +264,7 @@ def score_rows(report: StudyReport) -> list[dict[str, Any]]:
             "task_type": inp.task_type,
             "language": inp.language,
         }
-        low = rep.to_dict()["low_agreement"]
+        low = rep.low_agreement
         if rep.human is not None and rep.interval is not None:
             rows.append(
                 {

@@ -12,7 +12,6 @@ costs nothing.
 from __future__ import annotations
 
 import json
-import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,7 +50,6 @@ def predict_llm(
     log.parent.mkdir(parents=True, exist_ok=True)
     cache = ReplyCache(study / "cache" / "llm")
     summary = LLMSummary(model_version=mv, log=log)
-    lock = threading.Lock()
     for sub in store.subsets():
         instances = store.instances(sub.key)
         records = annotate(
@@ -66,7 +64,7 @@ def predict_llm(
             concurrency=concurrency,
             progress=progress,
         )
-        with lock, log.open("a", encoding="utf-8") as fh:
+        with log.open("a", encoding="utf-8") as fh:
             for rec in records:
                 fh.write(
                     json.dumps({"subset": sub.key, **rec}, ensure_ascii=False, default=str) + "\n"

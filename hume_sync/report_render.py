@@ -246,7 +246,7 @@ def _item_rows(items: list[dict[str, Any]], subset: str) -> list[list[str]]:
 
 
 def _quality(report: StudyReport) -> dict[str, Any]:
-    low = [s for s in report.subsets if s.to_dict()["low_agreement"]]
+    low = [s for s in report.subsets if s.low_agreement]
     dis = [r for s in report.subsets for r in _item_rows(s.disagreements, s.input.key)]
     sus = [r for s in report.subsets for r in _item_rows(s.gold_suspects, s.input.key)]
     return {"low": low, "disagreements": dis, "suspects": sus}
@@ -423,7 +423,7 @@ def _svg_agreement(report: StudyReport) -> str:
         )
     for i, (s, a) in enumerate(subs):
         y = 20 + i * row_h
-        low = s.to_dict()["low_agreement"]
+        low = s.low_agreement
         colour = "#d08020" if low else "#3a8a3a"
         parts.append(f'<text x="4" y="{y + 4}">{_h(s.input.key[:40])}</text>')
         x0, x1 = sorted((x(0.0), x(a.value)))

@@ -173,7 +173,7 @@ def _port_is_free(port: int, host: str = HOST) -> bool:
     return True
 
 
-def _write_private(path: Path, payload: Mapping[str, Any]) -> None:
+def write_private_json(path: Path, payload: Mapping[str, Any]) -> None:
     """Write JSON readable by the owner only (0600), also when the file already exists."""
     tmp = path.with_name(path.name + ".tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -423,7 +423,7 @@ def _start_locked(
         }
     else:
         creds = {**creds, "url": url}
-    _write_private(data_dir / CREDENTIALS_FILE, creds)
+    write_private_json(data_dir / CREDENTIALS_FILE, creds)
 
     exe = Path(executable) if executable else find_executable()
     argv = [
@@ -459,7 +459,9 @@ def _start_locked(
             start_new_session=True,  # own session and process group: survives the CLI, killpg works
         )
     _CHILDREN[proc.pid] = proc
-    _write_private(data_dir / PID_FILE, {"pid": proc.pid, "port": port, "started_at": time.time()})
+    write_private_json(
+        data_dir / PID_FILE, {"pid": proc.pid, "port": port, "started_at": time.time()}
+    )
 
     def fail(reason: str) -> ServerStartError:
         _kill_group(proc.pid, timeout=10.0)

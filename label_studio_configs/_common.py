@@ -189,6 +189,14 @@ def result_item(from_name: str, to_name: str, type_: str, value: dict[str, Any])
     }
 
 
+def choice_list(item: Mapping[str, Any], *, from_name: str) -> list[str]:
+    """The ``choices`` of a Choices result item, which must be a list of strings."""
+    choices = item["value"].get("choices")
+    if not isinstance(choices, list) or not all(isinstance(c, str) for c in choices):
+        raise InvalidResultError(f"control {from_name!r} has no list of choices")
+    return choices
+
+
 def single_result(result: Any, *, from_name: str, to_name: str, type_: str) -> dict[str, Any]:
     """The one result item of control `from_name`; anything else in `result` is an error."""
     if not isinstance(result, list):

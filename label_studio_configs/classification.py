@@ -15,6 +15,7 @@ from ._common import (
     check_hume_id,
     check_labels,
     check_text,
+    choice_list,
     direction_style,
     render_template,
     result_item,
@@ -71,9 +72,7 @@ def result_to_answer(
     del n_groups, item_ids
     label_list = check_labels(labels)
     item = single_result(result, from_name=FROM_NAME, to_name=TO_NAME, type_=RESULT_TYPE)
-    choices = item["value"].get("choices")
-    if not isinstance(choices, list) or not all(isinstance(c, str) for c in choices):
-        raise InvalidResultError(f"control {FROM_NAME!r} has no list of choices")
+    choices = choice_list(item, from_name=FROM_NAME)
     if not choices:
         raise InvalidResultError(f"control {FROM_NAME!r} has no choice")
     if len(choices) > 1:

@@ -16,6 +16,7 @@ from ._common import (
     Result,
     check_hume_id,
     check_text,
+    choice_list,
     direction_style,
     render_template,
     result_item,
@@ -106,9 +107,7 @@ def result_to_answer(
     del n_groups, item_ids
     scale = levels(labels)
     item = single_result(result, from_name=FROM_NAME, to_name=TO_NAME, type_=RESULT_TYPE)
-    choices = item["value"].get("choices")
-    if not isinstance(choices, list) or not all(isinstance(c, str) for c in choices):
-        raise InvalidResultError(f"control {FROM_NAME!r} has no list of choices")
+    choices = choice_list(item, from_name=FROM_NAME)
     if len(choices) != 1:
         raise InvalidResultError(
             f"control {FROM_NAME!r} needs exactly one level, got {len(choices)}: {choices!r}"

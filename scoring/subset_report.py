@@ -96,6 +96,11 @@ class SubsetReport:
         want = HEADLINE_AGREEMENT[self.input.task_type]
         return next((a for a in self.agreement if a.method == want), None)
 
+    @property
+    def low_agreement(self) -> bool | None:
+        """HUME's revision flag on the headline agreement; None where it is undefined."""
+        return _flag(self.headline_agreement, agreement.low_agreement)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "subset": self.input.key,
@@ -107,7 +112,7 @@ class SubsetReport:
             "interval": None if self.interval is None else self.interval.to_dict(),
             "bootstrap": None if self.bootstrap is None else self.bootstrap.to_dict(),
             "agreement": [a.to_dict() for a in self.agreement],
-            "low_agreement": _flag(self.headline_agreement, agreement.low_agreement),
+            "low_agreement": self.low_agreement,
             "human_llm_agreement": {k: v.to_dict() for k, v in self.human_llm_agreement.items()},
             "llms": {k: _score_dict(v) for k, v in self.llm_scores.items()},
             "llm_failures": dict(self.input.llm_failures),
@@ -428,13 +433,6 @@ def evaluate_subset(inp: SubsetInput) -> SubsetReport:
     )
 
 
-def score_of(
-    task_type: str, gold: Mapping[Hashable, Any], answers: Mapping[Hashable, Any]
-) -> float:
-    """The main score of a single rater's answers (helper for tests and the LLM table)."""
-    return _single(task_type, gold, answers).value
-
-
 __all__ = [
     "ANNOTATOR_METHOD",
     "HEADLINE_AGREEMENT",
@@ -443,5 +441,4 @@ __all__ = [
     "evaluate_subset",
     "flatten_clustering",
     "human_score",
-    "score_of",
 ]
