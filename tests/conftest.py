@@ -3,6 +3,9 @@
 The server is started through `hume_sync.server.start` (the code behind `hume-sync up`), on a free
 loopback port, with SQLite in a temporary data dir; tests that use it carry
 ``@pytest.mark.labelstudio``. It is stopped (its process group terminated) at the end.
+`ls_postgres_server` is a second one, started the same way but on a private PostgreSQL cluster
+(`postgres_cluster`, tests/_postgres.py) with docker-compose.yml's database settings; tests that
+use it also carry ``@pytest.mark.postgres``.
 """
 
 from __future__ import annotations
@@ -26,6 +29,13 @@ if _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 
 from hume_sync import server  # noqa: E402
+from tests._postgres import (  # noqa: E402
+    PostgresCluster,
+    PostgresCommandError,
+    PostgresUnavailableError,
+    find_bindir,
+    start_cluster,
+)
 
 if TYPE_CHECKING:
     from hume_sync.ls_client import LabelStudioClient
@@ -65,20 +75,24 @@ class LSServer:
         return LSUser(id=user_id, email=email, password=password, token=token)
 
 
-@pytest.fixture(scope="session")
-def ls_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LSServer]:
-    """A real Label Studio (cold start about 30-60 s), shared by the whole session."""
+def _running_server(
+    tmp_path_factory: pytest.TempPathFactory, name: str, extra_env: dict[str, str] | None = None
+) -> Iterator[LSServer]:
+    """Start a Label Studio through `server.start` (with `extra_env`, e.g. database settings),
+    yield it, stop it."""
     try:
         server.find_executable()
     except server.ServerStartError as exc:
         pytest.skip(f"Label Studio is not installed: {exc}")
-    data_dir = tmp_path_factory.mktemp("label-studio")
+    data_dir = tmp_path_factory.mktemp(name)
     started = time.monotonic()
     info = None
     try:
         for attempt in range(3):  # the free port can be taken between the check and the start
             try:
-                info = server.start(data_dir, server.free_port(), timeout=240.0)
+                info = server.start(
+                    data_dir, server.free_port(), timeout=240.0, extra_env=extra_env
+                )
                 break
             except server.PortInUseError:
                 if attempt == 2:
@@ -100,3 +114,42 @@ def ls_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LSServer]:
         )
     finally:
         server.stop(data_dir)
+
+
+@pytest.fixture(scope="session")
+def ls_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LSServer]:
+    """A real Label Studio on SQLite (cold start about 30-60 s), shared by the whole session."""
+    yield from _running_server(tmp_path_factory, "label-studio")
+
+
+@pytest.fixture(scope="session")
+def postgres_cluster() -> Iterator[PostgresCluster]:
+    """A private PostgreSQL cluster (tests/_postgres.py), as docker-compose.yml's service."""
+    try:
+        find_bindir()
+    except PostgresUnavailableError as exc:
+        pytest.skip(str(exc))
+    cluster = None
+    for attempt in range(3):  # the free port can be taken between the check and the start
+        try:
+            cluster = start_cluster(server.free_port())
+            break
+        except PostgresCommandError as exc:
+            if attempt == 2:
+                pytest.fail(f"the PostgreSQL test cluster did not start: {exc}", pytrace=False)
+    assert cluster is not None
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture(scope="session")
+def ls_postgres_server(
+    postgres_cluster: PostgresCluster, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[LSServer]:
+    """A real Label Studio on `postgres_cluster`, configured as docker-compose.yml configures
+    its label-studio service (cold start: migrations on PostgreSQL), shared by the session."""
+    yield from _running_server(
+        tmp_path_factory, "label-studio-pg", postgres_cluster.label_studio_env()
+    )

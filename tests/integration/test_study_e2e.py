@@ -1,5 +1,8 @@
 """A whole study against a real Label Studio: init, setup, two annotators, pull, status, faults.
 
+Every test runs twice: on the SQLite server (`ls_server`) and on PostgreSQL (`ls_postgres_server`,
+marker `postgres`).
+
 Real data (SIB-200 English and Arabic, STS Benchmark, a reranking set built from SIB-200), a real
 server (the session fixture), annotations created through the API by two different users.
 """
@@ -61,9 +64,14 @@ def gold_answer(task_type: str, g: Any, groups: dict[str, str]) -> Any:
     return g
 
 
-@pytest.fixture(scope="module")
-def study(ls_server, tmp_path_factory):
-    """A study set up in Label Studio, annotated by two users, and pulled once."""
+@pytest.fixture(
+    scope="module",
+    params=["ls_server", pytest.param("ls_postgres_server", marks=pytest.mark.postgres)],
+)
+def study(request, tmp_path_factory):
+    """A study set up in Label Studio, annotated by two users, and pulled once; once on the
+    embedded SQLite server and once on PostgreSQL as docker-compose.yml configures it."""
+    ls_server = request.getfixturevalue(request.param)
     mp = pytest.MonkeyPatch()
     mp.setenv("LABEL_STUDIO_URL", ls_server.url)
     mp.setenv("LABEL_STUDIO_API_KEY", ls_server.token)
