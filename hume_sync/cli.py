@@ -149,7 +149,13 @@ def _cmd_pull(args: argparse.Namespace) -> int:
     with _study_store(args.study_dir) as store:
         summary = pull_study(_client(), store)
     for problem in summary.invalid:
-        print(f"warning: invalid annotation kept apart: {problem}", file=sys.stderr)
+        print(f"warning: invalid answer, not counted: {problem}", file=sys.stderr)
+    if summary.late:
+        print(
+            f"note: {len(summary.late)} answer(s) given or changed after the study was closed; "
+            "export leaves them out unless --include-late",
+            file=sys.stderr,
+        )
     print(
         f"{summary.total('added')} annotation(s) added, {summary.total('updated')} updated, "
         f"{summary.total('deleted')} deleted, {summary.total('unchanged')} unchanged "
