@@ -149,7 +149,13 @@ def _cmd_pull(args: argparse.Namespace) -> int:
     with _study_store(args.study_dir) as store:
         summary = pull_study(_client(), store)
     for problem in summary.invalid:
-        print(f"warning: invalid annotation kept apart: {problem}", file=sys.stderr)
+        print(f"warning: invalid answer, not counted: {problem}", file=sys.stderr)
+    if summary.late:
+        print(
+            f"note: {len(summary.late)} answer(s) given or changed after the study was closed; "
+            "export leaves them out unless --include-late",
+            file=sys.stderr,
+        )
     print(
         f"{summary.total('added')} annotation(s) added, {summary.total('updated')} updated, "
         f"{summary.total('deleted')} deleted, {summary.total('unchanged')} unchanged "
@@ -211,9 +217,19 @@ def _cmd_export(args: argparse.Namespace) -> int:
     from hume_sync.export import export_study
 
     _require_study(args.study_dir)
-    report, paths = export_study(args.study_dir, args.out, results_dir=args.results)
+    report, paths = export_study(
+        args.study_dir, args.out, results_dir=args.results, include_late=args.include_late
+    )
     for problem in report.problems:
         print(f"warning: skipped {problem}", file=sys.stderr)
+    late = report.total_left_out("late")
+    if late:
+        fate = "included (--include-late)" if args.include_late else "left out of scoring"
+        print(
+            f"note: {late} answer(s) given or changed after the close at {report.closed_at} "
+            f"{fate}; the report lists them per subset and annotator",
+            file=sys.stderr,
+        )
     if not report.complete:
         print(
             "note: the study is partly annotated; the report states the coverage", file=sys.stderr
@@ -348,6 +364,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="an MTEB results folder whose models join every comparison "
         "(for studies on HUME(v1) instances)",
+    )
+    ex.add_argument(
+        "--include-late",
+        action="store_true",
+        help="also score answers given or changed after the study was closed "
+        "(left out by default; the report counts them either way)",
     )
     ex.set_defaults(func=_cmd_export)
 

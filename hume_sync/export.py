@@ -15,12 +15,15 @@ import io
 import json
 import os
 import tempfile
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from hume_sync.store import Store, gold
+from hume_sync.late_answers import CLOSED_AT, closed_at, lateness
+from hume_sync.store import Store, SubsetRow, gold
 from scoring.comparison import (
     HumanVsModels,
     RankRow,
@@ -68,10 +71,18 @@ class StudyReport:
     human_llm_correlation: dict[str, Any]
     results_models: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    #: When annotation closed (the store's ``closed_at``), and whether answers given after it
+    #: are in the scores (``--include-late``).
+    closed_at: str | None = None
+    include_late: bool = False
 
     @property
     def complete(self) -> bool:
         return all(s.coverage["complete"] for s in self.subsets)
+
+    def total_left_out(self, kind: str) -> int:
+        """Answers counted in every subset's ``invalid`` or ``late`` (``kind``)."""
+        return sum(sum(getattr(s.input, kind).values()) for s in self.subsets)
 
 
 # ------------------------------------------------------------------------------------------
@@ -94,8 +105,42 @@ def _normalise_answer(task_type: str, answer: Any) -> Any:
     return answer
 
 
-def subset_inputs(store: Store) -> list[SubsetInput]:
-    """One :class:`SubsetInput` per subset: gold, human and LLM answers, model scores."""
+def _human_answers(
+    store: Store, sub: SubsetRow, closed: datetime | None, include_late: bool
+) -> tuple[dict[str, dict[str, Any]], dict[str, int], dict[str, int], dict[str, int]]:
+    """(answers scored, invalid, late, late edited) of one subset, per annotator.
+
+    Invalid answers are never scored; late ones (see :mod:`hume_sync.late_answers`) only with
+    ``include_late``. Both are counted, never dropped from the store.
+    """
+    humans: dict[str, dict[str, Any]] = {}
+    invalid: Counter[str] = Counter()
+    late: Counter[str] = Counter()
+    edited: Counter[str] = Counter()
+    for ann in store.annotations(sub.key):
+        if ann.status == "invalid":
+            invalid[ann.annotator] += 1
+        if ann.status != "valid" or ann.answer is None:
+            continue
+        if closed is not None:
+            is_late, was_edited = lateness(ann, closed)
+            if is_late:
+                late[ann.annotator] += 1
+                edited[ann.annotator] += int(was_edited)
+                if not include_late:
+                    continue
+        humans.setdefault(ann.annotator, {})[ann.hume_id] = _normalise_answer(
+            sub.task_type, ann.answer
+        )
+    return humans, dict(invalid), dict(late), {k: v for k, v in edited.items() if v}
+
+
+def subset_inputs(store: Store, *, include_late: bool = False) -> list[SubsetInput]:
+    """One :class:`SubsetInput` per subset: gold, human and LLM answers, model scores.
+
+    Human answers given or changed after the study's close are left out unless
+    ``include_late``; either way they are counted in each input's ``late``.
+    """
     try:
         from hume_sync.predict_cmd import model_subset_scores
 
@@ -103,15 +148,11 @@ def subset_inputs(store: Store) -> list[SubsetInput]:
     except ImportError:  # the model stack is an optional extra
         model_scores = {}
     seed = int(store.meta().get("seed", 42) or 42)
+    closed = closed_at(store)
     out = []
     for sub in store.subsets():
         instances = store.instances(sub.key)
-        humans: dict[str, dict[str, Any]] = {}
-        for ann in store.annotations(sub.key):
-            if ann.status == "valid" and ann.answer is not None:
-                humans.setdefault(ann.annotator, {})[ann.hume_id] = _normalise_answer(
-                    sub.task_type, ann.answer
-                )
+        humans, invalid, late, late_edited = _human_answers(store, sub, closed, include_late)
         llms: dict[str, dict[str, Any]] = {}
         failures: dict[str, int] = {}
         for pred in store.predictions(sub.key):
@@ -147,6 +188,10 @@ def subset_inputs(store: Store) -> list[SubsetInput]:
                 n_planned=len(instances),
                 overlap=sub.overlap,
                 seed=seed,
+                invalid=invalid,
+                late=late,
+                late_edited=late_edited,
+                late_included=include_late,
             )
         )
     return out
@@ -193,9 +238,12 @@ def _results_models(results_dir: str, ids: dict[str, str]) -> tuple[list[Rater],
     return models, [str(p) for p in coll.problems]
 
 
-def build_report(store: Store, *, results_dir: str | None = None) -> StudyReport:
-    """Evaluate every subset, then compare raters across subsets."""
-    inputs = subset_inputs(store)
+def build_report(
+    store: Store, *, results_dir: str | None = None, include_late: bool = False
+) -> StudyReport:
+    """Evaluate every subset, then compare raters across subsets (late answers: see
+    :func:`subset_inputs`)."""
+    inputs = subset_inputs(store, include_late=include_late)
     ids = {i.key: subset_id(i.task_name, i.hf_subset, _lang3(i.language)) for i in inputs}
     if len(set(ids.values())) != len(ids):  # two subsets of one task in one language
         ids = {i.key: i.key for i in inputs}
@@ -245,6 +293,8 @@ def build_report(store: Store, *, results_dir: str | None = None) -> StudyReport
         human_llm_correlation=correlation,
         results_models=[m.name for m in extra_models],
         problems=problems,
+        closed_at=store.meta().get(CLOSED_AT),
+        include_late=include_late,
     )
 
 
@@ -345,6 +395,10 @@ def report_json(report: StudyReport) -> dict[str, Any]:
         "human_llm_correlation": report.human_llm_correlation,
         "results_models": report.results_models,
         "problems": report.problems,
+        "closed_at": report.closed_at,
+        "include_late": report.include_late,
+        "late_answers": report.total_left_out("late"),
+        "invalid_answers": report.total_left_out("invalid"),
     }
 
 
@@ -444,13 +498,17 @@ def write_mteb_results(report: StudyReport, root: Path) -> list[Path]:
 
 
 def export_study(
-    study_dir: str | Path, out_dir: str | Path, *, results_dir: str | None = None
+    study_dir: str | Path,
+    out_dir: str | Path,
+    *,
+    results_dir: str | None = None,
+    include_late: bool = False,
 ) -> tuple[StudyReport, list[Path]]:
     """Compute the report and write every output under ``out_dir``; returns the paths."""
     from hume_sync import report_render
 
     with Store.open(Path(study_dir)) as store:
-        report = build_report(store, results_dir=results_dir)
+        report = build_report(store, results_dir=results_dir, include_late=include_late)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     data = report_json(report)

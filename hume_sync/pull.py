@@ -3,17 +3,21 @@
 Everything is read from Label Studio first, and only then written, one transaction per subset:
 a server that fails half-way leaves the store as it was. Each subset's batch is the complete
 current state of its project, so a rerun adds nothing, edited annotations are updated and
-deleted ones are marked deleted. A result that does not fit the interface is kept with status
-``invalid`` and its error (reported with task and annotator); a skipped task (``was_cancelled``)
-is kept with status ``cancelled``; neither stops the others.
+deleted ones are marked deleted. A result that does not fit the interface (a clustering text
+left unsorted, a candidate not placed, no choice, an item the task does not have) is kept with
+status ``invalid`` and its error, and reported with the annotator's email and a link that opens
+the task in Label Studio (:func:`name_invalid`, which ``status`` reuses); a skipped task
+(``was_cancelled``) is kept with status ``cancelled``; neither stops the others.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import label_studio_configs
+from hume_sync.late_answers import LateAnswer, late_answers
 from hume_sync.ls_client import LabelStudioClient
 from hume_sync.progress import progress
 from hume_sync.store import AnnotationCounts, AnnotationRecord, InstanceRow, Store, SubsetRow
@@ -21,17 +25,59 @@ from hume_sync.store import AnnotationCounts, AnnotationRecord, InstanceRow, Sto
 
 @dataclass(frozen=True)
 class InvalidAnnotation:
+    """An answer that is not counted (incomplete, or not fitting the interface), and where to
+    fix it: ``url`` opens the task in Label Studio; ``email`` names the annotator where the
+    token may list users (``annotator`` is the store's ``ls-user-<id>`` key)."""
+
     subset: str
+    ls_project_id: int
     ls_task_id: int
     annotation_id: int
     annotator: str
     error: str
+    email: str | None = None
+    url: str | None = None
 
     def __str__(self) -> str:
+        who = f"{self.email} ({self.annotator})" if self.email else self.annotator
+        where = f"; fix it at {self.url}" if self.url else ""
         return (
             f"{self.subset}: task {self.ls_task_id}, annotation {self.annotation_id} by "
-            f"{self.annotator}: {self.error}"
+            f"{who}: {self.error}{where}"
         )
+
+
+def task_url(base_url: str, project_id: int, task_id: int) -> str:
+    """The Label Studio page that opens one task of a project (Data Manager with the task's
+    labelling view, as Label Studio 1.23 links it)."""
+    return f"{base_url.rstrip('/')}/projects/{int(project_id)}/data?task={int(task_id)}"
+
+
+def annotator_emails(client: LabelStudioClient) -> dict[str, str]:
+    """``{ls-user-<id>: email}`` of the server's users; empty when the token may not list them."""
+    from hume_sync.ls_client import LabelStudioError
+
+    try:
+        return {f"ls-user-{uid}": email for uid, email in client.user_emails().items() if email}
+    except LabelStudioError:
+        return {}
+
+
+def name_invalid(
+    client: LabelStudioClient, invalid: Sequence[InvalidAnnotation]
+) -> list[InvalidAnnotation]:
+    """The same problems with the annotator's email and a link to each task filled in."""
+    if not invalid:
+        return []
+    emails = annotator_emails(client)
+    return [
+        replace(
+            p,
+            email=emails.get(p.annotator),
+            url=task_url(client.url, p.ls_project_id, p.ls_task_id),
+        )
+        for p in invalid
+    ]
 
 
 @dataclass
@@ -39,6 +85,9 @@ class PullSummary:
     counts: dict[str, AnnotationCounts] = field(default_factory=dict)
     invalid: list[InvalidAnnotation] = field(default_factory=list)
     cancelled: int = 0
+    #: Valid answers in the store given or changed after the study's close (export leaves them
+    #: out unless --include-late); empty while the study is open.
+    late: list[LateAnswer] = field(default_factory=list)
     skipped_subsets: list[str] = field(default_factory=list)
     unknown_tasks: int = 0
 
@@ -88,7 +137,12 @@ def _collect(
             if status == "invalid":
                 summary.invalid.append(
                     InvalidAnnotation(
-                        subset.key, instance.ls_task_id or 0, int(ann["id"]), who, error or ""
+                        subset.key,
+                        subset.ls_project_id,
+                        int(task["id"]),
+                        int(ann["id"]),
+                        who,
+                        error or "",
                     )
                 )
             elif status == "cancelled":
@@ -123,4 +177,6 @@ def pull_study(client: LabelStudioClient, store: Store) -> PullSummary:
         batches.append((subset, _collect(client, store, subset, summary)))
     for subset, records in batches:
         summary.counts[subset.key] = store.upsert_annotations(records, subset=subset.key)
+    summary.invalid = name_invalid(client, summary.invalid)
+    summary.late = late_answers(store)
     return summary

@@ -11,6 +11,7 @@ import html as html_lib
 import math
 from typing import TYPE_CHECKING, Any
 
+from hume_sync.late_answers import EDITED_NOTE
 from scoring.tasks import TASK_TYPES
 
 if TYPE_CHECKING:
@@ -54,6 +55,12 @@ METHODS = [
         "Table",
         "mean over task-language subsets, each weighted equally; only raters with every "
         "subset are ranked; humans win a subset when strictly above the best / median model",
+    ),
+    (
+        "Answers scored",
+        "valid answers only: an invalid one (a clustering text left unsorted, a candidate not "
+        "placed, no choice, an item not in the task) is never scored; a late one (Label "
+        "Studio's created_at or updated_at after the study's close) only with --include-late",
     ),
     ("Difficulty", "easy when the human score is ≥ 0.7"),
     (
@@ -108,6 +115,41 @@ def _coverage_line(report: StudyReport) -> str:
         + "; ".join(parts)
         + "."
     )
+
+
+def _close_line(report: StudyReport) -> str:
+    """When annotation closed and what happened to the answers given after it."""
+    if report.closed_at is None:
+        return "Annotation is open (no close recorded): no answer counts as late."
+    n_late = report.total_left_out("late")
+    fate = (
+        "included in every score (--include-late)"
+        if report.include_late
+        else "left out of every score (export --include-late keeps them)"
+    )
+    line = f"Annotation closed at {report.closed_at}; {n_late} late answer(s) {fate}."
+    if any(s.input.late_edited for s in report.subsets):
+        line += f" Note: {EDITED_NOTE}."
+    return line
+
+
+def _left_out_rows(report: StudyReport) -> tuple[list[str], list[list[str]]]:
+    """Per subset and annotator: late answers (and those edited after the close), invalid."""
+    header = ["subset", "annotator", "late answers", "of which edited after the close", "invalid"]
+    rows = []
+    for s in report.subsets:
+        inp = s.input
+        for who in sorted(set(inp.late) | set(inp.invalid)):
+            rows.append(
+                [
+                    inp.key,
+                    who,
+                    str(inp.late.get(who, 0)),
+                    str(inp.late_edited.get(who, 0)),
+                    str(inp.invalid.get(who, 0)),
+                ]
+            )
+    return header, rows
 
 
 def _table1(report: StudyReport) -> tuple[list[str], list[list[str]]]:
@@ -289,6 +331,9 @@ def _summary_lines(report: StudyReport) -> list[str]:
 def markdown(report: StudyReport) -> str:
     out = [f"# HUME study report: {report.study}", "", _coverage_line(report), ""]
     out += [f"- {line}" for line in _summary_lines(report)] + [""]
+    out += ["## Late and invalid answers", "", _close_line(report), ""]
+    header, rows = _left_out_rows(report)
+    out += _md_table(header, rows) if rows else ["No late or invalid answers.", ""]
     out += ["## Table 1: mean over subsets (%)", "", *_md_table(*_table1(report))]
     out += ["## Per subset", "", *_md_table(*_subset_rows(report))]
     out += ["## Models and LLM annotators against the human interval", ""]
@@ -473,11 +518,15 @@ def _svg_human_vs_llm(report: StudyReport) -> str:
 
 def html(report: StudyReport) -> str:
     q = _quality(report)
+    left_out = _left_out_rows(report)
     sections = [
         f"<h1>HUME study report: {_h(report.study)}</h1>",
         f'<p class="{"" if report.complete else "warn"}">'
         f"{_h(_coverage_line(report).replace('**', ''))}</p>",
         "<ul>" + "".join(f"<li>{_h(line)}</li>" for line in _summary_lines(report)) + "</ul>",
+        '<h2 id="late-invalid">Late and invalid answers</h2>',
+        f"<p>{_h(_close_line(report))}</p>",
+        _html_table(*left_out) if left_out[1] else "<p>No late or invalid answers.</p>",
         "<h2>Table 1: mean over subsets (%)</h2>",
         _html_table(*_table1(report)),
         "<h2>Humans against the spread of model scores</h2>",

@@ -69,6 +69,23 @@ class SubsetInput:
     n_planned: int | None = None
     overlap: int | None = None
     seed: int = 42
+    #: Human answers kept out of ``humans``, counted per annotator: invalid ones (incomplete,
+    #: or not fitting the interface) are never scored; late ones (given or changed after the
+    #: study was closed) are scored only when ``late_included`` (then they are in ``humans``).
+    invalid: Mapping[str, int] = field(default_factory=dict)
+    late: Mapping[str, int] = field(default_factory=dict)
+    #: Of the late answers, those created before the close and edited after it.
+    late_edited: Mapping[str, int] = field(default_factory=dict)
+    late_included: bool = False
+
+    def left_out(self) -> dict[str, Any]:
+        """The JSON form of the invalid and late counts."""
+        return {
+            "invalid": dict(self.invalid),
+            "late": dict(self.late),
+            "late_edited": dict(self.late_edited),
+            "late_included": self.late_included,
+        }
 
 
 @dataclass
@@ -124,6 +141,7 @@ class SubsetReport:
             "gold_suspects": self.gold_suspects,
             "planning": self.planning,
             "coverage": self.coverage,
+            "left_out": self.input.left_out(),
             "warnings": self.warnings,
         }
 
@@ -369,6 +387,20 @@ def _item_lists(inp: SubsetInput) -> tuple[list[dict], list[dict]]:
 # ------------------------------------------------------------------------------------------
 
 
+def _left_out_warnings(inp: SubsetInput) -> list[str]:
+    out = []
+    n_invalid = sum(inp.invalid.values())
+    if n_invalid:
+        out.append(
+            f"{n_invalid} invalid answer(s) (incomplete, or not fitting the interface) not scored"
+        )
+    n_late = sum(inp.late.values())
+    if n_late:
+        fate = "included in the scores on request" if inp.late_included else "left out of scoring"
+        out.append(f"{n_late} late answer(s) (given or changed after the close) {fate}")
+    return out
+
+
 def evaluate_subset(inp: SubsetInput) -> SubsetReport:
     """Compute the whole report of one subset; a subset without annotations is reported empty."""
     warnings: list[str] = []
@@ -388,6 +420,7 @@ def evaluate_subset(inp: SubsetInput) -> SubsetReport:
             f"partly annotated: {len(answered)} of {planned} items, {n_annotations} of "
             f"{coverage['annotations_planned']} annotations"
         )
+    warnings += _left_out_warnings(inp)
     human = interval = boot = None
     agreements: list[Agreement] = []
     if answered:

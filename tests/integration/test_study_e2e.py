@@ -179,9 +179,14 @@ def test_pull_stores_exactly_what_was_submitted(study, capsys):
     captured = capsys.readouterr()
     user_key = f"ls-user-{study['user'].id}"
     admin_key = f"ls-user-{study['admin_id']}"
-    # The invalid result is reported with its task and annotator, and did not stop the others.
+    # The invalid result is reported with its task, the annotator's email and a link to the
+    # task, and did not stop the others.
     bad = study["bad_annotation"]
-    assert f"task {bad['task']}, annotation {bad['id']} by {user_key}" in captured.err
+    assert (
+        f"task {bad['task']}, annotation {bad['id']} by {study['user'].email} ({user_key})"
+        in captured.err
+    )
+    assert f"/data?task={bad['task']}" in captured.err
     assert "1 invalid, 1 skipped/cancelled" in captured.out
     with Store.open(study["dir"]) as store:
         rows = store.annotations()
