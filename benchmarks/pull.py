@@ -135,7 +135,9 @@ def main() -> int:
         else:
             started = server.start(root / "ls", port=server.free_port())
             url, token = started.url, started.token
-        client = LabelStudioClient(url, token, timeout=600)
+        # the embedded server's data folder: pull reads the JSON export and deletes its files
+        data_dir = started.data_dir if started else server.embedded_data_dir(url)
+        client = LabelStudioClient(url, token, timeout=600, data_dir=data_dir)
         try:
             study = make_study(root, args.tasks)
             t0 = time.perf_counter()

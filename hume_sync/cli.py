@@ -7,9 +7,11 @@ stderr and a non-zero exit code; a traceback means a bug in hume itself.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import sqlite3
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from scoring.errors import ScoringError
@@ -33,6 +35,8 @@ def _user_errors() -> tuple[type[BaseException], ...]:
         ("hume_sync.sources", ["SourceError"]),
         ("hume_sync.sampling", ["SamplingError"]),
         ("hume_sync.store", ["StoreError"]),
+        ("hume_sync.store_errors", ["StoreUnavailableError"]),
+        ("hume_sync.study_lock", ["StudyBusyError"]),
         ("hume_sync.server", ["ServerError"]),
         ("hume_sync.ls_client", ["LabelStudioError"]),
         ("label_studio_configs.errors", ["ConfigError"]),
@@ -103,8 +107,8 @@ def _cmd_init(args: argparse.Namespace) -> int:
     if not spec_path.exists():
         raise CliError(f"{spec_path}: no study spec (pass --spec FILE)")
     spec = load_spec(spec_path)
-    study.mkdir(parents=True, exist_ok=True)
-    summary = init_from_spec(study, spec, force=args.force)
+    with _locked(study, "init", create=True):
+        summary = init_from_spec(study, spec, force=args.force)
     verb = "created" if summary.created else "checked"
     print(f"study {summary.study!r} {verb} in {study}: {summary.written} row(s) written")
     for sub in summary.subsets:
@@ -386,13 +390,52 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: Commands that write the study hold its lock for their whole run, one at a time per study
+#: (see :mod:`hume_sync.study_lock`); ``init`` takes it itself once its spec is read.
+LOCKED_COMMANDS = frozenset({"setup", "pull", "predict", "close", "reveal", "demo"})
+
+
+@contextlib.contextmanager
+def _locked(study: Path, command: str, *, create: bool = False) -> Iterator[None]:
+    """The study's lock; with ``create`` the study folder is made (0700) first."""
+    from hume_sync.file_modes import private_dir
+    from hume_sync.study_lock import study_lock
+
+    if create:
+        try:
+            private_dir(study)
+        except OSError as exc:
+            raise CliError(f"{study}: cannot create the study folder ({exc.strerror})") from None
+    elif not study.is_dir():  # not a study: the command itself says so
+        yield
+        return
+    with study_lock(study, command):
+        yield
+
+
+def _run(args: argparse.Namespace) -> int:
+    """Run the command, holding the study's lock when it writes the study."""
+    if args.command not in LOCKED_COMMANDS:
+        return int(args.func(args))
+    demo = args.command == "demo"
+    with _locked(Path(args.dir if demo else args.study_dir), args.command, create=demo):
+        return int(args.func(args))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return int(args.func(args))
+        return int(_run(args))
     except _user_errors() as exc:
         print(f"hume-sync {args.command}: error: {exc}", file=sys.stderr)
+        return EXIT_USER_ERROR
+    except sqlite3.Error as exc:  # a SQLite failure met outside the store's own guards
+        from hume_sync.store_errors import describe, is_environmental
+
+        if not is_environmental(exc):
+            raise
+        print(f"hume-sync {args.command}: error: {describe(exc, None)}", file=sys.stderr)
         return EXIT_USER_ERROR
     except KeyboardInterrupt:
         print(f"hume-sync {args.command}: interrupted", file=sys.stderr)

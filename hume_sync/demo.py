@@ -122,7 +122,7 @@ def run_demo(
         say(f"[1/7] using Label Studio at {client.url} (LABEL_STUDIO_URL)")
     else:
         info = server.start(data_dir, port=port)
-        client = LabelStudioClient(info.url, info.token)
+        client = LabelStudioClient(info.url, info.token, data_dir=info.data_dir)
         username, credentials = info.username, info.data_dir / "credentials.json"
         state = "already running" if info.already_running else "started"
         say(f"[1/7] embedded Label Studio {state} at {info.url}")

@@ -10,8 +10,6 @@ humans (and each annotator) and for each LLM annotator, in the results-repositor
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import os
 import tempfile
@@ -23,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from hume_sync.late_answers import CLOSED_AT, closed_at, lateness
+from hume_sync.llm_cmd import llm_file_name
+from hume_sync.safe_text import csv_records
 from hume_sync.store import Store, SubsetRow, gold
 from scoring.comparison import (
     HumanVsModels,
@@ -42,6 +42,7 @@ from scoring.results import (
     write_model_meta,
     write_result_file,
 )
+from scoring.safe_paths import check_component, confined
 from scoring.subset_report import (
     ANNOTATOR_METHOD,
     SubsetInput,
@@ -417,15 +418,6 @@ def _atomic_text(path: Path, text: str) -> None:
         raise
 
 
-def _csv(rows: list[dict[str, Any]]) -> str:
-    buf = io.StringIO()
-    if rows:
-        writer = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
-    return buf.getvalue()
-
-
 def _mteb_blocks(rep: SubsetReport, value: float, extra: Mapping[str, Any]) -> dict[str, Any]:
     inp = rep.input
     name = MAIN_SCORE_NAME[inp.task_type]
@@ -475,9 +467,8 @@ def write_mteb_results(report: StudyReport, root: Path) -> list[Path]:
             for annotator, value in rep.human.per_rater.items():
                 add(HUMAN_MODEL_NAME, f"annotator_{annotator}", rep, _mteb_blocks(rep, value, {}))
         for name, score in rep.llm_scores.items():
-            llm = name.split(":", 1)[-1].replace("/", "_")
             add(
-                f"llm/{llm}",
+                f"llm/{llm_file_name(name)}",
                 revision,
                 rep,
                 _mteb_blocks(rep, score.value, {"method": score.method}),
@@ -509,18 +500,20 @@ def export_study(
 
     with Store.open(Path(study_dir)) as store:
         report = build_report(store, results_dir=results_dir, include_late=include_late)
+    check_component(report.study, "study name")  # it names the result folders: refuse early
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     data = report_json(report)
     files = {
         "scores.json": json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n",
-        "scores.csv": _csv(score_rows(report)),
+        "scores.csv": csv_records(score_rows(report)),
         "report.md": report_render.markdown(report),
         "report.html": report_render.html(report),
     }
     paths = []
     for name, text in files.items():
-        _atomic_text(out / name, text)
-        paths.append(out / name)
-    paths += write_mteb_results(report, out / "mteb_results")
+        path = confined(out, name)
+        _atomic_text(path, text)
+        paths.append(path)
+    paths += write_mteb_results(report, confined(out, "mteb_results"))
     return report, paths

@@ -5,13 +5,12 @@ Everything is computed by :mod:`scoring`; this module only selects, formats and 
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from hume_sync.safe_text import csv_rows, md_cell, md_text
 from scoring.comparison import (
     HumanVsModels,
     RankRow,
@@ -128,15 +127,11 @@ def render(board: Leaderboard, fmt: str) -> str:
         return json.dumps(board.to_dict(), indent=2, ensure_ascii=False)
     header, body = _table_rows(board)
     if fmt == "csv":
-        buf = io.StringIO()
-        writer = csv.writer(buf, lineterminator="\n")
-        writer.writerow(header)
-        writer.writerows(body)
-        return buf.getvalue().rstrip("\n")
+        return csv_rows(header, body).rstrip("\n")
     if fmt == "markdown":
         lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-        lines += ["| " + " | ".join(row) + " |" for row in body]
-        return "\n".join([*lines, "", *_summary(board)])
+        lines += ["| " + " | ".join(md_cell(c) for c in row) + " |" for row in body]
+        return "\n".join([*lines, "", *(md_text(line) for line in _summary(board))])
     widths = [max(len(x) for x in col) for col in zip(header, *body, strict=True)]
     fmt_row = "  ".join(f"{{:<{w}}}" for w in widths).format
     lines = [fmt_row(*header), fmt_row(*["-" * w for w in widths])]

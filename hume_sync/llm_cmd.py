@@ -17,8 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hume_sync.file_modes import open_private_append, private_dir, private_file
 from hume_sync.progress import say
 from hume_sync.store import PredictionRecord, Store
+from scoring.results import model_folder_name
+from scoring.safe_paths import check_component, confined
 
 
 @dataclass
@@ -27,6 +30,18 @@ class LLMSummary:
     statuses: Counter = field(default_factory=Counter)
     stored: int = 0
     log: Path | None = None
+
+
+def llm_file_name(model_version: str) -> str:
+    """The file and folder name of an LLM annotator (``llm:org/model`` → ``org_model``).
+
+    It names the call log (``STUDY/llm/<name>.jsonl``) and the result folder of the export
+    (``llm__<name>``); a name that cannot be either is refused before any call is made.
+    """
+    name = model_version.split(":", 1)[-1].replace("/", "_")
+    check_component(name, "LLM name")
+    model_folder_name(f"llm/{name}")
+    return name
 
 
 def _labels_for(task_type: str, config: dict[str, Any]) -> Any:
@@ -43,12 +58,14 @@ def predict_llm(
 ) -> LLMSummary:
     """Annotate the whole study with one LLM backend (see module docstring)."""
     from ml_backend.llm import ReplyCache, annotate, model_version
+    from ml_backend.llm.cache import CACHE_FILE as REPLY_CACHE_FILE
 
     study = Path(study_dir)
     mv = model_version(client)
-    log = study / "llm" / f"{mv.split(':', 1)[1].replace('/', '_')}.jsonl"
-    log.parent.mkdir(parents=True, exist_ok=True)
-    cache = ReplyCache(study / "cache" / "llm")
+    log = confined(private_dir(study / "llm"), f"{llm_file_name(mv)}.jsonl")
+    cache_dir = private_dir(study / "cache" / "llm")
+    private_file(cache_dir / REPLY_CACHE_FILE, create=True)  # answers: owner-only from the start
+    cache = ReplyCache(cache_dir)
     summary = LLMSummary(model_version=mv, log=log)
     for sub in store.subsets():
         instances = store.instances(sub.key)
@@ -64,7 +81,7 @@ def predict_llm(
             concurrency=concurrency,
             progress=progress,
         )
-        with log.open("a", encoding="utf-8") as fh:
+        with open_private_append(log) as fh:
             for rec in records:
                 fh.write(
                     json.dumps({"subset": sub.key, **rec}, ensure_ascii=False, default=str) + "\n"

@@ -18,10 +18,12 @@ Results come back as plain JSON dicts (the SDK's models dumped with their aliase
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any, TypeVar
 
 import httpx
@@ -46,6 +48,8 @@ DEFAULT_TRIES = 3
 DEFAULT_BACKOFF_S = 0.5
 IMPORT_BATCH_SIZE = 500
 PAGE_SIZE = 100
+# Tasks per page when annotations are read through the tasks API (a few pages per study).
+TASK_PAGE_SIZE = 1000
 # Project fields that `project_counts` reports (all present in Community's project response).
 COUNT_FIELDS = (
     "task_number",
@@ -124,7 +128,10 @@ class LabelStudioClient:
         timeout: float = DEFAULT_TIMEOUT_S,
         tries: int = DEFAULT_TRIES,
         backoff: float = DEFAULT_BACKOFF_S,
+        data_dir: str | Path | None = None,
     ) -> None:
+        """``data_dir``: the server's data folder when it is on this machine and hume's to tidy
+        (the embedded server); see :meth:`export_annotated_tasks`."""
         if not url or not api_key:
             raise ValueError("LabelStudioClient needs both a URL and an API key")
         if not re.match(r"https?://[^/\s]+", url):
@@ -136,6 +143,7 @@ class LabelStudioClient:
         self._timeout = float(timeout)
         self._tries = tries
         self._backoff = backoff
+        self._export_dir = Path(data_dir) / "export" if data_dir is not None else None
         # max_retries=0: retries are decided here (the SDK would retry 409 and non-idempotent 5xx).
         self._ls = LabelStudio(
             base_url=self._url, api_key=api_key, timeout=self._timeout, max_retries=0
@@ -144,9 +152,10 @@ class LabelStudioClient:
     @classmethod
     def from_env_or_embedded(cls, **kwargs: Any) -> LabelStudioClient:
         """LABEL_STUDIO_URL + LABEL_STUDIO_API_KEY, else the embedded server's credentials."""
-        from .server import connection_from_env_or_embedded
+        from .server import connection_from_env_or_embedded, embedded_data_dir
 
         url, token = connection_from_env_or_embedded()
+        kwargs.setdefault("data_dir", embedded_data_dir(url))
         return cls(url, token, **kwargs)
 
     @property
@@ -419,16 +428,33 @@ class LabelStudioClient:
         )
 
     def export_annotated_tasks(self, project_id: int) -> list[dict[str, Any]]:
-        """Every task that has annotations (skipped ones included), through Label Studio's own
-        JSON export: one request instead of a page per 100 tasks, about 2.5× faster than
-        `list_tasks` on 5,000 tasks (benchmarks/pull.py). Predictions come as ids only."""
+        """Every task that has annotations (skipped ones included), with its annotations.
 
-        def fetch() -> list[dict[str, Any]]:
-            raw = b"".join(
-                self._ls.projects.exports.download_sync(
-                    id=project_id, export_type="JSON", download_all_tasks=False
-                )
-            )
+        Label Studio 1.23.2 keeps a file in its data folder for every export, and no API call
+        removes it (deleting an export snapshot leaves its file: the flag that would remove it
+        is pinned off). So:
+
+        - when this client knows the server's data folder (the embedded server), the tasks come
+          from Label Studio's JSON export, one request per project (about 2× faster than the
+          tasks API: 5.7 s against 12.2 s for 3,000 tasks with 2 annotations each), and the two
+          files that export wrote are deleted as soon as it is read;
+        - otherwise they come from the tasks API (``fields=all``, 1,000 tasks a page), which
+          writes nothing on the server.
+
+        Predictions come as ids (export) or objects (tasks API); pull reads neither.
+        """
+        if self._export_dir is None:
+            tasks = self.list_tasks(project_id, page_size=TASK_PAGE_SIZE)
+            return [t for t in tasks if t.get("annotations")]
+        op = f"export annotations of project {project_id}"
+
+        def fetch() -> tuple[list[dict[str, Any]], str]:
+            raw_client = self._ls.projects.exports.with_raw_response
+            with raw_client.download_sync(
+                id=project_id, export_type="JSON", download_all_tasks=False
+            ) as response:
+                name = str(response.headers.get("filename") or "")
+                raw = b"".join(response.data)
             try:
                 data = json.loads(raw or b"[]")
             except ValueError:
@@ -440,10 +466,25 @@ class LabelStudioClient:
                     url=self._url,
                     operation=op,
                 )
-            return data
+            return data, name
 
-        op = f"export annotations of project {project_id}"
-        return self._call(op, fetch)
+        tasks, name = self._call(op, fetch)
+        self._remove_export_files(project_id, name)
+        return tasks
+
+    def _remove_export_files(self, project_id: int, filename: str) -> None:
+        """Delete the result and info files one JSON export left in the server's export folder.
+
+        Only names of the form ``project-<id>-at-<time>-<md5>.json`` are touched, and only inside
+        the export folder, whatever the server sent.
+        """
+        assert self._export_dir is not None
+        stem = filename[: -len(".json")] if filename.endswith(".json") else ""
+        if not re.fullmatch(rf"project-{project_id}-at-[\w-]+", stem):
+            return
+        for path in (self._export_dir / f"{stem}.json", self._export_dir / f"{stem}-info.json"):
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
 
     def get_task(self, task_id: int) -> dict[str, Any]:
         return _plain(self._call(f"get task {task_id}", lambda: self._ls.tasks.get(id=task_id)))

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hume_sync.file_modes import private_dir, private_file
 from hume_sync.progress import say
 from hume_sync.store import (
     STORE_NAME,
@@ -48,6 +49,13 @@ class PredictCommandError(StoreError):
 def cache_path(study_dir: str | Path) -> Path:
     """Where a study keeps its embedding cache."""
     return Path(study_dir) / CACHE_DIR / CACHE_FILE
+
+
+def private_cache_path(study_dir: str | Path) -> Path:
+    """The embedding cache file, created owner-only (0600 in 0700 folders) before first use."""
+    path = cache_path(study_dir)
+    private_dir(path.parent)
+    return private_file(path, create=True)
 
 
 # --------------------------------------------------------------------------- jobs
@@ -271,7 +279,7 @@ def predict_study(
         encoders = [load_encoder(m) for m in dict.fromkeys(models)]
     digests = {job.key: _instances_digest(store, job.key) for job in jobs}
     summary = PredictSummary()
-    with EmbeddingCache(cache_path(study_dir)) as cache:
+    with EmbeddingCache(private_cache_path(study_dir)) as cache:
         for encoder in encoders:
             summary.models.append(
                 _predict_model(

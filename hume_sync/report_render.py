@@ -12,6 +12,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from hume_sync.late_answers import EDITED_NOTE
+from hume_sync.safe_text import md_cell, md_text
 from scoring.tasks import TASK_TYPES
 
 if TYPE_CHECKING:
@@ -89,11 +90,9 @@ def _pct(x: float | None) -> str:
 
 
 def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
-    def esc(c: str) -> str:
-        return str(c).replace("|", "\\|").replace("\n", " ")
-
-    out = ["| " + " | ".join(esc(h) for h in header) + " |", "|" + "---|" * len(header)]
-    out += ["| " + " | ".join(esc(c) for c in r) + " |" for r in rows]
+    """A Markdown table; cells are data, so HTML in them is escaped (see hume_sync.safe_text)."""
+    out = ["| " + " | ".join(md_cell(h) for h in header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(md_cell(c) for c in r) + " |" for r in rows]
     return [*out, ""]
 
 
@@ -329,9 +328,9 @@ def _summary_lines(report: StudyReport) -> list[str]:
 
 
 def markdown(report: StudyReport) -> str:
-    out = [f"# HUME study report: {report.study}", "", _coverage_line(report), ""]
-    out += [f"- {line}" for line in _summary_lines(report)] + [""]
-    out += ["## Late and invalid answers", "", _close_line(report), ""]
+    out = [f"# HUME study report: {md_text(report.study)}", "", md_text(_coverage_line(report))]
+    out += [""] + [f"- {md_text(line)}" for line in _summary_lines(report)] + [""]
+    out += ["## Late and invalid answers", "", md_text(_close_line(report)), ""]
     header, rows = _left_out_rows(report)
     out += _md_table(header, rows) if rows else ["No late or invalid answers.", ""]
     out += ["## Table 1: mean over subsets (%)", "", *_md_table(*_table1(report))]
@@ -347,10 +346,13 @@ def markdown(report: StudyReport) -> str:
     if q["low"]:
         out.append(
             "Low agreement (κ < 0.4 or ρ < 0.6), candidates for revision: "
-            + ", ".join(
-                f"{s.input.key} ({s.headline_agreement.method} {_f(s.headline_agreement.value)})"
-                for s in q["low"]
-                if s.headline_agreement is not None
+            + md_text(
+                ", ".join(
+                    f"{s.input.key} ({s.headline_agreement.method} "
+                    f"{_f(s.headline_agreement.value)})"
+                    for s in q["low"]
+                    if s.headline_agreement is not None
+                )
             )
             + "."
         )
@@ -361,15 +363,16 @@ def markdown(report: StudyReport) -> str:
     out += ["### Candidate gold errors: annotators agree with each other, not with gold", ""]
     out += _md_table(item_header, q["suspects"]) if q["suspects"] else ["None.", ""]
     out += ["## Sample-size planning", "", *_md_table(*_planning_rows(report))]
-    warn = [f"- {s.input.key}: {w}" for s in report.subsets for w in s.warnings]
+    warn = [f"{s.input.key}: {w}" for s in report.subsets for w in s.warnings]
     warn += [
-        f"- {s.input.key}: {a.method}: {w}"
+        f"{s.input.key}: {a.method}: {w}"
         for s in report.subsets
         for a in s.agreement
         for w in a.warnings
     ]
-    if warn or report.problems:
-        out += ["## Warnings", ""] + warn + [f"- {p}" for p in report.problems] + [""]
+    warn += [str(p) for p in report.problems]
+    if warn:
+        out += ["## Warnings", ""] + [f"- {md_text(w)}" for w in warn] + [""]
     out += ["## Methods", ""] + [f"- **{k}**: {v}" for k, v in METHODS] + [""]
     return "\n".join(out)
 

@@ -18,9 +18,7 @@ backend app (``create_backend_app``) serves the same predictions through Label S
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -29,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from hume_sync.progress import say
 from hume_sync.store import STORE_NAME, InstanceRow, Store, StoreError, SubsetRow
+from ml_backend.event_log import EventLog
 
 if TYPE_CHECKING:
     from flask import Flask
@@ -293,8 +292,8 @@ class StudySource:
         self.rule = rule or DEFAULT_RERANK_RULE
         if self.rule not in RERANK_RULES:
             raise RevealError(f"unknown reranking rule {self.rule!r}")
-        self.events_path = self.study_dir / EVENTS_PATH
-        self._events_lock = threading.Lock()
+        self.events = EventLog(self.study_dir / EVENTS_PATH)
+        self.events_path = self.events.path
         with self._open() as store:
             self.study_name = store.meta().get("study_name", self.study_dir.name)
 
@@ -370,24 +369,13 @@ class StudySource:
         return out
 
     def record_event(self, event: Mapping[str, Any]) -> None:
-        line = json.dumps(
-            {"received_at": _now(), **dict(event)}, ensure_ascii=False, sort_keys=True
-        )
-        with self._events_lock:
-            self.events_path.parent.mkdir(parents=True, exist_ok=True)
-            with self.events_path.open("a", encoding="utf-8") as fh:
-                fh.write(line + "\n")
-                fh.flush()
-                os.fsync(fh.fileno())
+        """Append to ``STUDY/events/webhook.jsonl``, a bounded, rotating log (ml_backend)."""
+        self.events.append({"received_at": _now(), **dict(event)})
 
 
 def read_events(study_dir: str | Path) -> list[dict[str, Any]]:
-    """The webhook events recorded for a study, oldest first."""
-    path = Path(study_dir) / EVENTS_PATH
-    if not path.is_file():
-        return []
-    with path.open(encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
+    """The webhook events still kept for a study, oldest first (rotated files included)."""
+    return EventLog(Path(study_dir) / EVENTS_PATH).read()
 
 
 def create_backend_app(

@@ -20,6 +20,7 @@ import contextlib
 import fcntl
 import json
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -28,6 +29,7 @@ import subprocess
 import sys
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -46,6 +48,7 @@ __all__ = [
     "ServerStatus",
     "connection_from_env_or_embedded",
     "default_data_dir",
+    "embedded_data_dir",
     "find_executable",
     "free_port",
     "read_credentials",
@@ -61,11 +64,27 @@ DEFAULT_PORT = 8080
 DEFAULT_USERNAME = "admin@hume.local"
 HOST = "127.0.0.1"
 
-# Environment the server needs: no calls to the package index or analytics, ML backends and
-# webhooks on 127.0.0.1 allowed, and the legacy token (the one we generate) accepted.
-SERVER_ENV: dict[str, str] = {
+# No phone-home: every outbound call Label Studio 1.23.2 makes on its own, turned off
+# (label_studio/core/settings/{base,label_studio}.py). The same values are in
+# docker-compose.yml; tests/test_phone_home.py reads Label Studio's settings so that a new
+# telemetry default is noticed.
+NO_PHONE_HOME_ENV: dict[str, str] = {
+    # Sentry error and performance reports from the server (default: a HumanSignal DSN that is
+    # called every minute) and from the browser (the Sentry CDN script and its reports).
+    "SENTRY_DSN": "",
+    "FRONTEND_SENTRY_DSN": "",
+    # The PyPI version check at start-up and in the UI.
     "LATEST_VERSION_CHECK": "false",
+    # Usage analytics: tele.labelstud.io from the server, Google Tag Manager in the browser.
     "COLLECT_ANALYTICS": "false",
+    # Feature flags from the packaged file, never from LaunchDarkly's service.
+    "FEATURE_FLAGS_OFFLINE": "true",
+}
+
+# Environment the server needs: no phone-home, ML backends and webhooks on 127.0.0.1 allowed,
+# and the legacy token (the one we generate) accepted.
+SERVER_ENV: dict[str, str] = {
+    **NO_PHONE_HOME_ENV,
     "ML_BLOCK_LOCAL_IP": "false",
     "SSRF_PROTECTION_ENABLED": "false",
     "LABEL_STUDIO_ENABLE_LEGACY_API_TOKEN": "true",
@@ -277,16 +296,19 @@ def _healthy(url: str) -> bool:
         return False
 
 
-def _log_tail(log_path: Path, secrets_: tuple[str, ...] = (), lines: int = 30) -> str:
-    """The end of the server log, with secrets masked, for error messages."""
-    try:
-        text = log_path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return "(no log)"
+_ERROR_LINE = re.compile(r"^\s*(?:[\w.]+(?:Error|Exception|Exit)\b|ERROR\b|CRITICAL\b|FATAL\b)")
+
+
+def _log_error_line(text: str, secrets_: tuple[str, ...] = (), limit: int = 200) -> str:
+    """The line of a server log that says what went wrong (the last exception or error line)."""
     for secret in secrets_:
         if secret:
             text = text.replace(secret, "***")
-    return "\n".join(text.splitlines()[-lines:])
+    lines = [line.strip() for line in text.splitlines() if _ERROR_LINE.match(line)]
+    if not lines:
+        return ""
+    line = lines[-1]
+    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 def _log_since(log_path: Path, offset: int) -> str:
@@ -369,12 +391,24 @@ def start(
     with a generated password and token; later starts reuse them from ``credentials.json``.
     """
     data_dir = Path(data_dir or default_data_dir()).expanduser().resolve()
-    data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    try:
+        data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        lock = open(data_dir / ".start.lock", "a")  # noqa: SIM115 - closed below
+    except OSError as exc:
+        raise ServerStartError(
+            f"cannot use {data_dir} as Label Studio's data folder ({exc.strerror or exc}); "
+            "choose another one with --data-dir"
+        ) from None
     # One start at a time per data dir: two `hume-sync up` at once must not spawn two servers.
-    with open(data_dir / ".start.lock", "a") as lock:
+    with lock:
         fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
         try:
             return _start_locked(data_dir, port, username, timeout, executable, extra_env)
+        except OSError as exc:  # a data folder we cannot write, an executable we cannot run
+            where = exc.filename or data_dir
+            raise ServerStartError(
+                f"cannot start Label Studio: {where}: {exc.strerror or exc}"
+            ) from None
         finally:
             fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
 
@@ -467,8 +501,10 @@ def _start_locked(
         _kill_group(proc.pid, timeout=10.0)
         with contextlib.suppress(FileNotFoundError):
             (data_dir / PID_FILE).unlink()
-        tail = _log_tail(log_path, secrets_)
-        return ServerStartError(f"Label Studio {reason}; last lines of {log_path}:\n{tail}")
+        cause = _log_error_line(_log_since(log_path, log_offset), secrets_)
+        return ServerStartError(
+            f"Label Studio {reason}" + (f" ({cause})" if cause else "") + f"; its log: {log_path}"
+        )
 
     deadline = time.monotonic() + timeout
     while True:
@@ -519,12 +555,40 @@ def status(data_dir: Path | None = None) -> ServerStatus:
     )
 
 
+def _checked_url(url: str) -> str:
+    """LABEL_STUDIO_URL as the client needs it: ``http(s)://host[:port][/path]``."""
+    parsed = urllib.parse.urlsplit(url)
+    if parsed.scheme not in ("http", "https") or not parsed.hostname:
+        shown = parsed._replace(netloc=parsed.netloc.rpartition("@")[2]).geturl()  # no password
+        raise ConnectionNotConfiguredError(
+            f"LABEL_STUDIO_URL must start with http:// or https:// and name a host, got "
+            f"{shown!r} (e.g. http://127.0.0.1:8080)"
+        )
+    return url.rstrip("/")
+
+
+def embedded_data_dir(url: str, data_dir: Path | None = None) -> Path | None:
+    """The data folder of the embedded server when ``url`` is that server, else None.
+
+    Used to tidy what Label Studio leaves in its own folder (export files); a server elsewhere
+    is never touched.
+    """
+    directory = Path(data_dir or default_data_dir()).expanduser()
+    try:
+        creds = read_credentials(directory)
+    except ServerError:
+        return None
+    if creds is None or creds["url"].rstrip("/") != url.rstrip("/"):
+        return None
+    return directory.resolve()
+
+
 def connection_from_env_or_embedded(data_dir: Path | None = None) -> tuple[str, str]:
     """(url, token): LABEL_STUDIO_URL + LABEL_STUDIO_API_KEY if set, else the embedded server's."""
     url = os.environ.get("LABEL_STUDIO_URL", "").strip()
     key = os.environ.get("LABEL_STUDIO_API_KEY", "").strip()
     if url and key:
-        return url.rstrip("/"), key
+        return _checked_url(url), key
     if url or key:
         missing = "LABEL_STUDIO_API_KEY" if url else "LABEL_STUDIO_URL"
         raise ConnectionNotConfiguredError(

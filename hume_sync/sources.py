@@ -151,6 +151,30 @@ def load_records(
     else:
         raise SourceError(path, f"unknown format {fmt!r} (expected jsonl, csv or tsv)")
 
+    try:
+        return _build_records(task_type, path, rows, require_id=require_id)
+    except UnicodeDecodeError:
+        raise _not_utf8(path) from None
+
+
+def _not_utf8(path: Path) -> SourceError:
+    """Where a file stops being UTF-8 (line and byte), for a one-line error."""
+    with open(path, "rb") as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                return SourceError(
+                    path,
+                    f"not UTF-8 text (byte 0x{raw[exc.start]:02x}); save the file as UTF-8",
+                    line=lineno,
+                )
+    return SourceError(path, "not UTF-8 text; save the file as UTF-8")
+
+
+def _build_records(
+    task_type: str, path: Path, rows: Iterable[tuple[int, dict[str, Any]]], *, require_id: bool
+) -> list[Record]:
     build = _BUILDERS[task_type]
     records: list[Record] = []
     first_line: dict[str, int] = {}

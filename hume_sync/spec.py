@@ -39,6 +39,8 @@ from typing import Any
 
 import yaml
 
+from scoring.safe_paths import component_problem
+
 TASK_TYPES: tuple[str, ...] = ("classification", "clustering", "reranking", "sts")
 FORMATS: tuple[str, ...] = ("jsonl", "csv", "tsv")
 SAMPLING_MODES: tuple[str, ...] = ("sample", "all")
@@ -278,9 +280,17 @@ def load_spec(path: str | Path) -> StudySpec:
     if path.is_dir():
         path = path / "study.yaml"
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
     except OSError as exc:
         raise SpecError(path, f"cannot read spec: {exc.strerror or exc}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise SpecError(
+            path,
+            f"not UTF-8 text (byte 0x{raw[exc.start]:02x} on line {line}); save it as UTF-8",
+        ) from None
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
@@ -306,6 +316,7 @@ def parse_spec(
     name = data.get("name")
     if not isinstance(name, str) or not name.strip():
         raise SpecError(file, "required, a non-empty string", field="name")
+    _check_file_name(name.strip(), file, None, "name")
     seed = data.get("seed", 42)
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise SpecError(file, f"must be a non-negative integer, got {seed!r}", field="seed")
@@ -369,6 +380,18 @@ def is_english(language: str) -> bool:
 
 # --------------------------------------------------------------------------------------------
 # Internals
+
+
+def _check_file_name(name: str, file: str, task: str | None, fld: str) -> None:
+    """Study, task and subset names become folder and file names (exports, result files)."""
+    problem = component_problem(name)
+    if problem is not None:
+        raise SpecError(
+            file,
+            f"{name!r} cannot be used as a file or folder name ({problem})",
+            task=task,
+            field=fld,
+        )
 
 
 def _check_keys(
@@ -439,6 +462,7 @@ def _parse_task(
         raise SpecError(file, "required, a non-empty string", field=f"tasks[{index}].name")
     if not _NAME_RE.match(name):
         raise SpecError(file, "must not contain '/' or spaces", task=name, field="name")
+    _check_file_name(name, file, name, "name")
     _check_keys(raw, _TASK_KEYS, file, name, "")
     task_type = raw.get("type")
     if task_type not in TASK_TYPES:
@@ -658,6 +682,7 @@ def _parse_subset(
             task=task,
             field=f"subsets[{index}].name",
         )
+    _check_file_name(name, file, task, f"subsets[{index}].name")
     p = f"subsets[{name}]."
     merged = {**defaults, **{k: v for k, v in raw.items() if k in _SIZING_KEYS}}
 

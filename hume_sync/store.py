@@ -41,9 +41,19 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from hume_sync.file_modes import private_dir, private_file
+from hume_sync.gold_checks import check_gold_against_spec
 from hume_sync.sampling import Instance, SamplingError, sample_subset, subset_rng, to_instances
 from hume_sync.sources import SourceData, TextItem, load_subset
 from hume_sync.spec import StudySpec, SubsetSpec, TaskSpec, load_spec
+from hume_sync.store_errors import (
+    BUSY_TIMEOUT_S,
+    SQLITE_NOTADB,
+    StoreUnavailableError,
+    code_of,
+    is_environmental,
+    unavailable,
+)
 
 STORE_NAME = "study.sqlite"
 SPEC_NAME = "study.yaml"
@@ -251,17 +261,38 @@ class Store:
 
     @classmethod
     def open(cls, path: str | Path) -> Store:
-        """Open (creating if needed) the store at ``path``: a ``.sqlite`` file or a study folder."""
+        """Open (creating if needed) the store at ``path``: a ``.sqlite`` file or a study folder.
+
+        A study folder and its ``study.sqlite`` are made (or tightened to) 0700 and 0600; a store
+        that is locked, read-only or on a full disk is a one-line ``StoreUnavailableError``.
+        """
         path = Path(path)
         if path.is_dir() or not path.suffix:  # a study folder, existing or not yet
             path = path / STORE_NAME
-        path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            conn = sqlite3.connect(path, isolation_level=None)
+            if path.name == STORE_NAME:  # gold and sealed answers: the owner's eyes only
+                private_dir(path.parent)
+                private_file(path, create=True)
+            else:
+                path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreUnavailableError(
+                f"{path}: cannot create the study folder or store ({exc.strerror or exc}); "
+                "check the folder and its permissions"
+            ) from None
+        conn = None
+        try:
+            conn = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_S)
             conn.execute("PRAGMA foreign_keys = ON")
             store = cls(conn, path)
             store._migrate()
-        except sqlite3.DatabaseError as exc:
+        except (sqlite3.DatabaseError, StoreUnavailableError) as exc:
+            if conn is not None:
+                conn.close()
+            if isinstance(exc, StoreUnavailableError):  # raised by a migration's transaction
+                raise
+            if is_environmental(exc) and code_of(exc) != SQLITE_NOTADB:
+                raise unavailable(exc, path) from None  # locked, read-only...: not "broken"
             raise StoreError(f"{path}: not a study store ({exc})") from None
         return store
 
@@ -279,14 +310,19 @@ class Store:
         """One write transaction: everything inside commits together or not at all."""
         if self._conn.in_transaction:
             raise StoreError("nested store transactions are not supported")
-        self._conn.execute("BEGIN IMMEDIATE")
         try:
-            yield self._conn
-        except BaseException:
-            self._conn.execute("ROLLBACK")
-            raise
-        else:
-            self._conn.execute("COMMIT")
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+                self._conn.execute("COMMIT")
+            except BaseException:
+                if self._conn.in_transaction:  # SQLite may have rolled back by itself
+                    self._conn.execute("ROLLBACK")
+                raise
+        except sqlite3.OperationalError as exc:
+            if not is_environmental(exc):
+                raise
+            raise unavailable(exc, self.path) from None  # locked, disk full, read-only
 
     @property
     def total_changes(self) -> int:
@@ -670,6 +706,7 @@ def plan_subset(
 ) -> SubsetPlan:
     """Load and sample one subset into the rows it will have in the store."""
     data = loader(task, subset)
+    check_gold_against_spec(spec, task, subset, data)
     rng = subset_rng(spec.seed, task.name, subset.name)
     try:
         sample = sample_subset(

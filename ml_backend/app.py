@@ -36,6 +36,13 @@ log = logging.getLogger(__name__)
 AUTH_USER_ENV = "ML_BACKEND_USER"
 AUTH_PASSWORD_ENV = "ML_BACKEND_PASSWORD"
 MAX_REQUEST_BYTES = 64 * 1024 * 1024
+#: Largest annotation event ``/webhook`` accepts (→ 413). Label Studio's events carry one task
+#: and one annotation: a clustering set of 30 long texts is well under 1 MiB.
+MAX_WEBHOOK_BYTES = 2 * 1024 * 1024
+#: Deepest JSON nesting accepted (→ 400). Label Studio's payloads nest about 10 deep; a deeper
+#: body is refused before anything walks it (Python's own parser stops near 1,000 with a
+#: RecursionError, which would otherwise be a 500).
+MAX_JSON_DEPTH = 64
 
 
 @runtime_checkable
@@ -78,15 +85,49 @@ def _error(status: int, message: str) -> tuple[Response, int]:
     return jsonify({"error": message, "status": status}), status
 
 
-def _json_object() -> dict[str, Any]:
-    """The request body as a JSON object (any content type); BadRequest otherwise."""
+class PayloadTooLarge(ValueError):
+    """The request body is larger than the route accepts (→ HTTP 413)."""
+
+
+def _depth_exceeds(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests lists/objects deeper than ``limit`` (iterative: no recursion)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
+
+
+def _json_object(max_bytes: int | None = None) -> dict[str, Any]:
+    """The request body as a JSON object (any content type).
+
+    BadRequest when it is empty, not JSON, not an object or nested deeper than
+    :data:`MAX_JSON_DEPTH`; PayloadTooLarge when it is longer than ``max_bytes``.
+    """
+    if max_bytes is not None and (request.content_length or 0) > max_bytes:
+        raise PayloadTooLarge(f"the request body is larger than {max_bytes} bytes")
     raw = request.get_data(cache=False)
+    if max_bytes is not None and len(raw) > max_bytes:  # sent without a Content-Length
+        raise PayloadTooLarge(f"the request body is larger than {max_bytes} bytes")
     if not raw:
         raise BadRequest("the request body is empty; expected a JSON object")
+    too_deep = f"the JSON body nests deeper than {MAX_JSON_DEPTH} levels"
     try:
         body = json.loads(raw)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise BadRequest(f"the request body is not valid JSON ({exc.__class__.__name__})") from None
+    except RecursionError:  # deeper than Python's own parser goes
+        raise BadRequest(too_deep) from None
+    if _depth_exceeds(body, MAX_JSON_DEPTH):
+        raise BadRequest(too_deep)
     if not isinstance(body, dict):
         raise BadRequest(f"expected a JSON object, got {type(body).__name__}")
     return body
@@ -137,6 +178,10 @@ def create_app(
     def _bad_request(exc: BadRequest) -> Any:
         return _error(400, str(exc))
 
+    @app.errorhandler(PayloadTooLarge)
+    def _too_large(exc: PayloadTooLarge) -> Any:
+        return _error(413, str(exc))
+
     @app.errorhandler(HTTPException)
     def _http_error(exc: HTTPException) -> Any:
         return _error(exc.code or 500, exc.description or exc.name)
@@ -178,7 +223,7 @@ def create_app(
 
     @app.post("/webhook")
     def webhook() -> Any:
-        body = _json_object()
+        body = _json_object(MAX_WEBHOOK_BYTES)
         action = body.get("action")
         if not isinstance(action, str) or not action:
             raise BadRequest("a webhook event needs an 'action' string")

@@ -12,11 +12,14 @@ A model that cannot be loaded raises :class:`ModelLoadError` with a one-line mes
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib.metadata
 import os
+import sys
 import threading
-from collections.abc import Mapping, Sequence
+import warnings
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
@@ -179,6 +182,35 @@ def _looks_like_path(spec: str) -> bool:
     return spec.startswith(("/", "./", "../", "~", ".\\")) or (os.sep == "\\" and ":" in spec)
 
 
+@contextlib.contextmanager
+def _progress_bars_for_terminals() -> Iterator[None]:
+    """Keep transformers' and the hub's progress bars ("Loading weights", downloads) off while
+    stderr is not a terminal: in logs and captured output they are only noise. Both libraries'
+    global switches are put back afterwards, so the caller's own settings stand."""
+    if sys.stderr is not None and sys.stderr.isatty():
+        yield
+        return
+    try:
+        from huggingface_hub.utils import are_progress_bars_disabled, disable_progress_bars
+        from transformers.utils import logging as hf_logging
+    except ImportError:  # pragma: no cover - sentence-transformers requires both
+        yield
+        return
+    transformers_on, hub_off = hf_logging.is_progress_bar_enabled(), are_progress_bars_disabled()
+    with warnings.catch_warnings():  # HF_HUB_DISABLE_PROGRESS_BARS may forbid the switch: fine
+        warnings.simplefilter("ignore")
+        hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if transformers_on:
+                hf_logging.enable_progress_bar()  # turns the hub's bars on as well
+            if hub_off:
+                disable_progress_bars()
+
+
 @functools.cache
 def _load_sentence_transformer(
     model_id_or_path: str, revision: str | None, device: str | None
@@ -193,7 +225,8 @@ def _load_sentence_transformer(
         ) from exc
     is_local = Path(model_id_or_path).is_dir()
     try:
-        return SentenceTransformer(model_id_or_path, revision=revision, device=device)
+        with _progress_bars_for_terminals():
+            return SentenceTransformer(model_id_or_path, revision=revision, device=device)
     except Exception as exc:
         if is_local:
             reason = (

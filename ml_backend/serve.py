@@ -40,6 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def gunicorn_options(args: argparse.Namespace) -> dict[str, Any]:
+    """gunicorn settings; those the installed gunicorn does not know are left out at load."""
     return {
         "bind": args.bind,
         "workers": args.workers,
@@ -49,6 +50,10 @@ def gunicorn_options(args: argparse.Namespace) -> dict[str, Any]:
         "preload_app": True,
         "accesslog": "-",
         "errorlog": "-",
+        # gunicorn ≥ 25.1 opens a control socket at one fixed path per user
+        # ($XDG_RUNTIME_DIR or ~/.gunicorn/gunicorn.ctl): two backends on one machine would share
+        # (and take over) it. The backend needs no runtime control: it is turned off.
+        "control_socket_disable": True,
     }
 
 
@@ -83,7 +88,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     class _Server(BaseApplication):  # type: ignore[misc]
         def load_config(self) -> None:
             for key, value in gunicorn_options(args).items():
-                self.cfg.set(key, value)
+                if key in self.cfg.settings:  # older gunicorn: no control socket to turn off
+                    self.cfg.set(key, value)
 
         def load(self) -> Any:
             return app

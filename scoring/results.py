@@ -19,6 +19,7 @@ Choices (named so that a report can state them):
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import tempfile
@@ -30,6 +31,7 @@ from typing import Any, Literal
 from scoring.agreement import correlation_band, kappa_band
 from scoring.errors import InvalidInputError, ResultFileError
 from scoring.records import Agreement
+from scoring.safe_paths import check_component, confined
 from scoring.tasks import language_code, task_type
 
 RaterKind = Literal["model", "human", "annotator", "llm"]
@@ -122,6 +124,8 @@ def read_result_file(
         raise ResultFileError(p, f"not UTF-8 text ({exc.reason})") from None
     except json.JSONDecodeError as exc:
         raise ResultFileError(p, f"invalid JSON at line {exc.lineno} column {exc.colno}") from None
+    except RecursionError:
+        raise ResultFileError(p, "JSON nested too deeply to be a result file") from None
     except OSError as exc:
         raise ResultFileError(p, f"cannot read ({exc.strerror})") from None
     if not isinstance(data, dict):
@@ -129,6 +133,10 @@ def read_result_file(
     task_name = data.get("task_name")
     if not isinstance(task_name, str) or not task_name:
         raise ResultFileError(p, "missing 'task_name'")
+    if p.stem != task_name:  # the results layout names each file after its task
+        raise ResultFileError(
+            p, f"task_name {task_name!r} differs from the file name (expected {task_name}.json)"
+        )
     scores = data.get("scores")
     if not isinstance(scores, dict):
         raise ResultFileError(p, "missing 'scores' object")
@@ -157,11 +165,37 @@ def read_result_file(
             kind = task_type(task_name, block)
         except InvalidInputError as exc:
             raise ResultFileError(p, str(exc)) from None
+        _check_main_score(p, where, float(main), kind)
         version = str(data.get("mteb_version") or "")
         out.append(
             SubsetScore(task_name, hf_subset, tuple(langs), kind, float(main), block, version)
         )
     return out
+
+
+#: The range of MTEB's main score per task type: accuracy, V-measure and MAP are fractions in
+#: [0, 1]; STS reports a Spearman correlation, which may be negative. MTEB result files store
+#: fractions (the public files of the HUME tasks hold 0.06 to 1.0), never percentages.
+MAIN_SCORE_RANGE: Mapping[str, tuple[float, float]] = {
+    "classification": (0.0, 1.0),
+    "clustering": (0.0, 1.0),
+    "reranking": (0.0, 1.0),
+    "sts": (-1.0, 1.0),
+}
+
+
+def _check_main_score(path: Path, where: str, main: float, kind: str) -> None:
+    """A main score outside its type's range is a broken file, not a result to rank."""
+    if not math.isfinite(main):
+        raise ResultFileError(path, f"{where}.main_score is {main}, not a finite number")
+    low, high = MAIN_SCORE_RANGE[kind]
+    if not low <= main <= high:
+        hint = " (a percentage? MTEB stores fractions)" if 1 < main <= 100 else ""
+        raise ResultFileError(
+            path,
+            f"{where}.main_score {main:g} is outside [{low:g}, {high:g}], the range of a "
+            f"{kind} score{hint}",
+        )
 
 
 def _keyed(subsets: Sequence[SubsetScore]) -> dict[str, SubsetScore]:
@@ -179,7 +213,7 @@ def _read_meta(folder: Path) -> dict[str, Any]:
         return {}
     try:
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError):
         raise ResultFileError(meta_path, "unreadable model_meta.json") from None
     return meta if isinstance(meta, dict) else {}
 
@@ -299,7 +333,10 @@ def model_folder_name(name: str) -> str:
     """``org/model`` → ``org__model`` as in the results repository."""
     if not name or "__" in name or name.count("/") > 1:
         raise InvalidInputError(f"model name {name!r} must look like 'org/model'")
-    return name.replace("/", "__", 1) if "/" in name else f"no_org__{name}"
+    folder = name.replace("/", "__", 1) if "/" in name else f"no_org__{name}"
+    for part in name.split("/"):
+        check_component(part, "model name part")
+    return folder
 
 
 def _atomic_write_json(path: Path, obj: Any) -> None:
@@ -348,7 +385,9 @@ def write_result_file(
         "evaluation_time": evaluation_time,
         "kg_co2_emissions": None,
     }
-    path = Path(root) / model_folder_name(model_name) / revision / f"{task_name}.json"
+    check_component(revision, "revision")
+    check_component(task_name, "task name")
+    path = confined(root, model_folder_name(model_name), revision, f"{task_name}.json")
     _atomic_write_json(path, payload)
     return path
 
@@ -386,7 +425,8 @@ def write_model_meta(
         "loader": None,
     }
     meta.update(extra or {})
-    path = Path(root) / model_folder_name(model_name) / revision / "model_meta.json"
+    check_component(revision, "revision")
+    path = confined(root, model_folder_name(model_name), revision, "model_meta.json")
     _atomic_write_json(path, meta)
     return path
 

@@ -443,11 +443,13 @@ def test_store_schema_guards(tmp_path: Path) -> None:
 def test_mteb_sourced_study_with_an_in_memory_dataset(tmp_path: Path) -> None:
     """The MTEB path end to end minus the hub: a HUMESTS22-shaped dataset built from STSB."""
     pairs = load_records("sts", SOURCE_DATA / "stsb-en-test.csv", header=False)[:30]
+    # STS22's gold scale is 1-4 (the preset's score_range): STSB's 0-5 scores mapped onto it
+    scores = [1 + 3 * p.score / 5 for p in pairs]  # type: ignore[union-attr]
     ds = Dataset.from_dict(
         {
             "sentence1": [p.sentence1 for p in pairs],  # type: ignore[union-attr]
             "sentence2": [p.sentence2 for p in pairs],  # type: ignore[union-attr]
-            "score": [p.score for p in pairs],  # type: ignore[union-attr]
+            "score": scores,
         }
     )
     fake = {"en": DatasetDict(test=ds)}
@@ -470,7 +472,7 @@ def test_mteb_sourced_study_with_an_in_memory_dataset(tmp_path: Path) -> None:
             row.config["source"]["mteb"] == "HUMESTS22"
             and len(row.config["source"]["revision"]) == 40
         )
-        assert sorted(gold(st, "HUMESTS22/en").values()) == sorted(p.score for p in pairs)  # type: ignore[union-attr]
+        assert sorted(gold(st, "HUMESTS22/en").values()) == sorted(scores)
     assert init_from_spec(d, spec, loader=loader).written == 0
 
 

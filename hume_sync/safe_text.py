@@ -1,0 +1,64 @@
+"""Text from the data made safe for the files hume writes: CSV cells and Markdown.
+
+Task names, model names, annotator ids and item texts come from users and datasets. Two ways
+they could act instead of being read:
+
+- **CSV formula injection.** A spreadsheet runs a cell that starts with ``=``, ``+``, ``-`` or
+  ``@`` as a formula (``=HYPERLINK(...)`` opens a link), and tab or carriage return can start one
+  too. As OWASP recommends, such a text cell gets a leading single quote, which spreadsheets
+  show as text; the csv module then quotes the cell as needed. Numbers stay numbers: an ``int``
+  or ``float`` (``-0.25``), or a text that is a plain number (``"-0.25"``, ``"1e-3"``), is
+  written as it is.
+- **Raw HTML in Markdown.** Markdown renderers pass HTML through, so a ``<script>`` or an
+  ``<img onerror=...>`` in an item text would run where the report is viewed. Data is escaped
+  (``&``, ``<``, ``>``, quotes) before it goes into ``report.md``; it shows as the same text.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+#: First characters that make a spreadsheet evaluate a cell (OWASP CSV injection).
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_PLAIN_NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
+
+
+def csv_cell(value: Any) -> Any:
+    """``value`` as a CSV cell that no spreadsheet runs as a formula (numbers unchanged)."""
+    if not isinstance(value, str) or not value.startswith(FORMULA_START):
+        return value
+    if _PLAIN_NUMBER.match(value):
+        return value
+    return "'" + value
+
+
+def csv_rows(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
+    """A CSV document (``\\n`` line ends) with every cell passed through :func:`csv_cell`."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow([csv_cell(h) for h in header])
+    writer.writerows([csv_cell(c) for c in row] for row in rows)
+    return buf.getvalue()
+
+
+def csv_records(records: Sequence[Mapping[str, Any]]) -> str:
+    """:func:`csv_rows` for dicts that share the keys of the first one (empty: empty text)."""
+    if not records:
+        return ""
+    header = list(records[0])
+    return csv_rows(header, ([r.get(k) for k in header] for r in records))
+
+
+def md_text(value: Any) -> str:
+    """Data for a Markdown document: HTML escaped, one line (newlines become spaces)."""
+    return html.escape(" ".join(str(value).splitlines()), quote=True)
+
+
+def md_cell(value: Any) -> str:
+    """:func:`md_text` for a Markdown table cell (``|`` escaped too)."""
+    return md_text(value).replace("|", "\\|")
