@@ -65,6 +65,71 @@ class LSServer:
         return LSUser(id=user_id, email=email, password=password, token=token)
 
 
+@dataclass(frozen=True)
+class AnnotatorServer:
+    """A Label Studio of one annotator's own (fresh: only its admin and that annotator)."""
+
+    server: LSServer
+    email: str
+    password: str = field(repr=False)
+    token: str = field(repr=False)  # the annotator's own API token
+    user_id: int = 0
+
+    @property
+    def url(self) -> str:
+        return self.server.url
+
+
+def _start_server(data_dir: Path) -> server.ServerInfo:
+    for attempt in range(3):  # the free port can be taken between the check and the start
+        try:
+            return server.start(data_dir, server.free_port(), timeout=300.0)
+        except server.PortInUseError:
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable")
+
+
+#: The annotators of `annotator_servers`: every test that registers annotators on those
+#: servers uses these accounts (a server with other accounts is refused, as it should be).
+ANNOTATOR_EMAILS = ("annotator-a@hume.test", "annotator-b@hume.test")
+
+
+@pytest.fixture(scope="session")
+def annotator_servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[AnnotatorServer]]:
+    """Two more real Label Studio servers, one per annotator (A and B), started side by side,
+    each with its annotator's account (signed up through the invite link, as hume does)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    try:
+        server.find_executable()
+    except server.ServerStartError as exc:
+        pytest.skip(f"Label Studio is not installed: {exc}")
+    dirs = [tmp_path_factory.mktemp(f"label-studio-annotator-{n}") for n in ("a", "b")]
+    started = time.monotonic()
+    try:
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            infos = list(pool.map(_start_server, dirs))
+    except server.ServerStartError as exc:
+        for d in dirs:
+            server.stop(d)
+        pytest.fail(f"an annotator's Label Studio did not start: {exc}", pytrace=False)
+    except BaseException:
+        for d in dirs:
+            server.stop(d)
+        raise
+    try:
+        out = []
+        for info, email in zip(infos, ANNOTATOR_EMAILS, strict=True):
+            ls = LSServer(info.url, info.token, info.data_dir, info, time.monotonic() - started)
+            user = ls.make_user(email)
+            out.append(AnnotatorServer(ls, email, user.password, user.token, user.id))
+        yield out
+    finally:
+        for d in dirs:
+            server.stop(d)
+
+
 @pytest.fixture(scope="session")
 def ls_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LSServer]:
     """A real Label Studio (cold start about 30-60 s), shared by the whole session."""
