@@ -37,7 +37,7 @@ def test_no_secret_in_the_file():
     for name in SERVICES:
         for key, value in env(name).items():
             if SECRET.search(key) and value not in ("true", "false"):  # flags are not secrets
-                assert re.fullmatch(r"\$\{[A-Z_]+(:\?[^}]*|:-[^}]*)?\}", value), (name, key)
+                assert re.fullmatch(r"\$\{[A-Z][A-Z0-9_]*(:\?[^}]*|:-[^}]*)?\}", value), (name, key)
                 if ":-" in value:
                     pytest.fail(f"{name}.{key} has a default value: secrets must be required")
 
@@ -157,3 +157,24 @@ def test_ml_backend_healthcheck_authenticates_against_a_real_app(tmp_path, monke
         assert healthcheck.main([url]) == 1
     finally:
         server.shutdown()
+
+
+def test_every_annotator_has_a_label_studio_of_their_own():
+    """README "Blind annotation": one server per annotator, nothing shared that opens another."""
+    servers = {n: s for n, s in SERVICES.items() if "label-studio" in str(s.get("image", ""))}
+    annotators = [n for n in servers if n.startswith("annotator-")]
+    assert len(annotators) >= 2
+    volumes, tokens, ports = set(), set(), set()
+    for name, svc in servers.items():
+        e = env(name)
+        assert e["DISABLE_SIGNUP_WITHOUT_LINK"] == "true", name  # no sign-up without the link
+        assert not any("SECRET_KEY" in k for k in e), name  # each data dir makes its own key
+        [data] = [v for v in svc["volumes"] if v.endswith(":/label-studio/data")]
+        volumes.add(data.split(":")[0])
+        tokens.add(e["LABEL_STUDIO_USER_TOKEN"].split(":")[0])
+        ports.add(svc["ports"][0].split(":")[0])
+    assert len(volumes) == len(tokens) == len(ports) == len(servers)
+    for name in annotators:
+        assert "DJANGO_DB" not in env(name) and "postgres" not in SERVICES[name].get(
+            "depends_on", {}
+        )  # its own SQLite database in its own volume
