@@ -34,6 +34,16 @@ def test_demo_end_to_end_and_rerun(tmp_path, monkeypatch, capsys):
         out = capsys.readouterr().out
         assert "0 project(s) created, 0 task(s) imported" in out
         assert "0 recorded answer(s)" in out and "pulled: 0 new annotation(s)" in out
+        # `down` stops both servers; each comes back on its own port (what `up` does for each)
+        assert main(["down"]) == 0
+        assert capsys.readouterr().out.count("annotator's Label Studio stopped") == 2
+        with Store.open(study) as store:
+            urls = {a.ls_url for a in store.annotators()}
+        dirs = ls_servers.embedded_annotator_dirs()
+        assert len(dirs) == 2 and not any(server.status(d).running for d in dirs)
+        assert {ls_servers.start_embedded(d).url for d in dirs} == urls
+        assert main(["status", str(study)]) == 0
+        assert "Total: 50/50 answers valid, 0 to do" in capsys.readouterr().out
     finally:
         for data_dir in ls_servers.embedded_annotator_dirs():
             server.stop(data_dir)
