@@ -104,23 +104,26 @@ def _write_login(email: str, url: str, password: str, base: Path | None) -> Path
     return path
 
 
-def check_private_server(client: LabelStudioClient, email: str) -> int:
-    """Refuse a server where someone other than the manager and ``email`` could read answers.
+def other_accounts(client: LabelStudioClient, email: str) -> list[str]:
+    """Accounts on an annotator's server besides the manager (token owner) and ``email``: each
+    of them can read that annotator's answers (Community has no roles)."""
+    manager = int(client.whoami()["id"])
+    return sorted(
+        e or f"user {uid}"
+        for uid, e in client.user_emails().items()
+        if uid != manager and e.lower() != email.lower()
+    )
 
-    Returns the manager's (token owner's) user id.
-    """
+
+def check_private_server(client: LabelStudioClient, email: str) -> None:
+    """Refuse a server where someone other than the manager and ``email`` could read answers."""
     if client.signup_is_open():
         raise AnnotatorError(
             f"the Label Studio at {client.url} lets anyone sign up without the invite link and "
             "so read every project: start it with DISABLE_SIGNUP_WITHOUT_LINK=true "
             "(hume's embedded servers do)"
         )
-    manager = int(client.whoami()["id"])
-    others = sorted(
-        e or f"user {uid}"
-        for uid, e in client.user_emails().items()
-        if uid != manager and e.lower() != email.lower()
-    )
+    others = other_accounts(client, email)
     if others:
         shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
         raise AnnotatorError(
@@ -128,7 +131,6 @@ def check_private_server(client: LabelStudioClient, email: str) -> int:
             "annotator needs a Label Studio of their own, where only they and the manager "
             "have accounts"
         )
-    return manager
 
 
 @dataclass

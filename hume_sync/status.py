@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
-from hume_sync.annotators import plan_seats
+from hume_sync.annotators import other_accounts, plan_seats
 from hume_sync.ls_client import LabelStudioClient, LabelStudioNotFoundError
 from hume_sync.progress import progress
 from hume_sync.projects import render_subset_config
@@ -70,6 +70,9 @@ class AnnotatorStatus:
     work_left_s: float | None = None
     pace_per_hour: float | None = None
     eta_s: float | None = None
+    # accounts on the annotator's server besides theirs and the manager's: they can read the
+    # annotator's answers (someone was invited in)
+    other_accounts: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -91,6 +94,7 @@ class StudyStatus:
         """Every seat filled, every project there, every task with a valid answer."""
         return (
             not self.open_seats
+            and not any(a.other_accounts for a in self.annotators)
             and bool(self.projects)
             and all(p.project_id is not None and not p.missing for p in self.projects)
             and all(p.to_do == 0 and not p.interface_changed for p in self.projects)
@@ -99,6 +103,11 @@ class StudyStatus:
     def unfinished(self) -> list[str]:
         """One phrase per thing that keeps the study open (for ``close``)."""
         out = [f"{s.subset}: no annotator for {s.language} yet" for s in self.open_seats]
+        out += [
+            f"{a.email}'s Label Studio has other accounts ({', '.join(a.other_accounts)})"
+            for a in self.annotators
+            if a.other_accounts
+        ]
         for p in self.projects:
             if p.project_id is None:
                 out.append(f"{p.subset} ({p.email}): no project yet (run 'hume-sync setup')")
@@ -253,6 +262,7 @@ def study_status(store: Store, client_for: ClientFor) -> StudyStatus:
             to_do=sum(p.to_do for p in projects),
             started=bool(times) or any(p.invalid or p.skipped for p in projects),
             median_lead_time_s=_median(per[slot]["leads"]),
+            other_accounts=other_accounts(client_for(a.ls_url), a.email),
         )
         if st.median_lead_time_s is not None:
             st.work_left_s = st.to_do * st.median_lead_time_s
@@ -356,6 +366,12 @@ def render(status: StudyStatus) -> str:
         )
     if not status.annotators:
         lines.append("      no annotators yet: 'hume-sync annotators add STUDY_DIR EMAIL'")
+    for a in status.annotators:
+        if a.other_accounts:
+            lines.append(
+                f"warning: {a.email}'s Label Studio also has accounts for "
+                f"{', '.join(a.other_accounts)}: they can read {a.email}'s answers"
+            )
     t = totals(status)
     lines.append("")
     lines.append(

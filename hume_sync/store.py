@@ -6,8 +6,9 @@ from Label Studio. Design rules:
 
 - every write runs in one transaction (``BEGIN IMMEDIATE`` … ``COMMIT``), so a step interrupted
   half-way leaves the store as it was;
-- rows are keyed by natural keys (``hume_id = <task>/<subset>/<source id>``, LS annotation id,
-  ``(hume_id, model_version)``) and upserted, so re-running a step writes nothing new;
+- rows are keyed by natural keys (``hume_id = <task>/<subset>/<source id>``, ``(slot, LS
+  annotation id)``, ``(hume_id, model_version)``) and upserted, so re-running a step writes
+  nothing new;
 - re-initialising with a different spec or changed data is refused unless forced;
 - gold is only reachable through :func:`gold`; :meth:`Store.instances` never selects it, so code
   that builds Label Studio tasks cannot leak it by accident;

@@ -276,6 +276,26 @@ def test_an_interface_edited_in_label_studio_is_flagged_and_restored(iso, capsys
     assert not any(p["interface_changed"] for p in report["projects"])
 
 
+def test_someone_invited_into_an_annotators_server_is_flagged(iso, capsys):
+    """Every member of a server reads its answers: an extra account there is a warning."""
+    b = iso["b"]
+    friend = b.server.make_user("friend-of-b@hume.test")
+    try:
+        report = status_json(iso["dir"], capsys)
+        per = {x["email"]: x for x in report["annotators"]}
+        assert per[b.email]["other_accounts"] == ["friend-of-b@hume.test"]
+        assert per[iso["a"].email]["other_accounts"] == []
+        assert report["total"]["done"] is False
+        assert main(["status", str(iso["dir"])]) == 0
+        assert (
+            f"warning: {b.email}'s Label Studio also has accounts for friend-of-b@hume.test"
+            in capsys.readouterr().out
+        )
+    finally:
+        b.server.client().sdk.users.delete(id=friend.id)
+    assert status_json(iso["dir"], capsys)["total"]["done"] is True
+
+
 def test_a_deleted_project_is_named_and_recreated(iso, capsys):
     study, b = iso["dir"], iso["b"]
     pid = our_projects(b, study)[STS]["id"]

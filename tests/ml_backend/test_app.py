@@ -103,10 +103,20 @@ class FakeLabelStudio:
                     }
                 )
 
-    def project_counts(self, pid: int) -> dict[str, int]:
+    def whoami(self) -> dict[str, Any]:
+        return {"id": 1}
+
+    def user_emails(self) -> dict[int, str]:
+        return {1: "manager@x.org"}  # nobody but the manager and the slot's annotator
+
+    def get_project(self, pid: int) -> dict[str, Any]:
+        from hume_sync.projects import render_subset_config
+
+        [key] = [p.subset_key for p in self.store.slot_projects() if p.ls_project_id == pid]
         return {
             "task_number": len(self.tasks[pid]),
             "finished_task_number": len(self.annotated[pid]),
+            "label_config": render_subset_config(self.store.subset(key)),
         }
 
     def export_annotated_tasks(self, pid: int) -> list[dict[str, Any]]:
