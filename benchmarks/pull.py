@@ -29,7 +29,12 @@ sys.path.insert(0, str(ROOT))
 import label_studio_configs  # noqa: E402
 from hume_sync import server  # noqa: E402
 from hume_sync.ls_client import LabelStudioClient  # noqa: E402
-from hume_sync.projects import project_title, render_subset_config, setup_study  # noqa: E402
+from hume_sync.projects import (  # noqa: E402
+    project_marker,
+    project_title,
+    render_subset_config,
+    setup_study,
+)
 from hume_sync.pull import pull_study  # noqa: E402
 from hume_sync.spec import load_spec  # noqa: E402
 from hume_sync.store import Store, init_from_spec  # noqa: E402
@@ -75,15 +80,19 @@ def make_study(root: Path, n: int) -> Path:
 
 
 def import_annotated(client: LabelStudioClient, study: Path) -> int:
-    """Create the project with tasks *and* two annotations each in one import (fast), then let
-    `setup` find the project by title and recover the task ids (its resume path)."""
+    """Register the server's admin as the study's one annotator, create their project with tasks
+    *and* two annotations each in one import (fast), then let `setup` find the project by its
+    marker and recover the task ids (its resume path)."""
     cls = label_studio_configs.get("classification")
     with Store.open(study) as store:
         (subset,) = store.subsets()
+        me = client.whoami()
+        slot = store.add_annotator(me["email"], ["eng"], client.url, int(me["id"])).slot
         project = client.create_project(
-            title=project_title(store.meta()["study_name"], subset),
+            title=project_title(store.meta()["study_name"], subset.key),
             label_config=render_subset_config(subset),
-            maximum_annotations=2,
+            maximum_annotations=1,
+            description=f"[{project_marker(store.study_uid(), subset.key, slot)}]",
         )
         tasks = []
         for k, inst in enumerate(store.instances(subset.key)):
@@ -96,7 +105,7 @@ def import_annotated(client: LabelStudioClient, study: Path) -> int:
             ]
             tasks.append({"data": cls.task_data(inst.hume_id, inst.content), "annotations": anns})
         client.import_tasks(int(project["id"]), tasks)
-        setup_study(client, store)
+        setup_study(store, lambda url: client)
         return int(project["id"])
 
 
@@ -105,7 +114,7 @@ def time_pull(client: LabelStudioClient, study: Path, scratch: Path) -> tuple[fl
     shutil.copytree(study, copy)
     with Store.open(copy) as store:
         t0 = time.perf_counter()
-        summary = pull_study(client, store)
+        summary = pull_study(store, lambda url: client)
         dt = time.perf_counter() - t0
     shutil.rmtree(copy)
     return dt, summary.total("added")

@@ -38,6 +38,8 @@ def _user_errors() -> tuple[type[BaseException], ...]:
         ("hume_sync.store_errors", ["StoreUnavailableError"]),
         ("hume_sync.study_lock", ["StudyBusyError"]),
         ("hume_sync.server", ["ServerError"]),
+        ("hume_sync.projects", ["SetupError"]),
+        ("hume_sync.annotators", ["AnnotatorError"]),
         ("hume_sync.ls_client", ["LabelStudioError"]),
         ("label_studio_configs.errors", ["ConfigError"]),
         ("ml_backend.encoders", ["ModelLoadError"]),
@@ -70,10 +72,11 @@ def _study_store(study_dir: str):  # -> hume_sync.store.Store
     return Store.open(_require_study(study_dir))
 
 
-def _client():  # -> hume_sync.ls_client.LabelStudioClient
-    from hume_sync.ls_client import LabelStudioClient
+def _clients():  # -> hume_sync.ls_servers.Clients
+    """A client per annotator server (each annotator has a Label Studio of their own)."""
+    from hume_sync.ls_servers import Clients
 
-    return LabelStudioClient.from_env_or_embedded()
+    return Clients()
 
 
 def _print_json(obj: object) -> None:
@@ -81,20 +84,27 @@ def _print_json(obj: object) -> None:
 
 
 def _cmd_up(args: argparse.Namespace) -> int:
-    from hume_sync import server
+    from hume_sync import ls_servers, server
 
     info = server.start(Path(args.data_dir) if args.data_dir else None, port=args.port)
     state = "already running" if info.already_running else "started"
     print(f"Label Studio {state} at {info.url}")
     print(f"login: {info.username} (password and API token in {info.data_dir}/credentials.json)")
+    for data_dir in ls_servers.embedded_annotator_dirs():
+        annotator = ls_servers.start_embedded(data_dir)
+        state = "already running" if annotator.already_running else "started"
+        print(f"annotator's Label Studio {state} at {annotator.url} ({data_dir.parent.name})")
     return 0
 
 
 def _cmd_down(args: argparse.Namespace) -> int:
-    from hume_sync import server
+    from hume_sync import ls_servers, server
 
     stopped = server.stop(Path(args.data_dir) if args.data_dir else None)
     print("Label Studio stopped" if stopped else "Label Studio was not running")
+    for data_dir in ls_servers.embedded_annotator_dirs():
+        if server.stop(data_dir):
+            print(f"annotator's Label Studio stopped ({data_dir.parent.name})")
     return 0
 
 
@@ -120,17 +130,29 @@ def _cmd_setup(args: argparse.Namespace) -> int:
     from hume_sync.projects import setup_study
 
     with _study_store(args.study_dir) as store:
-        client = _client()
-        summary = setup_study(client, store)
-    for p in summary.projects:
-        what = "created" if p.created else "found"
-        print(
-            f"  {p.subset:<50} project {p.project_id} ({what}), {p.imported} task(s) imported,"
-            f" {p.total_tasks} in all"
+        summary = setup_study(
+            store, _clients(), recreate_missing=args.recreate_missing, study_dir=args.study_dir
         )
-    print(
-        f"{summary.created} project(s) created, {summary.imported} task(s) imported at {client.url}"
-    )
+    for p in summary.projects:
+        what = "created again" if p.recreated else "created" if p.created else "found"
+        print(
+            f"  {p.subset:<44} slot {p.slot} ({p.email}): project {p.project_id} ({what}), "
+            f"{p.imported} task(s) imported, {p.total_tasks} in all"
+            + ("; labelling interface restored" if p.config_restored else "")
+        )
+    for seat in summary.open_seats:
+        print(f"  {seat.subset:<44} open seat: no annotator for {seat.language} yet")
+    if summary.kept_answers:
+        print(
+            f"note: the deleted project(s) held {summary.kept_answers} pulled answer(s): gone "
+            "from Label Studio, kept in the study store"
+        )
+    print(f"{summary.created} project(s) created, {summary.imported} task(s) imported")
+    if summary.open_seats:
+        print(
+            f"{len(summary.open_seats)} seat(s) wait for annotators: "
+            f"'hume-sync annotators add {args.study_dir} EMAIL --languages CODES', then setup again"
+        )
     return 0
 
 
@@ -138,22 +160,26 @@ def _cmd_status(args: argparse.Namespace) -> int:
     from hume_sync import status
 
     with _study_store(args.study_dir) as store:
-        has_projects = any(s.ls_project_id is not None for s in store.subsets())
-        statuses = status.study_status(_client() if has_projects else None, store)
+        result = status.study_status(store, _clients())
     if args.json:
-        _print_json(status.to_json(statuses))
+        _print_json(status.to_json(result))
     else:
-        print(status.render(statuses))
+        print(status.render(result))
     return 0
 
 
 def _cmd_pull(args: argparse.Namespace) -> int:
+    from hume_sync.projects import recreate_hint
     from hume_sync.pull import pull_study
 
     with _study_store(args.study_dir) as store:
-        summary = pull_study(_client(), store)
+        summary = pull_study(store, _clients())
     for problem in summary.invalid:
         print(f"warning: invalid answer, not counted: {problem}", file=sys.stderr)
+    for foreign in summary.foreign:
+        print(f"warning: not counted: {foreign}", file=sys.stderr)
+    for missing in summary.missing_projects:
+        print(f"warning: skipped {missing}; {recreate_hint(args.study_dir)}", file=sys.stderr)
     if summary.late:
         print(
             f"note: {len(summary.late)} answer(s) given or changed after the study was closed; "
@@ -256,9 +282,9 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     print()
     print(f"Report:       {result.report_dir.resolve() / 'report.html'} (also report.md,")
     print("              scores.csv, scores.json and MTEB result files beside it)")
-    print(f"Label Studio: {result.url}")
-    if result.username:
-        print(f"Login:        {result.username} (password in {result.credentials_file})")
+    for s in result.servers:
+        print(f"Label Studio: {s.url} ({s.annotator}'s own)")
+        print(f"              manager login {result.manager}, password in {s.credentials_file}")
     print(
         "Annotate more in Label Studio, then run 'hume-sync pull' and 'hume-sync export' on "
         f"{result.study_dir}, or run the demo again."
@@ -328,21 +354,35 @@ def build_parser() -> argparse.ArgumentParser:
     init.set_defaults(func=_cmd_init)
 
     for name, func, text in (
-        ("setup", _cmd_setup, "create one Label Studio project per subset and import the tasks"),
-        ("status", _cmd_status, "progress per project and per annotator, with an ETA"),
-        ("pull", _cmd_pull, "bring finished annotations from Label Studio into the study store"),
+        (
+            "setup",
+            _cmd_setup,
+            "create each subset's project on its annotators' own Label Studio and import tasks",
+        ),
+        ("status", _cmd_status, "progress per subset, annotator slot and annotator, with ETAs"),
+        ("pull", _cmd_pull, "bring the annotations from Label Studio into the study store"),
     ):
         p = sub.add_parser(
             name,
             help=text,
-            description=text + ". Label Studio is found "
-            "through LABEL_STUDIO_URL and LABEL_STUDIO_API_KEY, else the "
-            "embedded server ('hume-sync up').",
+            description=text + ". Each annotator's Label Studio is the one registered with "
+            "'hume-sync annotators add'.",
         )
         p.add_argument("study_dir", metavar="STUDY_DIR")
         if name == "status":
             p.add_argument("--json", action="store_true", help="machine-readable output")
+        if name == "setup":
+            p.add_argument(
+                "--recreate-missing",
+                action="store_true",
+                help="create projects deleted in Label Studio again and re-import their tasks "
+                "(answers already pulled stay in the study store)",
+            )
         p.set_defaults(func=func)
+
+    from hume_sync.annotators import add_parser as add_annotators_parser
+
+    add_annotators_parser(sub)
 
     from hume_sync.llm_cmd import add_llm_arguments
     from hume_sync.predict_cmd import add_predict_parser
@@ -380,12 +420,18 @@ def build_parser() -> argparse.ArgumentParser:
     demo = sub.add_parser(
         "demo",
         help="run the whole product on the project's demo study",
-        description="Embedded Label Studio, demo study, setup, model "
-        "predictions, two example annotators replayed, pull and export.",
+        description="Demo study, two example annotators each with an embedded Label Studio "
+        "of their own, setup, model predictions, their answers replayed, pull and export.",
     )
     demo.add_argument("--dir", default="hume-demo", help="study folder (default: hume-demo)")
-    demo.add_argument("--data-dir", help="embedded Label Studio data folder")
-    demo.add_argument("--port", type=int, default=8080)
+    demo.add_argument(
+        "--data-dir",
+        help="where the example annotators' Label Studio servers live "
+        "(default: $HUME_HOME/annotators)",
+    )
+    demo.add_argument(
+        "--port", type=int, default=8080, help="first server's port (the second takes the next)"
+    )
     demo.set_defaults(func=_cmd_demo)
     return parser
 
@@ -415,7 +461,10 @@ def _locked(study: Path, command: str, *, create: bool = False) -> Iterator[None
 
 def _run(args: argparse.Namespace) -> int:
     """Run the command, holding the study's lock when it writes the study."""
-    if args.command not in LOCKED_COMMANDS:
+    writes = args.command in LOCKED_COMMANDS or (
+        args.command == "annotators" and args.annotators_command == "add"
+    )
+    if not writes:
         return int(args.func(args))
     demo = args.command == "demo"
     with _locked(Path(args.dir if demo else args.study_dir), args.command, create=demo):

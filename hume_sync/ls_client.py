@@ -334,18 +334,9 @@ class LabelStudioClient:
             lambda: [_plain(p) for p in self._ls.projects.list(page_size=PAGE_SIZE)],
         )
 
-    def find_project_by_title(self, title: str) -> dict[str, Any] | None:
-        """The project with exactly this title, None if there is none; error if several."""
-        matches = [p for p in self.list_projects() if p.get("title") == title]
-        if len(matches) > 1:
-            ids = ", ".join(str(p.get("id")) for p in matches)
-            raise LabelStudioError(
-                f"Label Studio at {self._url} has {len(matches)} projects titled {title!r} "
-                f"(ids {ids}); rename or delete the extra ones",
-                url=self._url,
-                operation="find project by title",
-            )
-        return matches[0] if matches else None
+    def find_projects_by_marker(self, marker: str) -> list[dict[str, Any]]:
+        """Projects whose description carries ``marker`` (hume's identity mark, never a title)."""
+        return [p for p in self.list_projects() if marker in str(p.get("description") or "")]
 
     def update_project(self, project_id: int, **fields: Any) -> dict[str, Any]:
         """PATCH project fields (idempotent: the same values can be sent twice)."""
@@ -613,6 +604,31 @@ class LabelStudioClient:
                 return int(me.json()["id"]), str(tok.json()["token"])
 
         return self._call(op, signup, idempotent=False)
+
+    def signup_is_open(self) -> bool:
+        """Whether anyone may sign up without the invite link (and so join the organization).
+
+        Probed without creating anything: an empty sign-up form is posted without a token.
+        Label Studio answers 403 when sign-up needs the link, and shows the form's errors (200)
+        when it does not.
+        """
+        op = "check that sign-up needs the invite link"
+
+        def probe() -> bool:
+            with httpx.Client(base_url=self._url, timeout=self._timeout) as web:
+                web.get("/user/signup/")
+                resp = web.post(
+                    "/user/signup/",
+                    data={"csrfmiddlewaretoken": web.cookies.get("csrftoken", "")},
+                    headers={"Referer": f"{self._url}/user/signup/"},
+                )
+            if resp.status_code == 403 and "csrf" not in resp.text.lower():
+                return False
+            if resp.status_code == 200:
+                return True
+            raise ApiError(status_code=resp.status_code, body=None)
+
+        return self._call(op, probe)
 
     def _raw_get(self, path: str, headers: Mapping[str, str]) -> Any:
         with httpx.Client(base_url=self._url, timeout=self._timeout) as web:

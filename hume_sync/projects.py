@@ -1,38 +1,80 @@
-"""`hume-sync setup`: one Label Studio project per task-subset, tasks imported, overlap set.
+"""`hume-sync setup`: for every subset, one project on each of its annotators' own servers.
 
-Idempotent and resumable: a project is found again by its recorded id (or, after a crash between
-creating it and recording it, by its title); tasks already in the project are recognised by the
-``hume_id`` in their data, so a rerun imports only what is missing and never duplicates.
-Gold labels never leave the store: tasks are built by ``label_studio_configs`` from the
-instance content alone, and predictions are not uploaded here (they stay sealed).
+Annotators (``hume-sync annotators add``) each have a Label Studio of their own; a subset goes to
+the first ``overlap`` annotators who speak its language (``annotators.plan_seats``), and each of
+them gets a project with every instance of the subset, one annotation per task.
+
+Identity never depends on a title: the store records each project's id per subset and slot, and
+every project carries a marker (``hume:<hash of study, subset, slot>``) in its description, so a
+run that died between creating a project and recording it finds it again instead of making a
+second one. Tasks already in a project are recognised by the ``hume_id`` in their data, so a
+rerun imports only what is missing. Titles are for people: ``<study> · <task>/<subset>``,
+shortened in the middle to Label Studio's 50 characters, with a short hash when shortened so
+that two subsets never share a title.
+
+A project deleted in Label Studio is reported with its subset and annotator; ``--recreate-missing``
+makes it again and re-imports its tasks (answers already pulled stay in the store).
+Gold labels never leave the store: tasks are built from the instance content alone, and
+predictions are not uploaded here (they stay sealed).
 """
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import label_studio_configs
-from hume_sync.ls_client import LabelStudioClient
+from hume_sync.annotators import plan_seats
+from hume_sync.ls_client import LabelStudioClient, LabelStudioNotFoundError
 from hume_sync.progress import progress
-from hume_sync.store import Store, SubsetRow
+from hume_sync.spec import language_code
+from hume_sync.store import AnnotatorRow, Store, StoreError, SubsetRow
+
+#: Label Studio's limit on project titles (``Project.title`` max_length).
+TITLE_MAX = 50
+#: One annotator per task: each project belongs to exactly one annotator.
+ANNOTATIONS_PER_TASK = 1
+
+ClientFor = Callable[[str], LabelStudioClient]
+
+
+class SetupError(StoreError):
+    """Setup cannot go on as asked (a project deleted in Label Studio, ...)."""
 
 
 @dataclass
 class ProjectSetup:
-    """What setup did for one subset."""
+    """What setup did for one subset on one annotator's server."""
 
     subset: str
+    slot: int
+    email: str
+    url: str
     project_id: int
     created: bool
+    recovered_project: bool
     imported: int
     recovered: int
     total_tasks: int
+    config_restored: bool = False
+    recreated: bool = False
+
+
+@dataclass(frozen=True)
+class OpenSeat:
+    """A seat of a subset that no registered annotator can take yet."""
+
+    subset: str
+    language: str
 
 
 @dataclass
 class SetupSummary:
     projects: list[ProjectSetup] = field(default_factory=list)
+    open_seats: list[OpenSeat] = field(default_factory=list)
+    kept_answers: int = 0  # answers of recreated projects that stay in the store
 
     @property
     def created(self) -> int:
@@ -43,10 +85,38 @@ class SetupSummary:
         return sum(p.imported for p in self.projects)
 
 
-def project_title(study_name: str, subset: SubsetRow) -> str:
-    """A stable, readable title: ``<study> · <task>/<subset>`` (at most 50 characters)."""
-    title = f"{study_name} · {subset.key}"
-    return title if len(title) <= 50 else f"{title[:47]}..."
+@dataclass(frozen=True)
+class MissingProject:
+    subset: str
+    slot: int
+    email: str
+    url: str
+    project_id: int
+
+    def __str__(self) -> str:
+        return (
+            f"{self.subset} (slot {self.slot}, {self.email}): project {self.project_id} is gone "
+            f"from {self.url}"
+        )
+
+
+def project_title(study_name: str, subset_key: str) -> str:
+    """``<study> · <task>/<subset>``; shortened from the middle (keeping both ends, where names
+    differ) with a hash of the full key, so that titles stay readable and unique."""
+    title = f"{study_name} · {subset_key}"
+    if len(title) <= TITLE_MAX:
+        return title
+    tag = " #" + hashlib.sha256(title.encode()).hexdigest()[:4]
+    room = TITLE_MAX - len(tag) - 1  # one character for the ellipsis
+    tail = min(len(subset_key), room * 3 // 5)
+    head = room - tail
+    return f"{title[:head]}…{title[-tail:]}{tag}"
+
+
+def project_marker(study_uid: str, subset_key: str, slot: int) -> str:
+    """The identity mark in a project's description (a title may be renamed or shortened)."""
+    digest = hashlib.sha256(f"{study_uid}\0{subset_key}\0{slot}".encode()).hexdigest()[:20]
+    return f"hume:{digest}"
 
 
 def render_subset_config(subset: SubsetRow) -> str:
@@ -61,34 +131,31 @@ def render_subset_config(subset: SubsetRow) -> str:
     )
 
 
-def _ensure_project(
-    client: LabelStudioClient, store: Store, subset: SubsetRow, title: str
-) -> tuple[int, bool]:
-    if subset.ls_project_id is not None:
-        project = client.get_project(subset.ls_project_id)
-        if int(project.get("maximum_annotations") or 0) != subset.overlap:
-            client.update_project(subset.ls_project_id, maximum_annotations=subset.overlap)
-        client.assert_collab_predictions(subset.ls_project_id, False)
-        return subset.ls_project_id, False
-    found = client.find_project_by_title(title)
-    if found is not None:
-        project_id, created = int(found["id"]), False
-        client.update_project(project_id, maximum_annotations=subset.overlap)
-        client.assert_collab_predictions(project_id, False)
-    else:
-        project = client.create_project(
-            title=title,
-            label_config=render_subset_config(subset),
-            maximum_annotations=subset.overlap,
-            show_collab_predictions=False,
-            description=(
-                f"HUME study task {subset.task_name}, subset {subset.hf_subset} "
-                f"({subset.language}); {subset.overlap} annotator(s) per item."
-            ),
-        )
-        project_id, created = int(project["id"]), True
-    store.set_ls_ids(subset.key, project_id=project_id)
-    return project_id, created
+def _description(subset: SubsetRow, marker: str) -> str:
+    return (
+        f"HUME study task {subset.task_name}, subset {subset.hf_subset} ({subset.language}). "
+        f"[{marker}]"
+    )
+
+
+def missing_projects(store: Store, client_for: ClientFor) -> list[MissingProject]:
+    """Recorded projects that Label Studio no longer has (deleted there)."""
+    annotators = {a.slot: a for a in store.annotators()}
+    missing = []
+    for p in store.slot_projects():
+        a = annotators[p.slot]
+        try:
+            client_for(a.ls_url).get_project(p.ls_project_id)
+        except LabelStudioNotFoundError:
+            missing.append(MissingProject(p.subset_key, p.slot, a.email, a.ls_url, p.ls_project_id))
+    return missing
+
+
+def recreate_hint(study_dir: str) -> str:
+    return (
+        f"run 'hume-sync setup {study_dir} --recreate-missing' to create it again and re-import "
+        "its tasks (answers already pulled stay in the store)"
+    )
 
 
 def _existing_tasks(client: LabelStudioClient, project_id: int) -> dict[str, int]:
@@ -101,43 +168,130 @@ def _existing_tasks(client: LabelStudioClient, project_id: int) -> dict[str, int
     return out
 
 
-def setup_subset(client: LabelStudioClient, store: Store, subset: SubsetRow) -> ProjectSetup:
-    """Create (or find) the subset's project and import the instances it does not have yet."""
-    study_name = store.meta().get("study_name", "hume")
-    project_id, created = _ensure_project(client, store, subset, project_title(study_name, subset))
+def _ensure_project(
+    client: LabelStudioClient,
+    store: Store,
+    subset: SubsetRow,
+    annotator: AnnotatorRow,
+    study_name: str,
+    marker: str,
+) -> tuple[int, bool, bool, bool]:
+    """(project id, created, found again by its marker, labelling config restored)."""
+    config = render_subset_config(subset)
+    recorded = next((p for p in store.slot_projects(subset.key) if p.slot == annotator.slot), None)
+    if recorded is not None:
+        project = client.get_project(recorded.ls_project_id)
+        fields: dict[str, Any] = {}
+        if int(project.get("maximum_annotations") or 0) != ANNOTATIONS_PER_TASK:
+            fields["maximum_annotations"] = ANNOTATIONS_PER_TASK
+        # Community lets every member edit the interface of a project they can open: put ours
+        # back (results are checked against ours on pull anyway).
+        restored = str(project.get("label_config") or "").strip() != config.strip()
+        if restored:
+            fields["label_config"] = config
+        if fields:
+            client.update_project(recorded.ls_project_id, **fields)
+        client.assert_collab_predictions(recorded.ls_project_id, False)
+        return recorded.ls_project_id, False, False, restored
+    found = client.find_projects_by_marker(marker)
+    if len(found) > 1:
+        ids = ", ".join(str(p.get("id")) for p in found)
+        raise SetupError(
+            f"{subset.key}: {client.url} has {len(found)} projects marked {marker} (ids {ids}); "
+            "delete the extra ones"
+        )
+    if found:
+        project_id, created = int(found[0]["id"]), False
+        client.update_project(project_id, maximum_annotations=ANNOTATIONS_PER_TASK)
+        client.assert_collab_predictions(project_id, False)
+    else:
+        project = client.create_project(
+            title=project_title(study_name, subset.key),
+            label_config=config,
+            maximum_annotations=ANNOTATIONS_PER_TASK,
+            show_collab_predictions=False,
+            description=_description(subset, marker),
+        )
+        project_id, created = int(project["id"]), True
+    store.set_slot_project(subset.key, annotator.slot, project_id, marker)
+    return project_id, created, not created, False
+
+
+def setup_slot(
+    client: LabelStudioClient, store: Store, subset: SubsetRow, annotator: AnnotatorRow
+) -> ProjectSetup:
+    """Create (or find) the subset's project on the annotator's server and import what is
+    missing."""
+    meta = store.meta()
+    marker = project_marker(store.study_uid(), subset.key, annotator.slot)
+    project_id, created, found, restored = _ensure_project(
+        client, store, subset, annotator, meta.get("study_name", "hume"), marker
+    )
     instances = store.instances(subset.key)
+    recorded = store.slot_tasks(subset.key, annotator.slot)
     existing = {} if created else _existing_tasks(client, project_id)
+    known = {i.hume_id for i in instances}
     recovered = {
-        i.hume_id: existing[i.hume_id]
-        for i in instances
-        if i.hume_id in existing and i.ls_task_id != existing[i.hume_id]
+        hid: tid for hid, tid in existing.items() if hid in known and recorded.get(hid) != tid
     }
     if recovered:
-        store.set_ls_ids(subset.key, task_ids=recovered)
+        store.set_slot_tasks(subset.key, annotator.slot, recovered)
     missing = [i for i in instances if i.hume_id not in existing]
     module = label_studio_configs.get(subset.task_type)
-    tasks: list[dict[str, Any]] = [
-        {"data": module.task_data(i.hume_id, i.content)} for i in missing
-    ]
+    tasks = [{"data": module.task_data(i.hume_id, i.content)} for i in missing]
     if tasks:
         ids = client.import_tasks(project_id, tasks)
-        store.set_ls_ids(
-            subset.key, task_ids={i.hume_id: tid for i, tid in zip(missing, ids, strict=True)}
+        store.set_slot_tasks(
+            subset.key,
+            annotator.slot,
+            {i.hume_id: tid for i, tid in zip(missing, ids, strict=True)},
         )
     return ProjectSetup(
         subset=subset.key,
+        slot=annotator.slot,
+        email=annotator.email,
+        url=annotator.ls_url,
         project_id=project_id,
         created=created,
+        recovered_project=found,
         imported=len(tasks),
         recovered=len(recovered),
         total_tasks=len(instances),
+        config_restored=restored,
     )
 
 
-def setup_study(client: LabelStudioClient, store: Store) -> SetupSummary:
-    """Set up every subset of the study; safe to run again at any point."""
+def setup_study(
+    store: Store,
+    client_for: ClientFor,
+    *,
+    recreate_missing: bool = False,
+    study_dir: str = "STUDY_DIR",
+) -> SetupSummary:
+    """Set up every subset on its annotators' servers; safe to run again at any point."""
     summary = SetupSummary()
-    subsets = store.subsets()
-    for subset in progress(subsets, desc="setting up projects", total=len(subsets)):
-        summary.projects.append(setup_subset(client, store, subset))
+    missing = missing_projects(store, client_for)
+    if missing and not recreate_missing:
+        shown = "; ".join(str(m) for m in missing[:3])
+        more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
+        raise SetupError(f"{shown}{more}; {recreate_hint(study_dir)}")
+    recreated = set()
+    for m in missing:
+        store.forget_slot_project(m.subset, m.slot)
+        recreated.add((m.subset, m.slot))
+        summary.kept_answers += sum(
+            1 for a in store.annotations(m.subset) if a.slot == m.slot and a.status == "valid"
+        )
+    annotators = {a.slot: a for a in store.annotators()}
+    subsets = {s.key: s for s in store.subsets()}
+    seats = plan_seats(store)
+    work = [(subsets[k], slot) for k, slots in seats.items() for slot in slots]
+    for subset, slot in progress(work, desc="setting up projects", total=len(work)):
+        if slot is None:
+            summary.open_seats.append(OpenSeat(subset.key, language_code(subset.language)))
+            continue
+        annotator = annotators[slot]
+        done = setup_slot(client_for(annotator.ls_url), store, subset, annotator)
+        done.recreated = (subset.key, slot) in recreated
+        summary.projects.append(done)
     return summary

@@ -1,33 +1,55 @@
 """`hume-sync pull`: bring the annotations of every project into the study store.
 
+Every subset has one project per annotator, each on that annotator's own Label Studio
+(``projects``); pull reads them all and maps each task back to its instance through the store
+(``ls_tasks``), so the answers of every annotator land on the same study instances.
+
 Everything is read from Label Studio first, and only then written, one transaction per subset:
-a server that fails half-way leaves the store as it was. Each subset's batch is the complete
-current state of its project, so a rerun adds nothing, edited annotations are updated and
+a server that fails half-way leaves the store as it was. Each project's batch is the complete
+current state of that project, so a rerun adds nothing, edited annotations are updated and
 deleted ones are marked deleted. A result that does not fit the interface (a clustering text
 left unsorted, a candidate not placed, no choice, an item the task does not have) is kept with
 status ``invalid`` and its error, and reported with the annotator's email and a link that opens
-the task in Label Studio (:func:`name_invalid`, which ``status`` reuses); a skipped task
-(``was_cancelled``) is kept with status ``cancelled``; neither stops the others.
+the task in Label Studio (:func:`task_url`); a skipped task (``was_cancelled``) is kept with
+status ``cancelled``; neither stops the others. Valid answers given or changed after the study's
+close are listed as late (``late_answers``): export leaves them out unless ``--include-late``.
+Only the slot's own annotator counts: an answer made in their project by another account (the
+manager trying the interface) is reported and left out. A project deleted in Label Studio is
+reported and skipped; what was pulled from it before stays in the store.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import label_studio_configs
 from hume_sync.late_answers import LateAnswer, late_answers
-from hume_sync.ls_client import LabelStudioClient
+from hume_sync.ls_client import LabelStudioClient, LabelStudioNotFoundError
 from hume_sync.progress import progress
-from hume_sync.store import AnnotationCounts, AnnotationRecord, InstanceRow, Store, SubsetRow
+from hume_sync.store import (
+    AnnotationCounts,
+    AnnotationRecord,
+    AnnotatorRow,
+    InstanceRow,
+    SlotProject,
+    Store,
+    SubsetRow,
+)
+
+ClientFor = Callable[[str], LabelStudioClient]
+
+
+def task_url(base_url: str, project_id: int, task_id: int) -> str:
+    """The Label Studio page that opens one task of a project (Data Manager with the task's
+    labelling view, as Label Studio 1.23 links it)."""
+    return f"{base_url.rstrip('/')}/projects/{int(project_id)}/data?task={int(task_id)}"
 
 
 @dataclass(frozen=True)
 class InvalidAnnotation:
-    """An answer that is not counted (incomplete, or not fitting the interface), and where to
-    fix it: ``url`` opens the task in Label Studio; ``email`` names the annotator where the
-    token may list users (``annotator`` is the store's ``ls-user-<id>`` key)."""
+    """An answer that does not fit the interface: never scored, listed so it can be fixed."""
 
     subset: str
     ls_project_id: int
@@ -47,37 +69,22 @@ class InvalidAnnotation:
         )
 
 
-def task_url(base_url: str, project_id: int, task_id: int) -> str:
-    """The Label Studio page that opens one task of a project (Data Manager with the task's
-    labelling view, as Label Studio 1.23 links it)."""
-    return f"{base_url.rstrip('/')}/projects/{int(project_id)}/data?task={int(task_id)}"
+@dataclass(frozen=True)
+class ForeignAnnotation:
+    """An answer in an annotator's project made by another account; not counted."""
 
+    subset: str
+    slot: int
+    email: str
+    ls_task_id: int
+    annotation_id: int
+    author: Any
 
-def annotator_emails(client: LabelStudioClient) -> dict[str, str]:
-    """``{ls-user-<id>: email}`` of the server's users; empty when the token may not list them."""
-    from hume_sync.ls_client import LabelStudioError
-
-    try:
-        return {f"ls-user-{uid}": email for uid, email in client.user_emails().items() if email}
-    except LabelStudioError:
-        return {}
-
-
-def name_invalid(
-    client: LabelStudioClient, invalid: Sequence[InvalidAnnotation]
-) -> list[InvalidAnnotation]:
-    """The same problems with the annotator's email and a link to each task filled in."""
-    if not invalid:
-        return []
-    emails = annotator_emails(client)
-    return [
-        replace(
-            p,
-            email=emails.get(p.annotator),
-            url=task_url(client.url, p.ls_project_id, p.ls_task_id),
+    def __str__(self) -> str:
+        return (
+            f"{self.subset}: annotation {self.annotation_id} on task {self.ls_task_id} in "
+            f"{self.email}'s project was made by Label Studio user {self.author}, not by them"
         )
-        for p in invalid
-    ]
 
 
 @dataclass
@@ -90,17 +97,17 @@ class PullSummary:
     late: list[LateAnswer] = field(default_factory=list)
     skipped_subsets: list[str] = field(default_factory=list)
     unknown_tasks: int = 0
+    foreign: list[ForeignAnnotation] = field(default_factory=list)
+    missing_projects: list[str] = field(default_factory=list)
 
     def total(self, attr: str) -> int:
         return sum(getattr(c, attr) for c in self.counts.values())
 
 
-def annotator_id(annotation: dict[str, Any]) -> str:
-    """A stable annotator key: the Label Studio user id (``completed_by``) as ``ls-user-<id>``."""
+def author_id(annotation: dict[str, Any]) -> Any:
+    """The Label Studio user id that made an annotation (``completed_by``)."""
     who = annotation.get("completed_by")
-    if isinstance(who, dict):
-        who = who.get("id")
-    return f"ls-user-{who}" if who is not None else "ls-user-unknown"
+    return who.get("id") if isinstance(who, dict) else who
 
 
 def translate(
@@ -121,28 +128,45 @@ def translate(
 
 
 def _collect(
-    client: LabelStudioClient, store: Store, subset: SubsetRow, summary: PullSummary
+    client: LabelStudioClient,
+    store: Store,
+    subset: SubsetRow,
+    project: SlotProject,
+    annotator: AnnotatorRow,
+    summary: PullSummary,
 ) -> list[AnnotationRecord]:
-    assert subset.ls_project_id is not None
-    by_task = {i.ls_task_id: i for i in store.instances(subset.key) if i.ls_task_id is not None}
+    instances = {i.hume_id: i for i in store.instances(subset.key)}
+    by_task = {
+        tid: instances[hid] for hid, tid in store.slot_tasks(subset.key, annotator.slot).items()
+    }
     records: list[AnnotationRecord] = []
-    for task in client.export_annotated_tasks(subset.ls_project_id):
-        instance = by_task.get(int(task["id"]))
+    for task in client.export_annotated_tasks(project.ls_project_id):
+        task_id = int(task["id"])
+        instance = by_task.get(task_id)
         if instance is None:
             summary.unknown_tasks += 1  # a task added in Label Studio by hand: not ours
             continue
         for ann in task.get("annotations") or []:
+            author = author_id(ann)
+            if annotator.ls_user_id is not None and author != annotator.ls_user_id:
+                summary.foreign.append(
+                    ForeignAnnotation(
+                        subset.key, annotator.slot, annotator.email, task_id, int(ann["id"]), author
+                    )
+                )
+                continue
             answer, status, error = translate(subset, instance, ann)
-            who = annotator_id(ann)
             if status == "invalid":
                 summary.invalid.append(
                     InvalidAnnotation(
                         subset.key,
-                        subset.ls_project_id,
-                        int(task["id"]),
+                        project.ls_project_id,
+                        task_id,
                         int(ann["id"]),
-                        who,
+                        annotator.key,
                         error or "",
+                        annotator.email,
+                        task_url(annotator.ls_url, project.ls_project_id, task_id),
                     )
                 )
             elif status == "cancelled":
@@ -152,31 +176,50 @@ def _collect(
                 AnnotationRecord(
                     ls_annotation_id=int(ann["id"]),
                     hume_id=instance.hume_id,
-                    ls_task_id=int(task["id"]),
-                    annotator=who,
+                    ls_task_id=task_id,
+                    annotator=annotator.key,
                     answer=answer,
                     status=status,
                     error=error,
                     lead_time=None if lead is None else float(lead),
                     created_at=ann.get("created_at"),
                     updated_at=ann.get("updated_at"),
+                    slot=annotator.slot,
                 )
             )
     return records
 
 
-def pull_study(client: LabelStudioClient, store: Store) -> PullSummary:
+def pull_study(store: Store, client_for: ClientFor) -> PullSummary:
     """Read every project, then write the annotations (see module docstring)."""
     summary = PullSummary()
+    annotators = {a.slot: a for a in store.annotators()}
     subsets = store.subsets()
-    batches: list[tuple[SubsetRow, list[AnnotationRecord]]] = []
+    batches: list[tuple[SubsetRow, list[AnnotationRecord], dict[int, set[int]]]] = []
     for subset in progress(subsets, desc="reading annotations", total=len(subsets)):
-        if subset.ls_project_id is None:
+        projects = store.slot_projects(subset.key)
+        if not projects:
             summary.skipped_subsets.append(subset.key)
             continue
-        batches.append((subset, _collect(client, store, subset, summary)))
-    for subset, records in batches:
-        summary.counts[subset.key] = store.upsert_annotations(records, subset=subset.key)
-    summary.invalid = name_invalid(client, summary.invalid)
+        records: list[AnnotationRecord] = []
+        scope: dict[int, set[int]] = {}
+        for project in projects:
+            annotator = annotators[project.slot]
+            try:
+                records += _collect(
+                    client_for(annotator.ls_url), store, subset, project, annotator, summary
+                )
+            except LabelStudioNotFoundError:
+                summary.missing_projects.append(
+                    f"{subset.key} (slot {annotator.slot}, {annotator.email}): project "
+                    f"{project.ls_project_id} is gone from {annotator.ls_url}"
+                )
+                continue
+            scope[project.slot] = set(store.slot_tasks(subset.key, project.slot).values())
+        batches.append((subset, records, scope))
+    for subset, records, scope in batches:
+        summary.counts[subset.key] = store.upsert_annotations(
+            records, subset=subset.key, scope=scope
+        )
     summary.late = late_answers(store)
     return summary

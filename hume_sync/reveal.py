@@ -3,14 +3,15 @@
 *Sealed* predictions stay out of Label Studio while annotation is open: in Label Studio
 Community every signed-in user can read every prediction, so hiding them is not enough.
 
-*Closed*: the store's meta has ``closed_at``. ``hume-sync close`` sets it when every subset's
-project is finished in Label Studio (each task has its ``maximum_annotations``), or at once with
-``--force`` (the manager's decision). ``reveal`` also closes a study whose projects are all
-finished; otherwise it refuses, unless ``--force``, which reveals without closing.
+*Closed*: the store's meta has ``closed_at``. ``hume-sync close`` sets it when ``status`` says the
+study is done (every annotator seat filled, every task of every annotator's project with a valid
+answer), or at once with ``--force`` (the manager's decision). ``reveal`` also closes a study
+that is done; otherwise it refuses, unless ``--force``, which reveals without closing.
 
-``reveal`` writes each stored prediction into its task as a Label Studio prediction with its own
-``model_version`` (mapping in ``ml_backend.reveal``). It first reads the predictions each task
-already has and skips every ``model_version`` present there, so re-running adds none. The ML
+``reveal`` writes each stored prediction into its task, in every annotator's project, as a Label
+Studio prediction with its own ``model_version`` (mapping in ``ml_backend.reveal``). It first
+reads the predictions each task already has and skips every ``model_version`` present there, so
+re-running adds none. The ML
 backend app (``create_backend_app``) serves the same predictions through Label Studio's
 ``/predict`` once the study is closed or revealed, and nothing before.
 """
@@ -30,9 +31,14 @@ from hume_sync.store import STORE_NAME, InstanceRow, Store, StoreError, SubsetRo
 from ml_backend.event_log import EventLog
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from flask import Flask
 
     from hume_sync.ls_client import LabelStudioClient
+    from hume_sync.status import StudyStatus
+
+    ClientFor = Callable[[str], LabelStudioClient]
 
 CLOSED_AT = "closed_at"
 CLOSED_BY = "closed_by"
@@ -69,52 +75,10 @@ def predictions_visible(store: Store) -> bool:
 # --------------------------------------------------------------------------- close
 
 
-@dataclass(frozen=True)
-class ProjectProgress:
-    subset: str
-    project_id: int | None
-    instances: int
-    tasks: int
-    finished: int
-
-    @property
-    def done(self) -> bool:
-        return (
-            self.project_id is not None
-            and self.tasks >= self.instances
-            and (self.finished >= self.tasks)
-        )
-
-
-def project_progress(client: LabelStudioClient, store: Store) -> list[ProjectProgress]:
-    """Per subset: instances, tasks in its project, and tasks finished there."""
-    counts = client.list_project_counts()
-    out = []
-    for sub in store.subsets():
-        n = len(store.instances(sub.key))
-        if sub.ls_project_id is None:
-            out.append(ProjectProgress(sub.key, None, n, 0, 0))
-            continue
-        c = counts.get(sub.ls_project_id) or client.project_counts(sub.ls_project_id)
-        out.append(
-            ProjectProgress(
-                sub.key, sub.ls_project_id, n, c["task_number"], c["finished_task_number"]
-            )
-        )
-    return out
-
-
-def _unfinished(progress: Sequence[ProjectProgress]) -> str:
-    parts = []
-    for p in progress:
-        if p.done:
-            continue
-        if p.project_id is None:
-            parts.append(f"{p.subset} (no project; run 'hume-sync setup')")
-        else:
-            parts.append(f"{p.subset} ({p.finished}/{max(p.tasks, p.instances)} tasks finished)")
-    shown = ", ".join(parts[:5]) + (f" and {len(parts) - 5} more" if len(parts) > 5 else "")
-    return f"{len(parts)} project(s) unfinished: {shown}"
+def _unfinished(status: StudyStatus) -> str:
+    parts = status.unfinished() or ["no annotator has a project yet"]
+    shown = "; ".join(parts[:5]) + (f" and {len(parts) - 5} more" if len(parts) > 5 else "")
+    return f"{len(parts)} thing(s) left: {shown}"
 
 
 @dataclass
@@ -125,23 +89,25 @@ class CloseResult:
 
 
 def close_study(
-    store: Store, client: LabelStudioClient | None = None, *, force: bool = False
+    store: Store, client_for: ClientFor | None = None, *, force: bool = False
 ) -> CloseResult:
-    """Mark the study closed: every project finished in Label Studio, or ``force``."""
+    """Mark the study closed: ``status`` says it is done, or ``force``."""
+    from hume_sync.status import study_status
+
     meta = store.meta()
     if CLOSED_AT in meta:
         return CloseResult(meta[CLOSED_AT], meta.get(CLOSED_BY, ""), already=True)
     if force:
         how = "forced by the manager"
     else:
-        if client is None:
+        if client_for is None:
             raise RevealError("checking that annotation is over needs Label Studio")
-        progress = project_progress(client, store)
-        if not all(p.done for p in progress):
+        status = study_status(store, client_for)
+        if not status.done:
             raise RevealError(
-                f"the study is still open: {_unfinished(progress)}; close it anyway with --force"
+                f"the study is still open: {_unfinished(status)}; close it anyway with --force"
             )
-        how = "every project finished"
+        how = "every task of every annotator answered"
     stamp = _now()
     _set_meta(store, {CLOSED_AT: stamp, CLOSED_BY: how})
     return CloseResult(stamp, how, already=False)
@@ -153,7 +119,7 @@ def close_study(
 @dataclass
 class SubsetReveal:
     subset: str
-    project_id: int | None
+    projects: int
     created: int = 0
     present: int = 0
     without_task: int = 0
@@ -198,67 +164,75 @@ def _ls_prediction(
 
 def reveal_study(
     store: Store,
-    client: LabelStudioClient,
+    client_for: ClientFor,
     *,
     force: bool = False,
     rule: str | None = None,
 ) -> RevealSummary:
-    """Write the stored predictions into the Label Studio projects; idempotent.
+    """Write the stored predictions into every annotator's project; idempotent.
 
     Refused while the study is open (see the module doc) unless ``force``.
     """
+    from hume_sync.status import study_status
     from label_studio_configs.errors import InvalidAnswerError, InvalidContentError
     from ml_backend.reveal import DEFAULT_RERANK_RULE
 
     rule = rule or DEFAULT_RERANK_RULE
     summary = RevealSummary(forced=force)
-    if not is_closed(store):
-        if force:
-            pass
-        else:
-            progress = project_progress(client, store)
-            if not all(p.done for p in progress):
-                raise RevealError(
-                    f"the study is still open: {_unfinished(progress)}; predictions stay sealed "
-                    "until 'hume-sync close' (or reveal --force)"
-                )
-            close_study(store, client)
-            summary.closed_now = True
+    if not is_closed(store) and not force:
+        status = study_status(store, client_for)
+        if not status.done:
+            raise RevealError(
+                f"the study is still open: {_unfinished(status)}; predictions stay sealed "
+                "until 'hume-sync close' (or reveal --force)"
+            )
+        close_study(store, client_for)
+        summary.closed_now = True
+    annotators = {a.slot: a for a in store.annotators()}
     for sub in store.subsets():
-        result = SubsetReveal(sub.key, sub.ls_project_id)
+        projects = store.slot_projects(sub.key)
+        result = SubsetReveal(sub.key, len(projects))
         summary.subsets.append(result)
         preds = store.predictions(sub.key)
-        if sub.ls_project_id is None:
+        if not projects:
             result.without_task = len({p.hume_id for p in preds})
             continue
-        tasks: dict[str, dict[str, Any]] = {}
-        for task in client.list_tasks(sub.ls_project_id):
-            hid = (task.get("data") or {}).get("hume_id")
-            if isinstance(hid, str):
-                tasks.setdefault(hid, task)
         instances = {i.hume_id: i for i in store.instances(sub.key)}
-        batch: list[dict[str, Any]] = []
+        # One Label Studio prediction per stored one, shown in every annotator's project.
+        items: dict[tuple[str, str], dict[str, Any]] = {}
         for p in preds:
-            task = tasks.get(p.hume_id)
-            if task is None:
-                result.without_task += 1
-                continue
             if p.answer is None:  # an LLM failure kept for the report: nothing to show
                 continue
-            have = {str(x.get("model_version")) for x in task.get("predictions") or []}
-            if p.model_version in have:
-                result.present += 1
-                continue
             try:
-                item = _ls_prediction(
+                items[p.hume_id, p.model_version] = _ls_prediction(
                     sub, instances[p.hume_id], p.model_version, p.answer, p.score, rule
                 )
             except (InvalidAnswerError, InvalidContentError, ValueError) as exc:
                 result.invalid.append(f"{p.model_version} for {p.hume_id}: {exc}")
-                continue
-            batch.append({"task": int(task["id"]), **item})
-        if batch:
-            result.created = client.import_predictions(sub.ls_project_id, batch)
+        for project in projects:
+            client = client_for(annotators[project.slot].ls_url)
+            by_id = {tid: hid for hid, tid in store.slot_tasks(sub.key, project.slot).items()}
+            tasks: dict[str, dict[str, Any]] = {}
+            for task in client.list_tasks(project.ls_project_id):
+                hid = by_id.get(int(task["id"]))
+                if hid is not None:
+                    tasks.setdefault(hid, task)
+            batch: list[dict[str, Any]] = []
+            for p in preds:
+                task = tasks.get(p.hume_id)
+                if task is None:
+                    result.without_task += 1
+                    continue
+                item = items.get((p.hume_id, p.model_version))
+                if item is None:
+                    continue
+                have = {str(x.get("model_version")) for x in task.get("predictions") or []}
+                if p.model_version in have:
+                    result.present += 1
+                    continue
+                batch.append({"task": int(task["id"]), **item})
+            if batch:
+                result.created += client.import_predictions(project.ls_project_id, batch)
     if REVEALED_AT not in store.meta():
         _set_meta(store, {REVEALED_AT: _now()})
     return summary
@@ -273,6 +247,17 @@ def _project_id(project: str | None) -> int | None:
         return None
     head = str(project).split(".", 1)[0]
     return int(head) if head.isdigit() else None
+
+
+def _unique_task_ids(store: Store) -> dict[int, str]:
+    """LS task id → hume_id over every annotator's server, ids that are unique only (a task id
+    seen on two servers cannot tell which instance Label Studio asks about)."""
+    seen: dict[int, set[str]] = {}
+    for a in store.annotators():
+        for sub in store.subsets():
+            for hid, tid in store.slot_tasks(sub.key, a.slot).items():
+                seen.setdefault(tid, set()).add(hid)
+    return {tid: next(iter(hids)) for tid, hids in seen.items() if len(hids) == 1}
 
 
 class StudySource:
@@ -313,7 +298,10 @@ class StudySource:
                 return SEALED_MODEL_VERSION
             pid = _project_id(project)
             every = store.subsets()
-            subsets = [s for s in every if s.ls_project_id == pid] or every
+            # project ids are per server: an id seen on several servers matches each subset
+            subsets = [
+                s for s in every if any(p.ls_project_id == pid for p in store.slot_projects(s.key))
+            ] or every
             versions = sorted({p.model_version for s in subsets for p in store.predictions(s.key)})
         return versions[0] if versions else NO_MODEL_VERSION
 
@@ -333,12 +321,7 @@ class StudySource:
                 hid = (task.get("data") or {}).get("hume_id")
                 if not isinstance(hid, str) and isinstance(task.get("id"), int):
                     if not by_task_id:
-                        by_task_id = {
-                            i.ls_task_id: i.hume_id
-                            for key in subsets
-                            for i in store.instances(key)
-                            if i.ls_task_id is not None
-                        }
+                        by_task_id = _unique_task_ids(store)
                     hid = by_task_id.get(task["id"])
                 if isinstance(hid, str):
                     wanted.setdefault(hid, []).append(n)
@@ -435,15 +418,15 @@ def _open_study(study_dir: str) -> Store:
     return Store.open(path)
 
 
-def _client() -> LabelStudioClient:
-    from hume_sync.ls_client import LabelStudioClient
+def _clients() -> ClientFor:
+    from hume_sync.ls_servers import Clients
 
-    return LabelStudioClient.from_env_or_embedded()
+    return Clients()
 
 
 def cmd_close(args: argparse.Namespace) -> int:
     with _open_study(args.study_dir) as store:
-        result = close_study(store, None if args.force else _client(), force=args.force)
+        result = close_study(store, None if args.force else _clients(), force=args.force)
     if result.already:
         print(f"study already closed at {result.closed_at} ({result.closed_by})")
     else:
@@ -453,13 +436,13 @@ def cmd_close(args: argparse.Namespace) -> int:
 
 def cmd_reveal(args: argparse.Namespace) -> int:
     with _open_study(args.study_dir) as store:
-        summary = reveal_study(store, _client(), force=args.force, rule=args.rerank_rule)
+        summary = reveal_study(store, _clients(), force=args.force, rule=args.rerank_rule)
     if summary.closed_now:
-        say("every project is finished: the study is now closed")
+        say("every task of every annotator is answered: the study is now closed")
     for s in summary.subsets:
         for problem in s.invalid[:5]:
             say(f"warning: not revealed: {problem}")
-        where = "no project" if s.project_id is None else f"project {s.project_id}"
+        where = "no project" if not s.projects else f"{s.projects} project(s)"
         print(
             f"  {s.subset:<50} {where}: {s.created} added, {s.present} already there"
             + (f", {s.without_task} without a task" if s.without_task else "")

@@ -83,6 +83,10 @@ NO_PHONE_HOME_ENV: dict[str, str] = {
 
 # Environment the server needs: no phone-home, ML backends and webhooks on 127.0.0.1 allowed,
 # and the legacy token (the one we generate) accepted.
+# Isolation (README "Blind annotation"): nobody may sign up without the organization's invite
+# link (by default anyone who can open /user/signup/ joins the organization and reads every
+# project), and SECRET_KEY is dropped below so that each data dir keeps its own key: Label
+# Studio signs session cookies and JWTs with it, and cookies are shared by every port of a host.
 SERVER_ENV: dict[str, str] = {
     **NO_PHONE_HOME_ENV,
     "ML_BLOCK_LOCAL_IP": "false",
@@ -90,12 +94,14 @@ SERVER_ENV: dict[str, str] = {
     "LABEL_STUDIO_ENABLE_LEGACY_API_TOKEN": "true",
     "DJANGO_DB": "sqlite",
     "DJANGO_SETTINGS_MODULE": "label_studio.core.settings.label_studio",
+    "DISABLE_SIGNUP_WITHOUT_LINK": "true",
 }
 # Variables Label Studio reads (plain or with a LABEL_STUDIO_/HEARTEX_ prefix) that would override
-# the command line (data dir, database, host, port, user): dropped from the child's environment.
+# the command line (data dir, database, host, port, user) or the per-data-dir secret key: dropped
+# from the child's environment.
 _SHADOWING_NAMES = frozenset(
     {"DATABASE_NAME", "BASE_DATA_DIR", "DJANGO_DB", "HOST", "PORT", "USERNAME", "PASSWORD"}
-    | {"USER_TOKEN", "DJANGO_SETTINGS_MODULE"}
+    | {"USER_TOKEN", "DJANGO_SETTINGS_MODULE", "SECRET_KEY", "DISABLE_SIGNUP_WITHOUT_LINK"}
 )
 _SHADOWING_PREFIXES = ("LABEL_STUDIO_", "HEARTEX_", "POSTGRE_", "MYSQL_")
 
@@ -190,6 +196,11 @@ def _port_is_free(port: int, host: str = HOST) -> bool:
         except OSError:
             return False
     return True
+
+
+def port_is_free(port: int, host: str = HOST) -> bool:
+    """True when nothing listens on ``host:port`` and it can be bound."""
+    return _port_is_free(port, host)
 
 
 def write_private_json(path: Path, payload: Mapping[str, Any]) -> None:

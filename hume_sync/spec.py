@@ -373,6 +373,16 @@ def annotators_for(language: str, policy: Mapping[str, int]) -> int:
     return policy.get("default", 1)
 
 
+def language_code(tag: str) -> str:
+    """The three-letter base code of a language tag: ``eng-Latn``, ``eng`` and ``en`` → ``eng``.
+
+    Standard Arabic (``arb``, as SIB-200 tags it) counts as Arabic (``ara``, as HUME does).
+    """
+    base = tag.split("-")[0].lower()
+    code = _ISO1_TO_3.get(base, base)
+    return "ara" if code == "arb" else code
+
+
 def is_english(language: str) -> bool:
     base = language.split("-")[0]
     return base in ("en", "eng")

@@ -1,53 +1,127 @@
-"""`hume-sync status`: what a project manager checks every morning.
+"""`hume-sync status`: what a project manager checks every morning, and acts on.
 
-Per project: tasks, finished tasks, annotations, skipped (cancelled) annotations; per annotator:
-annotations and the median time per task (Label Studio's ``lead_time``); and two ways to see the
-end: remaining annotations at the pace seen so far (calendar time), and the remaining work at
-the median time per task (annotator hours). Counts come from the tasks themselves, since Label
-Studio Community has no per-annotator statistics (an Enterprise feature).
+Per subset and annotator slot (one project each, on the annotator's own Label Studio): the
+tasks, how many Label Studio counts as finished (its own rule: a task with a non-skipped
+annotation), and how many tasks hold a valid answer, an invalid one (it does not fit the
+interface: not done) or only a skip, each annotation checked with the same translation as
+``pull`` (``pull.translate``). Per annotator, including those who have not started: what they
+have done and what they still owe, the work left at their median time per task, and an ETA at
+their pace so far. Seats no registered annotator can take yet are listed with the language
+needed. Every duration is printed in units that fit it (s, min, h, d). ``close`` uses the same
+numbers: a study is done when every seat is filled and no task is left to do.
 """
 
 from __future__ import annotations
 
 import statistics
-from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
-from hume_sync.ls_client import LabelStudioClient
+from hume_sync.annotators import other_accounts, plan_seats
+from hume_sync.ls_client import LabelStudioClient, LabelStudioNotFoundError
 from hume_sync.progress import progress
-from hume_sync.pull import annotator_id
-from hume_sync.store import Store
+from hume_sync.projects import render_subset_config
+from hume_sync.pull import author_id, translate
+from hume_sync.spec import language_code
+from hume_sync.store import AnnotatorRow, SlotProject, Store, SubsetRow
 
-
-@dataclass
-class AnnotatorStatus:
-    annotator: str
-    annotations: int
-    skipped: int
-    median_lead_time_s: float | None
-    email: str | None = None
+ClientFor = Callable[[str], LabelStudioClient]
 
 
 @dataclass
 class ProjectStatus:
+    """One subset on one annotator's server. Counts are tasks, not annotations."""
+
     subset: str
-    project_id: int | None
-    overlap: int
-    tasks: int
-    finished_tasks: int
-    annotations: int
-    skipped: int
-    remaining_annotations: int
-    annotators: list[AnnotatorStatus] = field(default_factory=list)
+    language: str
+    slot: int
+    annotator: str
+    email: str
+    project_id: int | None  # None: setup has not made it yet
+    project_url: str | None
+    missing: bool  # recorded, but deleted in Label Studio
+    instances: int
+    tasks: int  # tasks in the Label Studio project
+    finished: int  # Label Studio's own count (finished_task_number)
+    answered: int  # tasks with a valid answer
+    invalid: int  # tasks answered, but no answer fits the interface
+    skipped: int  # tasks only skipped
+    to_do: int  # instances without a valid answer in this project
     median_lead_time_s: float | None = None
+    interface_changed: bool = False  # someone edited the labelling config in Label Studio
+
+
+@dataclass
+class AnnotatorStatus:
+    slot: int
+    annotator: str
+    email: str
+    languages: list[str]
+    label_studio: str
+    projects: int
+    answered: int
+    invalid: int
+    skipped: int
+    to_do: int
+    started: bool
+    median_lead_time_s: float | None = None
+    work_left_s: float | None = None
     pace_per_hour: float | None = None
-    eta_hours: float | None = None
-    remaining_work_hours: float | None = None
+    eta_s: float | None = None
+    # accounts on the annotator's server besides theirs and the manager's: they can read the
+    # annotator's answers (someone was invited in)
+    other_accounts: list[str] = field(default_factory=list)
 
 
-def _parse_time(value: Any) -> datetime | None:
+@dataclass(frozen=True)
+class OpenSeat:
+    subset: str
+    language: str
+    instances: int
+
+
+@dataclass
+class StudyStatus:
+    study: str
+    projects: list[ProjectStatus] = field(default_factory=list)
+    annotators: list[AnnotatorStatus] = field(default_factory=list)
+    open_seats: list[OpenSeat] = field(default_factory=list)
+
+    @property
+    def done(self) -> bool:
+        """Every seat filled, every project there, every task with a valid answer."""
+        return (
+            not self.open_seats
+            and not any(a.other_accounts for a in self.annotators)
+            and bool(self.projects)
+            and all(p.project_id is not None and not p.missing for p in self.projects)
+            and all(p.to_do == 0 and not p.interface_changed for p in self.projects)
+        )
+
+    def unfinished(self) -> list[str]:
+        """One phrase per thing that keeps the study open (for ``close``)."""
+        out = [f"{s.subset}: no annotator for {s.language} yet" for s in self.open_seats]
+        out += [
+            f"{a.email}'s Label Studio has other accounts ({', '.join(a.other_accounts)})"
+            for a in self.annotators
+            if a.other_accounts
+        ]
+        for p in self.projects:
+            if p.project_id is None:
+                out.append(f"{p.subset} ({p.email}): no project yet (run 'hume-sync setup')")
+            elif p.missing:
+                out.append(f"{p.subset} ({p.email}): project deleted in Label Studio")
+            elif p.interface_changed:
+                out.append(f"{p.subset} ({p.email}): labelling interface changed in Label Studio")
+            elif p.to_do:
+                extra = f", {p.invalid} invalid" if p.invalid else ""
+                out.append(f"{p.subset} ({p.email}): {p.to_do} task(s) to do{extra}")
+        return out
+
+
+def _time(value: Any) -> datetime | None:
     if not isinstance(value, str):
         return None
     try:
@@ -60,139 +134,252 @@ def _median(values: list[float]) -> float | None:
     return statistics.median(values) if values else None
 
 
-def project_status(
-    client: LabelStudioClient | None,
-    subset_key: str,
-    project_id: int | None,
-    overlap: int,
-    n_instances: int,
-) -> ProjectStatus:
-    """Status of one project, computed from its tasks and their annotations."""
-    if client is None or project_id is None:
-        return ProjectStatus(
-            subset_key, project_id, overlap, n_instances, 0, 0, 0, n_instances * overlap
-        )
-    tasks = client.list_tasks(project_id)
-    per_annotator: dict[str, dict[str, Any]] = defaultdict(
-        lambda: {"n": 0, "skipped": 0, "lead": []}
-    )
-    times: list[datetime] = []
-    finished = done = skipped = remaining = 0
-    leads: list[float] = []
-    for task in tasks:
-        anns = task.get("annotations") or []
-        valid = [a for a in anns if not a.get("was_cancelled")]
-        skipped_here = len(anns) - len(valid)
-        skipped += skipped_here
-        done += len(valid)
-        # Label Studio counts skipped annotations towards a task's overlap as well.
-        finished += int(len(anns) >= overlap)
-        remaining += max(0, overlap - len(anns))
-        for a in anns:
-            rec = per_annotator[annotator_id(a)]
-            if a.get("was_cancelled"):
-                rec["skipped"] += 1
-                continue
-            rec["n"] += 1
-            if isinstance(a.get("lead_time"), int | float):
-                rec["lead"].append(float(a["lead_time"]))
-                leads.append(float(a["lead_time"]))
-            t = _parse_time(a.get("created_at"))
-            if t is not None:
-                times.append(t)
-    status = ProjectStatus(
-        subset=subset_key,
-        project_id=project_id,
-        overlap=overlap,
-        tasks=len(tasks),
-        finished_tasks=finished,
-        annotations=done,
-        skipped=skipped,
-        remaining_annotations=remaining,
-        median_lead_time_s=_median(leads),
-    )
-    status.annotators = [
-        AnnotatorStatus(name, v["n"], v["skipped"], _median(v["lead"]))
-        for name, v in sorted(per_annotator.items())
-    ]
-    if len(times) >= 2:
-        span_h = (max(times) - min(times)).total_seconds() / 3600
-        if span_h > 0:
-            status.pace_per_hour = (len(times) - 1) / span_h
-            status.eta_hours = remaining / status.pace_per_hour
-    if status.median_lead_time_s is not None:
-        status.remaining_work_hours = remaining * status.median_lead_time_s / 3600
-    return status
-
-
-def study_status(client: LabelStudioClient | None, store: Store) -> list[ProjectStatus]:
-    """Status of every subset; subsets without a project yet show all work as remaining.
-
-    Annotators are shown by their Label Studio email where the server lists its users (the
-    store and the report keep the anonymous ``ls-user-<id>`` keys).
-    """
-    subsets = store.subsets()
-    statuses = [
-        project_status(client, s.key, s.ls_project_id, s.overlap, len(store.instances(s.key)))
-        for s in progress(subsets, desc="reading progress", total=len(subsets))
-    ]
-    if client is not None:
-        names = _annotator_names(client)
-        for st in statuses:
-            for a in st.annotators:
-                a.email = names.get(a.annotator)
-    return statuses
-
-
-def _annotator_names(client: LabelStudioClient) -> dict[str, str]:
-    from hume_sync.ls_client import LabelStudioError
-
-    try:
-        return {f"ls-user-{uid}": email for uid, email in client.user_emails().items() if email}
-    except LabelStudioError:  # a token that may not list users: keep the ids
-        return {}
-
-
-def to_json(statuses: list[ProjectStatus]) -> dict[str, Any]:
-    projects = [asdict(s) for s in statuses]
-    total = {
-        k: sum(s[k] for s in projects)
-        for k in ("tasks", "finished_tasks", "annotations", "skipped", "remaining_annotations")
-    }
-    return {"projects": projects, "total": total}
-
-
-def _fmt_hours(h: float | None) -> str:
-    if h is None:
+def format_duration(seconds: float | None) -> str:
+    """20 → '20 s', 600 → '10 min', 9000 → '2.5 h', 3 days → '3.0 d'; None → '-'."""
+    if seconds is None:
         return "-"
-    return f"{h:.1f} h" if h < 48 else f"{h / 24:.1f} d"
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 90 * 60:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 48 * 3600:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds / 86400:.1f} d"
 
 
-def render(statuses: list[ProjectStatus]) -> str:
-    """A plain-text table per project, with per-annotator lines below each."""
-    lines = [
-        f"{'subset':<48} {'tasks':>5} {'done':>5} {'annot.':>6} {'skip':>4} {'left':>5} "
-        f"{'median s':>8} {'ETA (pace)':>10} {'work left':>9}"
-    ]
-    for s in statuses:
-        med = "-" if s.median_lead_time_s is None else f"{s.median_lead_time_s:.1f}"
-        project = "(no project yet)" if s.project_id is None else ""
-        lines.append(
-            f"{s.subset[:48]:<48} {s.tasks:>5} {s.finished_tasks:>5} {s.annotations:>6} "
-            f"{s.skipped:>4} {s.remaining_annotations:>5} {med:>8} {_fmt_hours(s.eta_hours):>10} "
-            f"{_fmt_hours(s.remaining_work_hours):>9} {project}".rstrip()
-        )
-        for a in s.annotators:
-            amed = "-" if a.median_lead_time_s is None else f"{a.median_lead_time_s:.1f}"
-            lines.append(
-                f"    {(a.email or a.annotator)[:44]:<44} {'':>5} {'':>5} {a.annotations:>6} "
-                f"{a.skipped:>4} "
-                f"{'':>5} {amed:>8}"
-            )
-    total = to_json(statuses)["total"]
-    lines.append(
-        f"Total: {total['finished_tasks']}/{total['tasks']} tasks finished, "
-        f"{total['annotations']} annotations, {total['skipped']} skipped, "
-        f"{total['remaining_annotations']} annotations to go."
+def project_status(
+    client: LabelStudioClient,
+    store: Store,
+    subset: SubsetRow,
+    project: SlotProject,
+    annotator: AnnotatorRow,
+) -> tuple[ProjectStatus, list[float], list[datetime]]:
+    """Status of one project, plus its valid answers' lead times and creation times."""
+    n = len(store.instances(subset.key))
+    status = ProjectStatus(
+        subset=subset.key,
+        language=language_code(subset.language),
+        slot=annotator.slot,
+        annotator=annotator.key,
+        email=annotator.email,
+        project_id=project.ls_project_id,
+        project_url=f"{annotator.ls_url}/projects/{project.ls_project_id}/data",
+        missing=False,
+        instances=n,
+        tasks=0,
+        finished=0,
+        answered=0,
+        invalid=0,
+        skipped=0,
+        to_do=n,
     )
+    try:
+        info = client.get_project(project.ls_project_id)
+        exported = client.export_annotated_tasks(project.ls_project_id)
+    except LabelStudioNotFoundError:
+        status.missing = True
+        return status, [], []
+    status.tasks = int(info.get("task_number") or 0)
+    status.finished = int(info.get("finished_task_number") or 0)
+    status.interface_changed = (
+        str(info.get("label_config") or "").strip() != render_subset_config(subset).strip()
+    )
+    instances = {i.hume_id: i for i in store.instances(subset.key)}
+    by_task = {
+        tid: instances[hid] for hid, tid in store.slot_tasks(subset.key, annotator.slot).items()
+    }
+    leads: list[float] = []
+    times: list[datetime] = []
+    for task in exported:
+        instance = by_task.get(int(task["id"]))
+        if instance is None:
+            continue
+        kinds = set()
+        for ann in task.get("annotations") or []:
+            if annotator.ls_user_id is not None and author_id(ann) != annotator.ls_user_id:
+                continue  # not the slot's annotator (pull leaves it out too)
+            _, kind, _ = translate(subset, instance, ann)
+            kinds.add(kind)
+            if kind == "valid":
+                if isinstance(ann.get("lead_time"), int | float):
+                    leads.append(float(ann["lead_time"]))
+                t = _time(ann.get("created_at"))
+                if t is not None:
+                    times.append(t)
+        if "valid" in kinds:
+            status.answered += 1
+        elif "invalid" in kinds:
+            status.invalid += 1
+        elif "cancelled" in kinds:
+            status.skipped += 1
+    status.to_do = n - status.answered
+    status.median_lead_time_s = _median(leads)
+    return status, leads, times
+
+
+def study_status(store: Store, client_for: ClientFor) -> StudyStatus:
+    """Status of every seat of every subset (see the module docstring)."""
+    result = StudyStatus(study=store.meta().get("study_name", ""))
+    annotators = {a.slot: a for a in store.annotators()}
+    subsets = {s.key: s for s in store.subsets()}
+    made = {(p.subset_key, p.slot): p for p in store.slot_projects()}
+    per: dict[int, dict[str, Any]] = {
+        slot: {"leads": [], "times": [], "projects": []} for slot in annotators
+    }
+    seats = [(key, slot) for key, slots in plan_seats(store).items() for slot in slots]
+    for key, slot in progress(seats, desc="reading progress", total=len(seats)):
+        sub = subsets[key]
+        n = len(store.instances(key))
+        if slot is None:
+            result.open_seats.append(OpenSeat(key, language_code(sub.language), n))
+            continue
+        a = annotators[slot]
+        project = made.get((key, slot))
+        if project is None:
+            st = ProjectStatus(
+                key, language_code(sub.language), slot, a.key, a.email, None, None, False,
+                n, 0, 0, 0, 0, 0, n,
+            )  # fmt: skip
+        else:
+            st, leads, times = project_status(client_for(a.ls_url), store, sub, project, a)
+            per[slot]["leads"] += leads
+            per[slot]["times"] += times
+        per[slot]["projects"].append(st)
+        result.projects.append(st)
+    for slot, a in annotators.items():
+        projects = per[slot]["projects"]
+        times = sorted(per[slot]["times"])
+        st = AnnotatorStatus(
+            slot=slot,
+            annotator=a.key,
+            email=a.email,
+            languages=list(a.languages),
+            label_studio=a.ls_url,
+            projects=len(projects),
+            answered=sum(p.answered for p in projects),
+            invalid=sum(p.invalid for p in projects),
+            skipped=sum(p.skipped for p in projects),
+            to_do=sum(p.to_do for p in projects),
+            started=bool(times) or any(p.invalid or p.skipped for p in projects),
+            median_lead_time_s=_median(per[slot]["leads"]),
+            other_accounts=other_accounts(client_for(a.ls_url), a.email),
+        )
+        if st.median_lead_time_s is not None:
+            st.work_left_s = st.to_do * st.median_lead_time_s
+        if len(times) >= 2:
+            span_h = (times[-1] - times[0]).total_seconds() / 3600
+            if span_h > 0:
+                st.pace_per_hour = (len(times) - 1) / span_h
+                # calendar time to finish: at their pace, and never less than the work itself
+                st.eta_s = max(st.to_do / st.pace_per_hour * 3600, st.work_left_s or 0.0)
+        result.annotators.append(st)
+    return result
+
+
+def totals(status: StudyStatus) -> dict[str, Any]:
+    p = status.projects
+    etas = [a.eta_s for a in status.annotators if a.to_do and a.eta_s is not None]
+    return {
+        "seats": len(p) + len(status.open_seats),
+        "open_seats": len(status.open_seats),
+        "answers_needed": sum(x.instances for x in p) + sum(s.instances for s in status.open_seats),
+        "answered": sum(x.answered for x in p),
+        "invalid": sum(x.invalid for x in p),
+        "skipped": sum(x.skipped for x in p),
+        "to_do": sum(x.to_do for x in p) + sum(s.instances for s in status.open_seats),
+        "finished_in_label_studio": sum(x.finished for x in p),
+        "tasks_in_label_studio": sum(x.tasks for x in p),
+        # annotators work side by side: the study ends with the slowest of them
+        "eta_s": max(etas) if etas else None,
+        "done": status.done,
+    }
+
+
+def to_json(status: StudyStatus) -> dict[str, Any]:
+    return {
+        "study": status.study,
+        "projects": [asdict(p) for p in status.projects],
+        "annotators": [asdict(a) for a in status.annotators],
+        "open_seats": [asdict(s) for s in status.open_seats],
+        "total": totals(status),
+    }
+
+
+LEGEND = (
+    "tasks, finished: Label Studio's own counts (finished = the task has a non-skipped "
+    "annotation); answered / invalid / skipped: tasks whose answer fits the interface / does "
+    "not (not done) / was skipped; to do: tasks without a valid answer; median: median time "
+    "per answered task; work left: to do × median; ETA: to do at the annotator's pace so far "
+    "(never less than the work left)."
+)
+
+
+def render(status: StudyStatus) -> str:
+    """Plain-text tables with labelled columns: per subset and slot, then per annotator."""
+    head = (
+        f"{'subset / slot':<44} {'tasks':>5} {'finished':>8} {'answered':>8} {'invalid':>7} "
+        f"{'skipped':>7} {'to do':>5} {'median':>7}  project"
+    )
+    lines = [head]
+    rows: dict[str, list[str]] = {}
+    for p in status.projects:
+        who = f"  slot {p.slot} {p.email}"[:44]
+        if p.project_id is None:
+            rows.setdefault(p.subset, []).append(f"{who:<44} no project yet: run 'hume-sync setup'")
+            continue
+        where = (
+            "DELETED in Label Studio: 'hume-sync setup --recreate-missing'"
+            if p.missing
+            else f"{p.project_url}  INTERFACE CHANGED: 'hume-sync setup' restores it"
+            if p.interface_changed
+            else p.project_url
+        )
+        rows.setdefault(p.subset, []).append(
+            f"{who:<44} {p.tasks:>5} {p.finished:>8} {p.answered:>8} {p.invalid:>7} "
+            f"{p.skipped:>7} {p.to_do:>5} {format_duration(p.median_lead_time_s):>7}  {where}"
+        )
+    for s in status.open_seats:
+        rows.setdefault(s.subset, []).append(
+            f"  open seat: needs an annotator for {s.language} ({s.instances} tasks); "
+            "'hume-sync annotators add'"
+        )
+    for subset, subset_rows in rows.items():
+        lines.append(subset)
+        lines.extend(subset_rows)
+    lines.append("")
+    lines.append(
+        f"{'slot':>4}  {'annotator':<30} {'answered':>8} {'invalid':>7} {'skipped':>7} "
+        f"{'to do':>5} {'median':>7} {'work left':>9} {'ETA':>11}"
+    )
+    for a in status.annotators:
+        eta = (
+            "done"
+            if a.projects and not a.to_do
+            else "not started"
+            if not a.started
+            else format_duration(a.eta_s)
+        )
+        lines.append(
+            f"{a.slot:>4}  {a.email[:30]:<30} {a.answered:>8} {a.invalid:>7} {a.skipped:>7} "
+            f"{a.to_do:>5} {format_duration(a.median_lead_time_s):>7} "
+            f"{format_duration(a.work_left_s):>9} {eta:>11}"
+        )
+    if not status.annotators:
+        lines.append("      no annotators yet: 'hume-sync annotators add STUDY_DIR EMAIL'")
+    for a in status.annotators:
+        if a.other_accounts:
+            lines.append(
+                f"warning: {a.email}'s Label Studio also has accounts for "
+                f"{', '.join(a.other_accounts)}: they can read {a.email}'s answers"
+            )
+    t = totals(status)
+    lines.append("")
+    lines.append(
+        f"Total: {t['answered']}/{t['answers_needed']} answers valid, {t['to_do']} to do "
+        f"({t['invalid']} invalid, {t['skipped']} skipped); {t['open_seats']} open seat(s); "
+        f"Label Studio: {t['finished_in_label_studio']}/{t['tasks_in_label_studio']} tasks "
+        f"finished; ETA {format_duration(t['eta_s'])}"
+        + ("; study complete: 'hume-sync close'" if t["done"] else "")
+    )
+    lines.append(LEGEND)
     return "\n".join(lines)

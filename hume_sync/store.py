@@ -6,14 +6,15 @@ from Label Studio. Design rules:
 
 - every write runs in one transaction (``BEGIN IMMEDIATE`` … ``COMMIT``), so a step interrupted
   half-way leaves the store as it was;
-- rows are keyed by natural keys (``hume_id = <task>/<subset>/<source id>``, LS annotation id,
-  ``(hume_id, model_version)``) and upserted, so re-running a step writes nothing new;
+- rows are keyed by natural keys (``hume_id = <task>/<subset>/<source id>``, ``(slot, LS
+  annotation id)``, ``(hume_id, model_version)``) and upserted, so re-running a step writes
+  nothing new;
 - re-initialising with a different spec or changed data is refused unless forced;
 - gold is only reachable through :func:`gold`; :meth:`Store.instances` never selects it, so code
   that builds Label Studio tasks cannot leak it by accident;
 - a ``schema_version`` table drives migrations (``MIGRATIONS``).
 
-Schema (version 1)::
+Schema (version 1, then 3: annotators and their own projects and tasks)::
 
     schema_version(version PK, applied_at)
     meta(key PK, value)    -- schema_version, study_name, seed, spec_hash, spec, created_at
@@ -24,9 +25,19 @@ Schema (version 1)::
     train_items(subset_key FK, source_id, text, label; PK(subset_key, source_id))
     predictions(hume_id FK, model_version, answer JSON, score, sealed, created_at;
                 PK(hume_id, model_version))
-    annotations(ls_annotation_id PK, hume_id FK, ls_task_id, annotator, answer JSON NULL,
-                status valid|invalid|cancelled, error, lead_time, created_at, updated_at,
-                deleted_at NULL)
+    annotations(slot, ls_annotation_id; PK(slot, ls_annotation_id), hume_id FK, ls_task_id,
+                annotator, answer JSON NULL, status valid|invalid|cancelled, error, lead_time,
+                created_at, updated_at, deleted_at NULL)
+    annotators(slot PK, email UNIQUE, languages JSON, ls_url UNIQUE, ls_user_id, added_at)
+    ls_projects(subset_key FK, slot FK, ls_project_id, marker UNIQUE, created_at;
+                PK(subset_key, slot), UNIQUE(slot, ls_project_id))
+    ls_tasks(hume_id FK, slot FK, ls_task_id; PK(hume_id, slot), UNIQUE(slot, ls_task_id))
+
+Version 3 gives every annotator a *slot*: their own Label Studio server (``ls_url``), on which
+each of their subsets has its own project. Label Studio ids are only unique per server, so
+projects, tasks and annotations are keyed by slot. Annotations pulled before version 3 keep
+slot 0; the version-1 columns ``subsets.ls_project_id`` and ``instances.ls_task_id`` are no
+longer read.
 """
 
 from __future__ import annotations
@@ -34,7 +45,7 @@ from __future__ import annotations
 import json
 import math
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -57,7 +68,7 @@ from hume_sync.store_errors import (
 
 STORE_NAME = "study.sqlite"
 SPEC_NAME = "study.yaml"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 3
 ANNOTATION_STATUSES: tuple[str, ...] = ("valid", "invalid", "cancelled")
 
 MIGRATIONS: dict[int, tuple[str, ...]] = {
@@ -119,6 +130,56 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         )""",
         """CREATE INDEX annotations_by_instance ON annotations (hume_id)""",
     ),
+    # 2 is another branch's migration (source order); this one does not depend on it.
+    2: (),
+    3: (
+        """CREATE TABLE annotators (
+            slot INTEGER PRIMARY KEY CHECK (slot >= 1),
+            email TEXT NOT NULL UNIQUE,
+            languages TEXT NOT NULL,
+            ls_url TEXT NOT NULL UNIQUE,
+            ls_user_id INTEGER,
+            added_at TEXT NOT NULL
+        )""",
+        """CREATE TABLE ls_projects (
+            subset_key TEXT NOT NULL REFERENCES subsets (subset_key),
+            slot INTEGER NOT NULL REFERENCES annotators (slot),
+            ls_project_id INTEGER NOT NULL,
+            marker TEXT NOT NULL UNIQUE,
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (subset_key, slot),
+            UNIQUE (slot, ls_project_id)
+        )""",
+        """CREATE TABLE ls_tasks (
+            hume_id TEXT NOT NULL REFERENCES instances (hume_id),
+            slot INTEGER NOT NULL REFERENCES annotators (slot),
+            ls_task_id INTEGER NOT NULL,
+            PRIMARY KEY (hume_id, slot),
+            UNIQUE (slot, ls_task_id)
+        )""",
+        """CREATE TABLE annotations_v3 (
+            slot INTEGER NOT NULL DEFAULT 0,
+            ls_annotation_id INTEGER NOT NULL,
+            hume_id TEXT NOT NULL REFERENCES instances (hume_id),
+            ls_task_id INTEGER NOT NULL,
+            annotator TEXT NOT NULL,
+            answer TEXT,
+            status TEXT NOT NULL CHECK (status IN ('valid', 'invalid', 'cancelled')),
+            error TEXT,
+            lead_time REAL,
+            created_at TEXT,
+            updated_at TEXT,
+            deleted_at TEXT,
+            PRIMARY KEY (slot, ls_annotation_id)
+        )""",
+        """INSERT INTO annotations_v3 (slot, ls_annotation_id, hume_id, ls_task_id, annotator,
+            answer, status, error, lead_time, created_at, updated_at, deleted_at)
+            SELECT 0, ls_annotation_id, hume_id, ls_task_id, annotator, answer, status, error,
+            lead_time, created_at, updated_at, deleted_at FROM annotations""",
+        """DROP TABLE annotations""",
+        """ALTER TABLE annotations_v3 RENAME TO annotations""",
+        """CREATE INDEX annotations_by_instance ON annotations (hume_id)""",
+    ),
 }
 
 
@@ -140,7 +201,6 @@ class SubsetRow:
     config: dict[str, Any]
     samples_per_label: int | None
     overlap: int
-    ls_project_id: int | None
 
 
 @dataclass(frozen=True)
@@ -152,12 +212,43 @@ class InstanceRow:
     source_id: str
     sample_order: int
     content: dict[str, Any]
-    ls_task_id: int | None
+
+
+@dataclass(frozen=True)
+class AnnotatorRow:
+    """A registered annotator: one slot, i.e. one Label Studio server of their own."""
+
+    slot: int
+    email: str
+    languages: tuple[str, ...]
+    ls_url: str
+    ls_user_id: int | None
+    added_at: str
+
+    @property
+    def key(self) -> str:
+        """The anonymous key annotations and reports use (emails stay out of reports)."""
+        return annotator_key(self.slot)
+
+
+@dataclass(frozen=True)
+class SlotProject:
+    """The Label Studio project of one subset on one annotator's server."""
+
+    subset_key: str
+    slot: int
+    ls_project_id: int
+    marker: str
+    created_at: str
 
 
 @dataclass(frozen=True)
 class AnnotationRecord:
-    """One Label Studio annotation, already translated to a plain answer (None if unusable)."""
+    """One Label Studio annotation, already translated to a plain answer (None if unusable).
+
+    ``slot`` says which annotator's server it came from: Label Studio ids are unique per server
+    only, so an annotation is identified by ``(slot, ls_annotation_id)``.
+    """
 
     ls_annotation_id: int
     hume_id: str
@@ -169,6 +260,7 @@ class AnnotationRecord:
     lead_time: float | None = None
     created_at: str | None = None
     updated_at: str | None = None
+    slot: int = 0
 
 
 @dataclass(frozen=True)
@@ -246,6 +338,10 @@ def subset_key(task: str, subset: str) -> str:
 
 def hume_id(task: str, subset: str, source_id: str) -> str:
     return f"{task}/{subset}/{source_id}"
+
+
+def annotator_key(slot: int) -> str:
+    return f"annotator-{slot}"
 
 
 # --------------------------------------------------------------------------------------------
@@ -369,12 +465,9 @@ class Store:
     def subsets(self) -> list[SubsetRow]:
         rows = self._conn.execute(
             "SELECT subset_key, task_name, hf_subset, task_type, language, config, "
-            "samples_per_label, overlap, ls_project_id FROM subsets ORDER BY position, subset_key"
+            "samples_per_label, overlap FROM subsets ORDER BY position, subset_key"
         ).fetchall()
-        return [
-            SubsetRow(r[0], r[1], r[2], r[3], r[4], json.loads(r[5]), r[6], r[7], r[8])
-            for r in rows
-        ]
+        return [SubsetRow(r[0], r[1], r[2], r[3], r[4], json.loads(r[5]), r[6], r[7]) for r in rows]
 
     def subset(self, key: str) -> SubsetRow:
         for row in self.subsets():
@@ -386,11 +479,11 @@ class Store:
         """The subset's instances in sample order, without gold."""
         self.subset(subset)
         rows = self._conn.execute(
-            "SELECT hume_id, subset_key, source_id, sample_order, content, ls_task_id "
+            "SELECT hume_id, subset_key, source_id, sample_order, content "
             "FROM instances WHERE subset_key = ? ORDER BY sample_order",
             (subset,),
         ).fetchall()
-        return [InstanceRow(r[0], r[1], r[2], r[3], json.loads(r[4]), r[5]) for r in rows]
+        return [InstanceRow(r[0], r[1], r[2], r[3], json.loads(r[4])) for r in rows]
 
     def train_items(self, subset: str) -> list[TextItem]:
         rows = self._conn.execute(
@@ -405,7 +498,7 @@ class Store:
     ) -> list[AnnotationRow]:
         sql = (
             "SELECT a.ls_annotation_id, a.hume_id, a.ls_task_id, a.annotator, a.answer, a.status, "
-            "a.error, a.lead_time, a.created_at, a.updated_at, a.deleted_at "
+            "a.error, a.lead_time, a.created_at, a.updated_at, a.slot, a.deleted_at "
             "FROM annotations a JOIN instances i ON i.hume_id = a.hume_id WHERE 1 = 1"
         )
         args: list[Any] = []
@@ -414,7 +507,7 @@ class Store:
             args.append(subset)
         if not include_deleted:
             sql += " AND a.deleted_at IS NULL"
-        sql += " ORDER BY a.ls_annotation_id"
+        sql += " ORDER BY a.slot, a.ls_annotation_id"
         return [
             AnnotationRow(
                 r[0], r[1], r[2], r[3], None if r[4] is None else json.loads(r[4]), *r[5:]
@@ -458,64 +551,183 @@ class Store:
                     )
         return len(changed)
 
-    def set_ls_ids(
-        self,
-        subset: str,
-        *,
-        project_id: int | None = None,
-        task_ids: Mapping[str, int] | None = None,
-    ) -> int:
-        """Record the Label Studio project of a subset and the LS task id of its instances.
+    # ---- annotators, their projects and tasks (one Label Studio server per annotator)
 
-        Returns the number of rows changed (0 when everything was already recorded).
-        """
+    def annotators(self) -> list[AnnotatorRow]:
+        rows = self._conn.execute(
+            "SELECT slot, email, languages, ls_url, ls_user_id, added_at FROM annotators "
+            "ORDER BY slot"
+        ).fetchall()
+        return [AnnotatorRow(r[0], r[1], tuple(json.loads(r[2])), r[3], r[4], r[5]) for r in rows]
+
+    def annotator(self, slot: int) -> AnnotatorRow:
+        for row in self.annotators():
+            if row.slot == slot:
+                return row
+        raise StoreError(f"no annotator in slot {slot} in {self.path}")
+
+    def add_annotator(
+        self, email: str, languages: Sequence[str], ls_url: str, ls_user_id: int | None
+    ) -> AnnotatorRow:
+        """Register an annotator in the next free slot; the email and the server must be new."""
+        with self.transaction() as conn:
+            for column, value, what in (
+                ("email", email, "annotator"),
+                ("ls_url", ls_url, "Label Studio server"),
+            ):
+                row = conn.execute(
+                    f"SELECT slot FROM annotators WHERE {column} = ?", (value,)
+                ).fetchone()
+                if row is not None:
+                    raise StoreError(f"{what} {value} is already slot {row[0]}")
+            slot = int(
+                conn.execute("SELECT COALESCE(MAX(slot), 0) + 1 FROM annotators").fetchone()[0]
+            )
+            conn.execute(
+                "INSERT INTO annotators (slot, email, languages, ls_url, ls_user_id, added_at) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (slot, email, dumps(list(languages)), ls_url, ls_user_id, _now()),
+            )
+        return self.annotator(slot)
+
+    def set_annotator_languages(self, slot: int, languages: Sequence[str]) -> int:
+        """Change the languages of a slot (projects already created stay); rows changed."""
+        self.annotator(slot)
+        with self.transaction() as conn:
+            cur = conn.execute(
+                "UPDATE annotators SET languages = ? WHERE slot = ? AND languages IS NOT ?",
+                (dumps(list(languages)), slot, dumps(list(languages))),
+            )
+        return cur.rowcount
+
+    def slot_projects(self, subset: str | None = None) -> list[SlotProject]:
+        sql = (
+            "SELECT p.subset_key, p.slot, p.ls_project_id, p.marker, p.created_at "
+            "FROM ls_projects p JOIN subsets s ON s.subset_key = p.subset_key"
+        )
+        args: tuple[Any, ...] = ()
+        if subset is not None:
+            sql += " WHERE p.subset_key = ?"
+            args = (subset,)
+        sql += " ORDER BY s.position, p.subset_key, p.slot"
+        return [SlotProject(*r) for r in self._conn.execute(sql, args).fetchall()]
+
+    def set_slot_project(self, subset: str, slot: int, project_id: int, marker: str) -> int:
+        """Record the project of ``subset`` on slot ``slot``'s server; rows changed (0 or 1)."""
         self.subset(subset)
+        self.annotator(slot)
+        with self.transaction() as conn:
+            old = conn.execute(
+                "SELECT ls_project_id, marker FROM ls_projects WHERE subset_key = ? AND slot = ?",
+                (subset, slot),
+            ).fetchone()
+            if old is not None and tuple(old) == (int(project_id), marker):
+                return 0
+            if old is not None:
+                raise StoreError(
+                    f"{subset} already has project {old[0]} on slot {slot}; "
+                    "forget it first (setup --recreate-missing)"
+                )
+            try:
+                conn.execute(
+                    "INSERT INTO ls_projects (subset_key, slot, ls_project_id, marker, created_at) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    (subset, slot, int(project_id), marker, _now()),
+                )
+            except sqlite3.IntegrityError:
+                raise StoreError(
+                    f"Label Studio project {project_id} on slot {slot} is already used by "
+                    "another subset"
+                ) from None
+        return 1
+
+    def forget_slot_project(self, subset: str, slot: int) -> int:
+        """Drop the record of a project (and its tasks) that is gone from Label Studio.
+
+        Annotations pulled from it stay in the store. Returns the number of task rows dropped.
+        """
+        with self.transaction() as conn:
+            cur = conn.execute(
+                "DELETE FROM ls_tasks WHERE slot = ? AND hume_id IN "
+                "(SELECT hume_id FROM instances WHERE subset_key = ?)",
+                (slot, subset),
+            )
+            conn.execute(
+                "DELETE FROM ls_projects WHERE subset_key = ? AND slot = ?", (subset, slot)
+            )
+        return cur.rowcount
+
+    def slot_tasks(self, subset: str, slot: int) -> dict[str, int]:
+        """hume_id → Label Studio task id of the subset's tasks on slot ``slot``'s server."""
+        rows = self._conn.execute(
+            "SELECT t.hume_id, t.ls_task_id FROM ls_tasks t JOIN instances i "
+            "ON i.hume_id = t.hume_id WHERE i.subset_key = ? AND t.slot = ? "
+            "ORDER BY i.sample_order",
+            (subset, slot),
+        ).fetchall()
+        return {r[0]: int(r[1]) for r in rows}
+
+    def set_slot_tasks(self, subset: str, slot: int, task_ids: Mapping[str, int]) -> int:
+        """Record the LS task of instances on slot ``slot``'s server; rows changed."""
+        self.subset(subset)
+        self.annotator(slot)
         changed = 0
         with self.transaction() as conn:
-            if project_id is not None:
-                try:
-                    cur = conn.execute(
-                        "UPDATE subsets SET ls_project_id = ? WHERE subset_key = ? "
-                        "AND ls_project_id IS NOT ?",
-                        (int(project_id), subset, int(project_id)),
-                    )
-                except sqlite3.IntegrityError:
-                    raise StoreError(
-                        f"LS project {project_id} is already used by another subset"
-                    ) from None
-                changed += cur.rowcount
-            for hid, task_id in (task_ids or {}).items():
+            for hid, task_id in task_ids.items():
                 row = conn.execute(
-                    "SELECT subset_key, ls_task_id FROM instances WHERE hume_id = ?", (hid,)
+                    "SELECT subset_key FROM instances WHERE hume_id = ?", (hid,)
                 ).fetchone()
                 if row is None or row[0] != subset:
                     raise StoreError(f"no instance {hid!r} in subset {subset!r}")
-                if row[1] != int(task_id):
-                    try:
-                        conn.execute(
-                            "UPDATE instances SET ls_task_id = ? WHERE hume_id = ?",
-                            (int(task_id), hid),
-                        )
-                    except sqlite3.IntegrityError:
-                        raise StoreError(
-                            f"LS task id {task_id} is already used by another instance"
-                        ) from None
-                    changed += 1
+                old = conn.execute(
+                    "SELECT ls_task_id FROM ls_tasks WHERE hume_id = ? AND slot = ?", (hid, slot)
+                ).fetchone()
+                if old is not None and int(old[0]) == int(task_id):
+                    continue
+                try:
+                    conn.execute(
+                        "INSERT INTO ls_tasks (hume_id, slot, ls_task_id) VALUES (?, ?, ?) "
+                        "ON CONFLICT (hume_id, slot) "
+                        "DO UPDATE SET ls_task_id = excluded.ls_task_id",
+                        (hid, slot, int(task_id)),
+                    )
+                except sqlite3.IntegrityError:
+                    raise StoreError(
+                        f"LS task {task_id} on slot {slot} is already used by another instance"
+                    ) from None
+                changed += 1
         return changed
 
+    def study_uid(self) -> str:
+        """A random id of this study, made once: it marks the study's projects in Label Studio."""
+        uid = self.meta().get("study_uid")
+        if uid is None:
+            import secrets
+
+            uid = secrets.token_hex(8)
+            self.set_meta({"study_uid": uid})
+        return uid
+
     def upsert_annotations(
-        self, records: Iterable[AnnotationRecord], *, subset: str | None = None
+        self,
+        records: Iterable[AnnotationRecord],
+        *,
+        subset: str | None = None,
+        scope: Mapping[int, Collection[int]] | None = None,
     ) -> AnnotationCounts:
         """Insert new annotations, update changed ones, and (with ``subset``) mark missing ones.
 
         With ``subset`` the batch is taken as the complete current state of that subset in Label
         Studio: stored annotations of the subset that are absent get ``deleted_at`` set (kept for
         the audit trail, hidden from readers). An annotation that reappears is restored.
+        ``scope`` (slot → LS task ids) narrows "complete" to the projects that were actually
+        read: annotations of other slots, or of tasks no longer in a slot's project (a project
+        deleted in Label Studio), are left as they are.
         """
         if subset is not None:
             self.subset(subset)
         added = updated = unchanged = deleted = 0
-        seen: set[int] = set()
+        seen: set[tuple[int, int]] = set()
         with self.transaction() as conn:
             for rec in records:
                 self._check_annotation(conn, rec, subset, seen)
@@ -530,18 +742,19 @@ class Store:
                     rec.created_at,
                     rec.updated_at,
                 )
+                key = (int(rec.slot), int(rec.ls_annotation_id))
                 old = conn.execute(
                     "SELECT hume_id, ls_task_id, annotator, answer, status, error, lead_time, "
                     "created_at, updated_at, deleted_at FROM annotations "
-                    "WHERE ls_annotation_id = ?",
-                    (int(rec.ls_annotation_id),),
+                    "WHERE slot = ? AND ls_annotation_id = ?",
+                    key,
                 ).fetchone()
                 if old is None:
                     conn.execute(
-                        "INSERT INTO annotations (ls_annotation_id, hume_id, ls_task_id, "
+                        "INSERT INTO annotations (slot, ls_annotation_id, hume_id, ls_task_id, "
                         "annotator, answer, status, error, lead_time, created_at, updated_at) "
-                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                        (int(rec.ls_annotation_id), *values),
+                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        (*key, *values),
                     )
                     added += 1
                 elif tuple(old[:9]) == values and old[9] is None:
@@ -550,36 +763,48 @@ class Store:
                     conn.execute(
                         "UPDATE annotations SET hume_id = ?, ls_task_id = ?, annotator = ?, "
                         "answer = ?, status = ?, error = ?, lead_time = ?, created_at = ?, "
-                        "updated_at = ?, deleted_at = NULL WHERE ls_annotation_id = ?",
-                        (*values, int(rec.ls_annotation_id)),
+                        "updated_at = ?, deleted_at = NULL WHERE slot = ? AND ls_annotation_id = ?",
+                        (*values, *key),
                     )
                     updated += 1
             if subset is not None:
                 live = conn.execute(
-                    "SELECT a.ls_annotation_id FROM annotations a JOIN instances i "
-                    "ON i.hume_id = a.hume_id WHERE i.subset_key = ? AND a.deleted_at IS NULL",
+                    "SELECT a.slot, a.ls_annotation_id, a.ls_task_id FROM annotations a "
+                    "JOIN instances i ON i.hume_id = a.hume_id "
+                    "WHERE i.subset_key = ? AND a.deleted_at IS NULL",
                     (subset,),
                 ).fetchall()
-                gone = [r[0] for r in live if r[0] not in seen]
+                gone = [
+                    (r[0], r[1])
+                    for r in live
+                    if (r[0], r[1]) not in seen
+                    and (scope is None or (r[0] in scope and r[2] in scope[r[0]]))
+                ]
                 stamp = _now()
-                for ann_id in gone:
+                for slot, ann_id in gone:
                     conn.execute(
-                        "UPDATE annotations SET deleted_at = ? WHERE ls_annotation_id = ?",
-                        (stamp, ann_id),
+                        "UPDATE annotations SET deleted_at = ? WHERE slot = ? "
+                        "AND ls_annotation_id = ?",
+                        (stamp, slot, ann_id),
                     )
                 deleted = len(gone)
         return AnnotationCounts(added, updated, unchanged, deleted)
 
     @staticmethod
     def _check_annotation(
-        conn: sqlite3.Connection, rec: AnnotationRecord, subset: str | None, seen: set[int]
+        conn: sqlite3.Connection,
+        rec: AnnotationRecord,
+        subset: str | None,
+        seen: set[tuple[int, int]],
     ) -> None:
-        ref = f"annotation {rec.ls_annotation_id!r}"
+        ref = f"annotation {rec.ls_annotation_id!r}" + (f" (slot {rec.slot})" if rec.slot else "")
         if not isinstance(rec.ls_annotation_id, int) or isinstance(rec.ls_annotation_id, bool):
             raise StoreError(f"{ref}: ls_annotation_id must be an integer")
-        if rec.ls_annotation_id in seen:
+        if not isinstance(rec.slot, int) or isinstance(rec.slot, bool) or rec.slot < 0:
+            raise StoreError(f"{ref}: slot must be a non-negative integer")
+        if (rec.slot, rec.ls_annotation_id) in seen:
             raise StoreError(f"{ref}: appears twice in the batch")
-        seen.add(rec.ls_annotation_id)
+        seen.add((rec.slot, rec.ls_annotation_id))
         if rec.status not in ANNOTATION_STATUSES:
             raise StoreError(
                 f"{ref}: status must be one of {', '.join(ANNOTATION_STATUSES)}, got {rec.status!r}"
@@ -591,15 +816,20 @@ class Store:
         if rec.lead_time is not None and not math.isfinite(float(rec.lead_time)):
             raise StoreError(f"{ref}: lead_time must be finite")
         row = conn.execute(
-            "SELECT subset_key, ls_task_id FROM instances WHERE hume_id = ?", (rec.hume_id,)
+            "SELECT subset_key FROM instances WHERE hume_id = ?", (rec.hume_id,)
         ).fetchone()
         if row is None:
             raise StoreError(f"{ref}: unknown instance {rec.hume_id!r}")
         if subset is not None and row[0] != subset:
             raise StoreError(f"{ref}: instance {rec.hume_id!r} is not in subset {subset!r}")
-        if row[1] is not None and row[1] != rec.ls_task_id:
+        task = conn.execute(
+            "SELECT ls_task_id FROM ls_tasks WHERE hume_id = ? AND slot = ?",
+            (rec.hume_id, rec.slot),
+        ).fetchone()
+        if task is not None and int(task[0]) != rec.ls_task_id:
             raise StoreError(
-                f"{ref}: LS task {rec.ls_task_id} but instance {rec.hume_id!r} is LS task {row[1]}"
+                f"{ref}: LS task {rec.ls_task_id} but instance {rec.hume_id!r} is LS task "
+                f"{task[0]} on slot {rec.slot}"
             )
 
     def add_predictions(
@@ -956,6 +1186,7 @@ def _write_instances(
                 raise StoreError(f"instance {hid} has annotations; its content cannot change")
             # the LS task and any predictions were made for the old content
             conn.execute("DELETE FROM predictions WHERE hume_id = ?", (hid,))
+            conn.execute("DELETE FROM ls_tasks WHERE hume_id = ?", (hid,))
             conn.execute(
                 "UPDATE instances SET content = ?, gold = ?, ls_task_id = NULL WHERE hume_id = ?",
                 (content, gold_json, hid),
@@ -972,6 +1203,7 @@ def _write_instances(
             raise StoreError(f"instance {hid} has annotations; it cannot be dropped")
         conn.execute("DELETE FROM predictions WHERE hume_id = ?", (hid,))
         conn.execute("DELETE FROM annotations WHERE hume_id = ?", (hid,))
+        conn.execute("DELETE FROM ls_tasks WHERE hume_id = ?", (hid,))
         conn.execute("DELETE FROM instances WHERE hume_id = ?", (hid,))
         summary.deleted += 1
 
@@ -1022,6 +1254,12 @@ def _drop_unplanned_subsets(conn: sqlite3.Connection, keep: set[str], *, strict:
             "(SELECT hume_id FROM instances WHERE subset_key = ?)",
             (key,),
         )
+        conn.execute(
+            "DELETE FROM ls_tasks WHERE hume_id IN "
+            "(SELECT hume_id FROM instances WHERE subset_key = ?)",
+            (key,),
+        )
+        conn.execute("DELETE FROM ls_projects WHERE subset_key = ?", (key,))
         conn.execute("DELETE FROM instances WHERE subset_key = ?", (key,))
         conn.execute("DELETE FROM train_items WHERE subset_key = ?", (key,))
         conn.execute("DELETE FROM subsets WHERE subset_key = ?", (key,))

@@ -114,6 +114,16 @@ class PostgresCluster:
             "POSTGRE_PORT": str(self.port),
         }
 
+    def database(self, name: str) -> PostgresCluster:
+        """Another database of the cluster, owned by the same role (created if missing): the
+        same cluster seen through that database (e.g. one per annotator's Label Studio)."""
+        if not re.fullmatch(r"[a-z_][a-z0-9_]*", name):
+            raise ValueError(f"not a plain database name: {name!r}")
+        exists = self.psql(f"SELECT 1 FROM pg_database WHERE datname = '{name}'", dbname="postgres")
+        if not exists:
+            self.psql(f"CREATE DATABASE {name} OWNER {self.user}", dbname="postgres")
+        return replace(self, dbname=name)
+
     def psql(self, sql: str, *, dbname: str | None = None) -> list[list[str]]:
         """Run `sql` over TCP with the role's password; rows as lists of strings."""
         out = _run(

@@ -3,9 +3,11 @@
 The server is started through `hume_sync.server.start` (the code behind `hume-sync up`), on a free
 loopback port, with SQLite in a temporary data dir; tests that use it carry
 ``@pytest.mark.labelstudio``. It is stopped (its process group terminated) at the end.
-`ls_postgres_server` is a second one, started the same way but on a private PostgreSQL cluster
-(`postgres_cluster`, tests/_postgres.py) with docker-compose.yml's database settings; tests that
-use it also carry ``@pytest.mark.postgres``.
+`annotator_servers` are two more, one per annotator (README "Blind annotation": every annotator
+works in a Label Studio of their own), each with its annotator's account; `annotator_servers_pg`
+are the same on a private PostgreSQL cluster (`postgres_cluster`, tests/_postgres.py), one
+database each, with docker-compose.yml's database settings; tests that use them also carry
+``@pytest.mark.postgres``.
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ from __future__ import annotations
 import sys
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -75,51 +78,84 @@ class LSServer:
         return LSUser(id=user_id, email=email, password=password, token=token)
 
 
-def _running_server(
-    tmp_path_factory: pytest.TempPathFactory, name: str, extra_env: dict[str, str] | None = None
-) -> Iterator[LSServer]:
-    """Start a Label Studio through `server.start` (with `extra_env`, e.g. database settings),
-    yield it, stop it."""
+@dataclass(frozen=True)
+class AnnotatorServer:
+    """A Label Studio of one annotator's own (fresh: only its admin and that annotator)."""
+
+    server: LSServer
+    email: str
+    password: str = field(repr=False)
+    token: str = field(repr=False)  # the annotator's own API token
+    user_id: int = 0
+
+    @property
+    def url(self) -> str:
+        return self.server.url
+
+
+def _start(data_dir: Path, extra_env: Mapping[str, str] | None = None) -> server.ServerInfo:
+    """`server.start` on a free port (retried: the port can be taken between check and start)."""
+    for attempt in range(3):
+        try:
+            return server.start(data_dir, server.free_port(), timeout=300.0, extra_env=extra_env)
+        except server.PortInUseError:
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable")
+
+
+def _running_servers(
+    tmp_path_factory: pytest.TempPathFactory,
+    names: Sequence[str],
+    envs: Sequence[Mapping[str, str] | None],
+) -> Iterator[list[LSServer]]:
+    """Start Label Studio servers side by side (with `envs`, e.g. database settings), yield them,
+    stop them."""
     try:
         server.find_executable()
     except server.ServerStartError as exc:
         pytest.skip(f"Label Studio is not installed: {exc}")
-    data_dir = tmp_path_factory.mktemp(name)
+    dirs = [tmp_path_factory.mktemp(name) for name in names]
     started = time.monotonic()
-    info = None
     try:
-        for attempt in range(3):  # the free port can be taken between the check and the start
-            try:
-                info = server.start(
-                    data_dir, server.free_port(), timeout=240.0, extra_env=extra_env
-                )
-                break
-            except server.PortInUseError:
-                if attempt == 2:
-                    raise
+        with ThreadPoolExecutor(max_workers=len(dirs)) as pool:
+            infos = list(pool.map(_start, dirs, envs))
+        yield [LSServer(i.url, i.token, i.data_dir, i, time.monotonic() - started) for i in infos]
     except server.ServerStartError as exc:
-        server.stop(data_dir)
-        pytest.fail(f"the Label Studio test server did not start: {exc}", pytrace=False)
-    except BaseException:
-        server.stop(data_dir)
-        raise
-    assert info is not None
-    try:
-        yield LSServer(
-            url=info.url,
-            token=info.token,
-            data_dir=data_dir,
-            info=info,
-            startup_s=time.monotonic() - started,
-        )
+        pytest.fail(f"a Label Studio test server did not start: {exc}", pytrace=False)
     finally:
-        server.stop(data_dir)
+        for d in dirs:
+            server.stop(d)
+
+
+#: The annotators of `annotator_servers`: every test that registers annotators on those
+#: servers uses these accounts (a server with other accounts is refused, as it should be).
+ANNOTATOR_EMAILS = ("annotator-a@hume.test", "annotator-b@hume.test")
+
+
+def _with_annotators(servers: list[LSServer]) -> list[AnnotatorServer]:
+    out = []
+    for ls, email in zip(servers, ANNOTATOR_EMAILS, strict=True):
+        user = ls.make_user(email)
+        out.append(AnnotatorServer(ls, email, user.password, user.token, user.id))
+    return out
 
 
 @pytest.fixture(scope="session")
 def ls_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LSServer]:
     """A real Label Studio on SQLite (cold start about 30-60 s), shared by the whole session."""
-    yield from _running_server(tmp_path_factory, "label-studio")
+    for (one,) in _running_servers(tmp_path_factory, ["label-studio"], [None]):
+        yield one
+
+
+@pytest.fixture(scope="session")
+def annotator_servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[AnnotatorServer]]:
+    """Two more real Label Studio servers, one per annotator (A and B), started side by side,
+    each with its annotator's account (signed up through the invite link, as hume does)."""
+    for servers in _running_servers(
+        tmp_path_factory, ["label-studio-annotator-a", "label-studio-annotator-b"], [None, None]
+    ):
+        yield _with_annotators(servers)
 
 
 @pytest.fixture(scope="session")
@@ -145,11 +181,13 @@ def postgres_cluster() -> Iterator[PostgresCluster]:
 
 
 @pytest.fixture(scope="session")
-def ls_postgres_server(
+def annotator_servers_pg(
     postgres_cluster: PostgresCluster, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[LSServer]:
-    """A real Label Studio on `postgres_cluster`, configured as docker-compose.yml configures
-    its label-studio service (cold start: migrations on PostgreSQL), shared by the session."""
-    yield from _running_server(
-        tmp_path_factory, "label-studio-pg", postgres_cluster.label_studio_env()
-    )
+) -> Iterator[list[AnnotatorServer]]:
+    """`annotator_servers` on PostgreSQL: each annotator's Label Studio has its own database in
+    the private cluster, as each annotator service of docker-compose.yml has."""
+    envs = [postgres_cluster.database(f"annotator_{n}").label_studio_env() for n in (1, 2)]
+    for servers in _running_servers(
+        tmp_path_factory, ["label-studio-pg-annotator-a", "label-studio-pg-annotator-b"], envs
+    ):
+        yield _with_annotators(servers)

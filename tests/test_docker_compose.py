@@ -22,34 +22,51 @@ def env(service: str) -> dict[str, str]:
     return {k: str(v) for k, v in value.items()}
 
 
+#: Every Label Studio service: one per annotator (README "Blind annotation").
+LABEL_STUDIOS = sorted(n for n, s in SERVICES.items() if "label-studio" in str(s.get("image", "")))
+
+
 def test_services_and_label_studio_version_match_the_project_pins():
-    assert {"postgres", "redis", "label-studio", "ml-backend"} <= set(SERVICES)
+    assert {"postgres", "redis", "ml-backend"} <= set(SERVICES)
+    assert LABEL_STUDIOS == ["annotator-1", "annotator-2"]
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
     server_pin = next(
         d
         for d in pyproject["project"]["optional-dependencies"]["server"]
         if d.startswith("label-studio==")
     )
-    assert SERVICES["label-studio"]["image"].endswith(":" + server_pin.split("==")[1])
+    for name in LABEL_STUDIOS:
+        assert SERVICES[name]["image"].endswith(":" + server_pin.split("==")[1]), name
 
 
 def test_no_secret_in_the_file():
     for name in SERVICES:
         for key, value in env(name).items():
             if SECRET.search(key) and value not in ("true", "false"):  # flags are not secrets
-                assert re.fullmatch(r"\$\{[A-Z_]+(:\?[^}]*|:-[^}]*)?\}", value), (name, key)
+                assert re.fullmatch(r"\$\{[A-Z][A-Z0-9_]*(:\?[^}]*|:-[^}]*)?\}", value), (name, key)
                 if ":-" in value:
                     pytest.fail(f"{name}.{key} has a default value: secrets must be required")
 
 
-def test_label_studio_uses_the_postgres_service():
-    pg, ls = env("postgres"), env("label-studio")
-    assert ls["DJANGO_DB"] == "default" and ls["POSTGRE_HOST"] == "postgres"
-    assert ls["POSTGRE_NAME"] == pg["POSTGRES_DB"] and ls["POSTGRE_USER"] == pg["POSTGRES_USER"]
-    assert ls["POSTGRE_PASSWORD"].split(":")[0] == pg["POSTGRES_PASSWORD"].split(":")[0]
-    assert SERVICES["label-studio"]["depends_on"]["postgres"]["condition"] == "service_healthy"
-    # Needed to reach an ML backend on a private address (see shared reference on Label Studio).
-    assert ls["ML_BLOCK_LOCAL_IP"] == "false" and ls["SSRF_PROTECTION_ENABLED"] == "false"
+def test_every_label_studio_has_its_own_database_on_the_postgres_service():
+    pg = env("postgres")
+    init = ROOT / "deploy" / "postgres-annotators.sql"
+    mounts = [v for v in SERVICES["postgres"]["volumes"] if "/docker-entrypoint-initdb.d/" in v]
+    assert [m.split(":")[0] for m in mounts] == ["./" + str(init.relative_to(ROOT))]
+    created = re.findall(r"^CREATE DATABASE (\w+) OWNER (\w+);$", init.read_text(), re.M)
+    names = []
+    for name in LABEL_STUDIOS:
+        ls = env(name)
+        assert ls["DJANGO_DB"] == "default" and ls["POSTGRE_HOST"] == "postgres", name
+        assert ls["POSTGRE_USER"] == pg["POSTGRES_USER"], name
+        assert ls["POSTGRE_PASSWORD"].split(":")[0] == pg["POSTGRES_PASSWORD"].split(":")[0]
+        assert SERVICES[name]["depends_on"]["postgres"]["condition"] == "service_healthy"
+        # Needed to reach an ML backend on a private address (shared reference on Label Studio).
+        assert ls["ML_BLOCK_LOCAL_IP"] == "false" and ls["SSRF_PROTECTION_ENABLED"] == "false"
+        names.append(ls["POSTGRE_NAME"])
+    # A database of its own for each server, each created by the init script, owned by the role.
+    assert len(set(names)) == len(names)
+    assert sorted(created) == sorted((n, pg["POSTGRES_USER"]) for n in names)
 
 
 def test_ml_backend_environment_is_what_the_code_reads():
@@ -57,25 +74,9 @@ def test_ml_backend_environment_is_what_the_code_reads():
     from ml_backend.serve import STUDY_DIR_ENV
 
     ml = env("ml-backend")
-    for key in (
-        STUDY_DIR_ENV,
-        AUTH_USER_ENV,
-        AUTH_PASSWORD_ENV,
-        "LABEL_STUDIO_URL",
-        "LABEL_STUDIO_API_KEY",
-    ):
-        assert key in ml, key
-    # hume_sync.server reads exactly these two names for an external server.
-    server_src = (ROOT / "hume_sync" / "server.py").read_text()
-    assert '"LABEL_STUDIO_URL"' in server_src and '"LABEL_STUDIO_API_KEY"' in server_src
-    # The URL points at the label-studio service on its container port.
-    ls_port = SERVICES["label-studio"]["ports"][0].rsplit(":", 1)[1]
-    assert ml["LABEL_STUDIO_URL"] == f"http://label-studio:{ls_port}"
-    # The admin token Label Studio is started with is the one the backend uses.
-    assert (
-        ml["LABEL_STUDIO_API_KEY"].split(":")[0]
-        == env("label-studio")["LABEL_STUDIO_USER_TOKEN"].split(":")[0]
-    )
+    # The backend answers from the study store alone: it needs the study and its own login,
+    # no Label Studio token (nothing else is given to it).
+    assert set(ml) == {STUDY_DIR_ENV, AUTH_USER_ENV, AUTH_PASSWORD_ENV, "HF_HUB_OFFLINE"}
 
 
 def test_ml_backend_ports_volumes_and_command_agree():
@@ -100,7 +101,8 @@ def test_healthchecks_and_named_volumes():
             source = vol.split(":")[0]
             if not source.startswith((".", "/")):
                 assert source in COMPOSE["volumes"], (name, source)
-    assert SERVICES["label-studio"]["healthcheck"]["test"][-1].count("/health") == 1
+    for name in LABEL_STUDIOS:
+        assert SERVICES[name]["healthcheck"]["test"][-1].count("/health") == 1, name
 
 
 def test_dockerfile_installs_cpu_torch_first_and_the_project():
@@ -157,3 +159,20 @@ def test_ml_backend_healthcheck_authenticates_against_a_real_app(tmp_path, monke
         assert healthcheck.main([url]) == 1
     finally:
         server.shutdown()
+
+
+def test_every_annotator_has_a_label_studio_of_their_own():
+    """README "Blind annotation": one server per annotator, nothing shared that opens another."""
+    servers = {n: s for n, s in SERVICES.items() if "label-studio" in str(s.get("image", ""))}
+    annotators = [n for n in servers if n.startswith("annotator-")]
+    assert len(annotators) >= 2
+    volumes, tokens, ports = set(), set(), set()
+    for name, svc in servers.items():
+        e = env(name)
+        assert e["DISABLE_SIGNUP_WITHOUT_LINK"] == "true", name  # no sign-up without the link
+        assert not any("SECRET_KEY" in k for k in e), name  # each data dir makes its own key
+        [data] = [v for v in svc["volumes"] if v.endswith(":/label-studio/data")]
+        volumes.add(data.split(":")[0])
+        tokens.add(e["LABEL_STUDIO_USER_TOKEN"].split(":")[0])
+        ports.add(svc["ports"][0].split(":")[0])
+    assert len(volumes) == len(tokens) == len(ports) == len(servers)

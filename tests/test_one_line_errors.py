@@ -72,11 +72,13 @@ def test_label_studio_url_without_a_scheme(tmp_path, capsys, monkeypatch):
     spec.write_text(yaml.safe_dump(sts_spec(DEMO / "similarity_en.jsonl")), encoding="utf-8")
     assert main(["init", str(tmp_path / "study"), "--spec", str(spec)]) == 0
     capsys.readouterr()
-    monkeypatch.setenv("LABEL_STUDIO_URL", "localhost:8080")
+    # Every annotator's server is registered with its URL (README "Blind annotation").
+    monkeypatch.setenv("HUME_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("LABEL_STUDIO_API_KEY", "k" * 40)
-    assert main(["setup", str(tmp_path / "study")]) == 2
+    study = str(tmp_path / "study")
+    assert main(["annotators", "add", study, "a@lab.org", "--url", "localhost:8080"]) == 2
     line = one_line(capsys)
-    assert "LABEL_STUDIO_URL must start with http:// or https://" in line
+    assert "--url must start with http:// or https://" in line
     assert "'localhost:8080'" in line and "k" * 40 not in line
 
 

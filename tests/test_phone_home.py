@@ -5,7 +5,7 @@ Three checks:
   gives the server, have every outbound switch off and Sentry not initialised;
 - every outbound address in Label Studio's source is known here, with the setting that turns it
   off (or why it is no phone-home), so a new one in a Label Studio upgrade fails this test;
-- docker-compose.yml's Label Studio service has the same settings as `hume-sync up`.
+- docker-compose.yml's Label Studio services have the same settings as `hume-sync up`.
 """
 
 from __future__ import annotations
@@ -139,9 +139,16 @@ def test_label_studio_settings_with_the_up_environment_call_nobody(tmp_path):
     }
 
 
-def test_compose_label_studio_has_the_same_switches():
+def test_compose_label_studios_have_the_same_switches():
     compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
-    env = {k: str(v) for k, v in compose["services"]["label-studio"]["environment"].items()}
-    for switches in PHONE_HOME.values():
-        for key, value in switches.items():
-            assert env.get(key) == value, key
+    services = {
+        name: svc
+        for name, svc in compose["services"].items()
+        if "label-studio" in str(svc.get("image", ""))
+    }
+    assert services  # one per annotator
+    for name, svc in services.items():
+        env = {k: str(v) for k, v in svc["environment"].items()}
+        for switches in PHONE_HOME.values():
+            for key, value in switches.items():
+                assert env.get(key) == value, (name, key)

@@ -28,7 +28,7 @@ def subset(task_type: str) -> SubsetRow:
         "reranking": {},
         "sts": {},
     }[task_type]
-    return SubsetRow("T/s", "T", "s", task_type, "eng-Latn", config, None, 2, 1)
+    return SubsetRow("T/s", "T", "s", task_type, "eng-Latn", config, None, 2)
 
 
 def instance(task_type: str) -> InstanceRow:
@@ -41,7 +41,7 @@ def instance(task_type: str) -> InstanceRow:
         },
         "sts": {"sentence1": "one", "sentence2": "two"},
     }[task_type]
-    return InstanceRow("T/s/1", "T/s", "1", 0, content, 7)
+    return InstanceRow("T/s/1", "T/s", "1", 0, content)
 
 
 def ranker(from_name: str, to_name: str, buckets: dict[str, list[str]]) -> list[dict]:

@@ -146,7 +146,7 @@ def test_init_from_real_data(tmp_path: Path) -> None:
     }
     with Store.open(d) as st:
         meta = st.meta()
-        assert meta["schema_version"] == str(SCHEMA_VERSION) == "1"
+        assert meta["schema_version"] == str(SCHEMA_VERSION) == "3"
         assert (meta["study_name"], meta["seed"], meta["spec_hash"]) == (
             "pilot",
             "42",
@@ -162,7 +162,7 @@ def test_init_from_real_data(tmp_path: Path) -> None:
         assert eng.config["source"]["train_sha256"]
         clus = rows["SIB200Clustering/eng_Latn"]
         assert clus.config["n_groups"] == 6 and len(clus.config["label_set"]) == 6
-        assert clus.samples_per_label is None and clus.ls_project_id is None
+        assert clus.samples_per_label is None and st.slot_projects() == []
         assert rows["STSBenchmark/default"].config["score_range"] == [0.0, 5.0]
         assert rows["SIB200Reranking/default"].config["candidates"] == 7
         train = st.train_items("SIB200Classification/arb_Arab")
@@ -288,40 +288,22 @@ def test_interrupted_init_leaves_the_store_unchanged(
     assert summary.created and counts(d / "study.sqlite")["instances"] == 156
 
 
-def test_set_ls_ids(study: Path) -> None:
-    key = "STSBenchmark/default"
-    with Store.open(study) as st:
-        rows = st.instances(key)
-        ids = {r.hume_id: 1000 + i for i, r in enumerate(rows)}
-        assert st.set_ls_ids(key, project_id=7, task_ids=ids) == 1 + len(rows)
-        assert st.set_ls_ids(key, project_id=7, task_ids=ids) == 0
-        assert st.subset(key).ls_project_id == 7
-        assert [r.ls_task_id for r in st.instances(key)] == [1000 + i for i in range(len(rows))]
-        other = st.instances("SIB200Reranking/default")[0].hume_id
-        with pytest.raises(StoreError, match="no instance"):
-            st.set_ls_ids(key, task_ids={other: 5})
-        with pytest.raises(StoreError, match="already used"):
-            st.set_ls_ids("SIB200Reranking/default", task_ids={other: 1000})
-        assert st.instances("SIB200Reranking/default")[0].ls_task_id is None
-        with pytest.raises(StoreError, match="LS project 7 is already used"):
-            st.set_ls_ids("SIB200Reranking/default", project_id=7)
-    # LS ids survive an idempotent re-init
-    init_from_spec(study)
-    with Store.open(study) as st:
-        assert st.subset(key).ls_project_id == 7
-
-
 def _ann(hid: str, ann_id: int, task_id: int, **kw: Any) -> AnnotationRecord:
-    base: dict[str, Any] = {"annotator": "a@x.org", "answer": 3.0, "lead_time": 12.5}
+    base: dict[str, Any] = {"annotator": "a@x.org", "answer": 3.0, "lead_time": 12.5, "slot": 1}
     base.update(kw)
     return AnnotationRecord(ls_annotation_id=ann_id, hume_id=hid, ls_task_id=task_id, **base)
+
+
+def _annotator(st: Store) -> int:
+    """Slot 1: the annotator whose server the test annotations come from."""
+    return st.add_annotator("a@x.org", ["eng"], "http://127.0.0.1:9", 2).slot
 
 
 def test_upsert_annotations_added_updated_deleted(study: Path) -> None:
     key = "STSBenchmark/default"
     with Store.open(study) as st:
         rows = st.instances(key)[:3]
-        st.set_ls_ids(key, task_ids={r.hume_id: 50 + i for i, r in enumerate(rows)})
+        st.set_slot_tasks(key, _annotator(st), {r.hume_id: 50 + i for i, r in enumerate(rows)})
         batch = [_ann(r.hume_id, 1 + i, 50 + i) for i, r in enumerate(rows)]
         batch.append(
             _ann(rows[0].hume_id, 9, 50, annotator="b@x.org", answer=None, status="cancelled")
@@ -353,14 +335,15 @@ def test_bad_annotations_are_refused_atomically(study: Path) -> None:
     key = "STSBenchmark/default"
     with Store.open(study) as st:
         hids = [r.hume_id for r in st.instances(key)[:2]]
+        st.set_slot_tasks(key, _annotator(st), {hids[0]: 70})
         st.upsert_annotations([_ann(hids[0], 1, 70)], subset=key)
-        st.set_ls_ids(key, task_ids={hids[0]: 70})
         bad_cases = [
             ([_ann(hids[1], 2, 71), _ann("STSBenchmark/default/nope", 3, 72)], "unknown instance"),
             ([_ann(hids[1], 2, 71, status="skipped")], "status must be one of"),
             ([_ann(hids[1], 2, 71, answer=None)], "needs an answer"),
             ([_ann(hids[1], 2, 71), _ann(hids[1], 2, 71)], "appears twice"),
             ([_ann(hids[0], 4, 99)], "LS task 99 but instance"),  # it is LS task 70
+            ([_ann(hids[1], 2, 71, slot=-1)], "slot must be"),
         ]
         before = dump(study / "study.sqlite")
         for batch, words in bad_cases:
@@ -427,7 +410,7 @@ def test_forced_reinit_keeps_annotated_instances(study: Path) -> None:
 def test_store_schema_guards(tmp_path: Path) -> None:
     path = tmp_path / "s.sqlite"
     with Store.open(path) as st:
-        assert st.schema_version == 1
+        assert st.schema_version == SCHEMA_VERSION
     conn = sqlite3.connect(path)
     conn.execute("INSERT INTO schema_version VALUES (99, 'later')")
     conn.commit()

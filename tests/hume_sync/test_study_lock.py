@@ -89,6 +89,22 @@ def test_second_writer_is_refused_in_one_line_and_the_store_is_unchanged(study, 
     assert (study / "study.sqlite").read_bytes() == before
 
 
+def test_registering_an_annotator_waits_for_the_lock_too(study, capsys, monkeypatch):
+    """`annotators add` writes the study (slots, servers): one writer at a time."""
+    monkeypatch.setenv("LABEL_STUDIO_API_KEY", "k" * 40)
+    before = (study / "study.sqlite").read_bytes()
+    holder = hold_lock(study)
+    try:
+        argv = ["annotators", "add", str(study), "a@lab.org", "--url", "http://127.0.0.1:9"]
+        assert main(argv) == 2
+    finally:
+        holder.kill()
+        holder.wait()
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "another command is working on this study" in err[0], err
+    assert (study / "study.sqlite").read_bytes() == before
+
+
 def test_a_killed_holder_leaves_the_study_unlocked(study, capsys):
     holder = hold_lock(study)
     assert main(["close", str(study), "--force"]) == 2

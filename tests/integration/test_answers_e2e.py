@@ -1,4 +1,5 @@
-"""Complete answers only, and the close as a line in time, against a real Label Studio.
+"""Complete answers only, and the close as a line in time, against real Label Studio servers
+(two annotators, each with a Label Studio of their own: ``annotator_servers``).
 
 - Incomplete answers written through the API by an annotator are reported by `pull` as invalid,
   with the annotator's email and a link that opens the task, and are never scored.
@@ -20,7 +21,6 @@ import json
 import os
 import re
 import shutil
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,9 +28,11 @@ from typing import Any
 import pytest
 
 import label_studio_configs
+from hume_sync import ls_servers
 from hume_sync.cli import main
 from hume_sync.pull import pull_study, task_url
 from hume_sync.store import Store, gold
+from tests._annotate import register
 from tests._studies import real_data_spec, write_spec
 
 pytestmark = pytest.mark.labelstudio
@@ -50,28 +52,40 @@ def invalid_lines(err: str) -> list[dict[str, str]]:
 
 
 @pytest.fixture(scope="module")
-def study(ls_server, tmp_path_factory) -> Iterator[dict[str, Any]]:
-    """A study set up in Label Studio with two annotators (A writes through the API, B uses
-    the browser); nothing annotated yet."""
+def study(annotator_servers, tmp_path_factory) -> Iterator[dict[str, Any]]:
+    """A study set up for two annotators, each in a Label Studio of their own (A, slot 1,
+    writes through the API; B, slot 2, uses the browser); nothing annotated yet."""
     mp = pytest.MonkeyPatch()
-    mp.setenv("LABEL_STUDIO_URL", ls_server.url)
-    mp.setenv("LABEL_STUDIO_API_KEY", ls_server.token)
-    study_dir = tmp_path_factory.mktemp("answers") / "study"
+    root = tmp_path_factory.mktemp("answers")
+    mp.setenv("HUME_HOME", str(root / "hume-home"))
+    mp.delenv("LABEL_STUDIO_URL", raising=False)
+    mp.delenv("LABEL_STUDIO_API_KEY", raising=False)
+    study_dir = root / "study"
     spec = real_data_spec("answers", 11, cls_eng=6, cls_arb=3, sts=3, rerank=3)
     assert main(["init", str(study_dir), "--spec", str(write_spec(study_dir, spec))]) == 0
+    a, b = annotator_servers
+    register(study_dir, a, "eng,ara", mp)
+    register(study_dir, b, "eng", mp)
     assert main(["setup", str(study_dir)]) == 0
     with Store.open(study_dir) as store:
         subsets = {s.key: s for s in store.subsets()}
         instances = {k: store.instances(k) for k in subsets}
         golds = {k: gold(store, k) for k in subsets}
+        # per slot: {subset: project id} and {subset: {hume_id: task id}}
+        projects = {
+            slot: {p.subset_key: p.ls_project_id for p in store.slot_projects() if p.slot == slot}
+            for slot in (1, 2)
+        }
+        tasks = {slot: {k: store.slot_tasks(k, slot) for k in subsets} for slot in (1, 2)}
     yield {
         "dir": study_dir,
-        "server": ls_server,
-        "a": ls_server.make_user(email=f"annotator-a-{uuid.uuid4().hex[:6]}@hume.local"),
-        "b": ls_server.make_user(email=f"annotator-b-{uuid.uuid4().hex[:6]}@hume.local"),
+        "a": a,
+        "b": b,
         "subsets": subsets,
         "instances": instances,
         "gold": golds,
+        "projects": projects,
+        "tasks": tasks,
     }
     mp.undo()
 
@@ -83,9 +97,10 @@ def pull(study: dict, capsys) -> tuple[str, str]:
     return captured.out, captured.err
 
 
-def rows_by_id(study: dict) -> dict[int, Any]:
+def rows_by_id(study: dict, slot: int) -> dict[int, Any]:
+    """One annotator's stored annotations by Label Studio id (ids repeat across servers)."""
     with Store.open(study["dir"]) as store:
-        return {r.ls_annotation_id: r for r in store.annotations()}
+        return {r.ls_annotation_id: r for r in store.annotations() if r.slot == slot}
 
 
 def ranker_result(from_name: str, to_name: str, buckets: dict[str, list[str]]) -> list[dict]:
@@ -121,10 +136,11 @@ def browser() -> Iterator[Any]:
             b.close()
 
 
-def log_in(browser: Any, url: str, user: Any) -> Any:
+def log_in(browser: Any, user: Any) -> Any:
+    """A page logged in on the annotator's own server through its login form."""
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.set_default_timeout(90_000)
-    page.goto(f"{url}/user/login/")
+    page.goto(f"{user.url}/user/login/")
     page.fill("input[name=email]", user.email)
     page.fill("input[name=password]", user.password)
     page.click("button[type=submit]")
@@ -167,10 +183,10 @@ RED, GREEN = "rgb(253, 232, 232)", "rgb(230, 244, 234)"
 
 
 def test_browser_tells_the_annotator_at_submit_time(study, browser, shots, capsys):
-    server, b = study["server"], study["b"]
-    admin = server.client()
-    projects = {k: s.ls_project_id for k, s in study["subsets"].items()}
-    page = log_in(browser, server.url, b)
+    b = study["b"]
+    server, admin = b.server, b.server.client()  # B's own server, its admin (the manager)
+    projects, tasks = study["projects"][2], study["tasks"][2]
+    page = log_in(browser, b)
 
     # Classification and STS: Submit without a choice is refused with our message; nothing is
     # stored.
@@ -178,7 +194,7 @@ def test_browser_tells_the_annotator_at_submit_time(study, browser, shots, capsy
         (CLASSIFICATION, "Pick a label before you submit", "classification-submit-refused"),
         (STS, "Pick a similarity level before you submit", "sts-submit-refused"),
     ):
-        task = study["instances"][subset][0].ls_task_id
+        task = tasks[subset][study["instances"][subset][0].hume_id]
         open_task(page, task_url(server.url, projects[subset], task), "submit")
         page.locator("[data-testid=bottombar-submit-button]").click()
         modal = page.locator(".ant-modal-content")
@@ -188,16 +204,17 @@ def test_browser_tells_the_annotator_at_submit_time(study, browser, shots, capsy
         page.screenshot(path=shots / f"{shot}.png")
         modal.locator("button").click()
         modal.wait_for(state="hidden")
-        assert [x for x in admin.list_annotations(task) if x["completed_by"] == b.id] == []
+        assert [x for x in admin.list_annotations(task) if x["completed_by"] == b.user_id] == []
 
     # Reranking: an untouched card submits every candidate, all "Not relevant".
     rr_inst = study["instances"][RERANKING][1]
-    open_task(page, task_url(server.url, projects[RERANKING], rr_inst.ls_task_id), "submit")
+    rr_task = tasks[RERANKING][rr_inst.hume_id]
+    open_task(page, task_url(server.url, projects[RERANKING], rr_task), "submit")
     page.locator("[data-testid=bottombar-submit-button]").click()
     page.wait_for_timeout(2500)
 
     # Clustering: the card counts the unsorted texts; submitting with 9 left is invalid.
-    cl_task = study["instances"][CLUSTERING][0].ls_task_id
+    cl_task = tasks[CLUSTERING][study["instances"][CLUSTERING][0].hume_id]
     link = task_url(server.url, projects[CLUSTERING], cl_task)
     open_task(page, link, "submit")
     assert column(page, 0).count() == 12
@@ -209,17 +226,17 @@ def test_browser_tells_the_annotator_at_submit_time(study, browser, shots, capsy
     page.screenshot(path=shots / "clustering-9-unsorted.png")
     page.locator("[data-testid=bottombar-submit-button]").click()
     page.wait_for_timeout(2500)
-    mine = [x for x in admin.list_annotations(cl_task) if x["completed_by"] == b.id]
+    mine = [x for x in admin.list_annotations(cl_task) if x["completed_by"] == b.user_id]
     assert len(mine) == 1 and len(mine[0]["result"][0]["value"]["ranker"]["_"]) == 9
 
     _, err = pull(study, capsys)
     listed = {int(x["ann"]): x for x in invalid_lines(err)}
     line = listed[mine[0]["id"]]
-    assert line["who"] == f"{b.email} (ls-user-{b.id})"
+    assert line["who"] == f"{b.email} (annotator-2)"
     assert line["error"].startswith("9 item(s) left unsorted") and line["url"] == link
-    rows = rows_by_id(study)
+    rows = rows_by_id(study, 2)
     assert rows[mine[0]["id"]].status == "invalid"
-    rr_mine = [x for x in admin.list_annotations(rr_inst.ls_task_id) if x["completed_by"] == b.id]
+    rr_mine = [x for x in admin.list_annotations(rr_task) if x["completed_by"] == b.user_id]
     cands = [c["id"] for c in rr_inst.content["candidates"]]
     assert rows[rr_mine[0]["id"]].status == "valid"
     assert rows[rr_mine[0]["id"]].answer == dict.fromkeys(cands, 0)
@@ -239,7 +256,7 @@ def test_browser_tells_the_annotator_at_submit_time(study, browser, shots, capsy
     page.wait_for_timeout(2500)
     _, err = pull(study, capsys)
     assert mine[0]["id"] not in {int(x["ann"]) for x in invalid_lines(err)}
-    row = rows_by_id(study)[mine[0]["id"]]
+    row = rows_by_id(study, 2)[mine[0]["id"]]
     items = [it["id"] for it in study["instances"][CLUSTERING][0].content["items"]]
     assert row.status == "valid" and sorted(row.answer) == sorted(items)
     page.close()
@@ -250,12 +267,13 @@ def test_browser_tells_the_annotator_at_submit_time(study, browser, shots, capsy
 
 
 def test_incomplete_answers_are_listed_with_email_and_link(study, capsys):
-    server, a = study["server"], study["a"]
-    annotator = server.client(a.token)
+    a = study["a"]
+    server, annotator = a.server, a.server.client(a.token)  # A's own server, A's own token
+    projects, tasks = study["projects"][1], study["tasks"][1]
     items = [it["id"] for it in study["instances"][CLUSTERING][0].content["items"]]
     assert len(items) == 12
     # 7 of 12 texts sorted, 5 left in the unsorted column (the issue's half-done answer).
-    cl_task = study["instances"][CLUSTERING][0].ls_task_id
+    cl_task = tasks[CLUSTERING][study["instances"][CLUSTERING][0].hume_id]
     sorted_part = {"group_1": items[:3], "group_2": items[3:5], "group_3": items[5:7]}
     cl = annotator.create_annotation(
         cl_task, ranker_result("groups", "items", {**sorted_part, "_": items[7:]})
@@ -263,8 +281,9 @@ def test_incomplete_answers_are_listed_with_email_and_link(study, capsys):
     # A reranking answer that places 6 of its 7 candidates.
     rr_inst = study["instances"][RERANKING][0]
     cands = [c["id"] for c in rr_inst.content["candidates"]]
+    rr_task = tasks[RERANKING][rr_inst.hume_id]
     rr = annotator.create_annotation(
-        rr_inst.ls_task_id,
+        rr_task,
         ranker_result(
             "relevance", "candidates", {"relevant": cands[:1], "not_relevant": cands[1:6]}
         ),
@@ -273,22 +292,21 @@ def test_incomplete_answers_are_listed_with_email_and_link(study, capsys):
     assert "(2 invalid, 0 skipped/cancelled)" in out
     listed = {int(x["ann"]): x for x in invalid_lines(err)}
     assert set(listed) == {cl["id"], rr["id"]}
-    projects = {k: s.ls_project_id for k, s in study["subsets"].items()}
-    for ann, subset, task in ((cl, CLUSTERING, cl_task), (rr, RERANKING, rr_inst.ls_task_id)):
+    for ann, subset, task in ((cl, CLUSTERING, cl_task), (rr, RERANKING, rr_task)):
         line = listed[ann["id"]]
         assert (line["subset"], int(line["task"])) == (subset, task)
-        assert line["who"] == f"{a.email} (ls-user-{a.id})"
+        assert line["who"] == f"{a.email} (annotator-1)"
         assert line["url"] == f"{server.url}/projects/{projects[subset]}/data?task={task}"
     assert listed[cl["id"]]["error"].startswith("5 item(s) left unsorted")
     assert listed[rr["id"]]["error"].startswith(
         f"1 candidate(s) missing from the result: '{cands[6]}'"
     )
-    rows = rows_by_id(study)
+    rows = rows_by_id(study, 1)
     assert rows[cl["id"]].status == rows[rr["id"]].status == "invalid"
     assert rows[cl["id"]].answer is None
     # The same list, as a function `status` can reuse.
     with Store.open(study["dir"]) as store:
-        summary = pull_study(server.client(), store)
+        summary = pull_study(store, ls_servers.Clients())
     named = {p.annotation_id: p for p in summary.invalid}
     assert named[cl["id"]].email == a.email
     assert named[cl["id"]].url == task_url(server.url, projects[CLUSTERING], cl_task)
@@ -299,9 +317,9 @@ def test_incomplete_answers_are_listed_with_email_and_link(study, capsys):
     data = json.loads((out_dir / "scores.json").read_text())
     by = {s["subset"]: s for s in data["subsets"]}
     for subset in (CLUSTERING, RERANKING):
-        assert by[subset]["left_out"]["invalid"] == {f"ls-user-{a.id}": 1}
+        assert by[subset]["left_out"]["invalid"] == {"annotator-1": 1}
         scored = (by[subset]["human"] or {}).get("per_rater", {})
-        assert f"ls-user-{a.id}" not in scored
+        assert "annotator-1" not in scored
 
 
 # ------------------------------------------------------------------------------------------
@@ -309,8 +327,8 @@ def test_incomplete_answers_are_listed_with_email_and_link(study, capsys):
 
 
 def test_answers_after_the_close_are_left_out_unless_include_late(study, capsys):
-    server, a = study["server"], study["a"]
-    admin, annotator = server.client(), server.client(study["a"].token)
+    a, b = study["a"], study["b"]
+    annotator, other = a.server.client(a.token), b.server.client(b.token)
     sub = study["subsets"][CLASSIFICATION]
     labels = sub.config["label_set"]
     module = label_studio_configs.get("classification")
@@ -321,26 +339,28 @@ def test_answers_after_the_close_are_left_out_unless_include_late(study, capsys)
     def result(label: str) -> list[dict]:
         return module.answer_to_result(label, labels=labels)
 
-    admin_anns = [admin.create_annotation(i.ls_task_id, result(golds[i.hume_id])) for i in insts]
+    tasks_a, tasks_b = study["tasks"][1][CLASSIFICATION], study["tasks"][2][CLASSIFICATION]
+    # B: every item right before the close
+    b_anns = [other.create_annotation(tasks_b[i.hume_id], result(golds[i.hume_id])) for i in insts]
     for i in insts[:3]:  # A: three wrong answers before the close
-        annotator.create_annotation(i.ls_task_id, result(wrong[i.hume_id]))
+        annotator.create_annotation(tasks_a[i.hume_id], result(wrong[i.hume_id]))
     capsys.readouterr()
     assert main(["close", str(study["dir"]), "--force"]) == 0
-    # After the close: A answers the other three right; the admin changes item 0 to a wrong label.
+    # After the close: A answers the other three right; B changes item 0 to a wrong label.
     for i in insts[3:]:
-        annotator.create_annotation(i.ls_task_id, result(golds[i.hume_id]))
-    admin.sdk.annotations.update(id=admin_anns[0]["id"], result=result(wrong[insts[0].hume_id]))
+        annotator.create_annotation(tasks_a[i.hume_id], result(golds[i.hume_id]))
+    other.sdk.annotations.update(id=b_anns[0]["id"], result=result(wrong[insts[0].hume_id]))
     _, err = pull(study, capsys)
     assert "note: 4 answer(s) given or changed after the study was closed" in err
 
     with Store.open(study["dir"]) as store:
         closed = store.meta()["closed_at"]
-        stored = {r.ls_annotation_id: r for r in store.annotations(CLASSIFICATION)}
+        stored = {r.ls_annotation_id: r for r in store.annotations(CLASSIFICATION) if r.slot == 2}
     # Label Studio's own times, as pulled: UTC with a Z, compared with the close as times.
-    edited = stored[admin_anns[0]["id"]]
+    edited = stored[b_anns[0]["id"]]
     assert edited.created_at.endswith("Z") and edited.created_at < closed < edited.updated_at
 
-    admin_key, a_key = f"ls-user-{admin.whoami()['id']}", f"ls-user-{a.id}"
+    b_key, a_key = "annotator-2", "annotator-1"
     reports = {}
     for flags in ((), ("--include-late",)):
         out_dir = study["dir"].parent / ("report" + "".join(flags))
@@ -353,17 +373,17 @@ def test_answers_after_the_close_are_left_out_unless_include_late(study, capsys)
         )
     data, md, err = reports[()]
     s = next(x for x in data["subsets"] if x["subset"] == CLASSIFICATION)
-    # Default: the admin on items 1-5 (all right), A on items 0-2 (all wrong).
-    assert s["human"]["per_rater"] == {admin_key: 1.0, a_key: 0.0}
-    assert s["left_out"]["late"] == {admin_key: 1, a_key: 3}
-    assert s["left_out"]["late_edited"] == {admin_key: 1}
+    # Default: B on items 1-5 (all right), A on items 0-2 (all wrong).
+    assert s["human"]["per_rater"] == {b_key: 1.0, a_key: 0.0}
+    assert s["left_out"]["late"] == {b_key: 1, a_key: 3}
+    assert s["left_out"]["late_edited"] == {b_key: 1}
     assert s["coverage"]["annotations"] == 5 + 3
     assert f"| {CLASSIFICATION} | {a_key} | 3 | 0 | 0 |" in md
-    assert f"| {CLASSIFICATION} | {admin_key} | 1 | 1 | 0 |" in md
+    assert f"| {CLASSIFICATION} | {b_key} | 1 | 1 | 0 |" in md
     assert "4 answer(s) given or changed after the close" in err and "left out" in err
     data, md, err = reports[("--include-late",)]
     s = next(x for x in data["subsets"] if x["subset"] == CLASSIFICATION)
-    # With them: the admin 5 of 6 right, A 3 of 6.
-    assert s["human"]["per_rater"] == {admin_key: pytest.approx(5 / 6), a_key: 0.5}
+    # With them: B 5 of 6 right, A 3 of 6.
+    assert s["human"]["per_rater"] == {b_key: pytest.approx(5 / 6), a_key: 0.5}
     assert s["coverage"]["annotations"] == 12 and data["include_late"] is True
     assert "4 late answer(s) included in every score (--include-late)" in md

@@ -1,5 +1,6 @@
-"""The README's main job, `hume-sync demo`, end to end against a real Label Studio and the real
-packaged model; its report checked against the recorded example answers."""
+"""The README's main job, `hume-sync demo`, end to end: two real embedded Label Studio servers
+(one per example annotator) and the real packaged model; its report checked against the
+recorded example answers."""
 
 from __future__ import annotations
 
@@ -15,15 +16,54 @@ from hume_sync.store import Store, gold
 pytestmark = [pytest.mark.labelstudio, pytest.mark.model]
 
 
-def test_demo_end_to_end_and_rerun(ls_server, tmp_path, monkeypatch, capsys):
-    monkeypatch.setenv("LABEL_STUDIO_URL", ls_server.url)
-    monkeypatch.setenv("LABEL_STUDIO_API_KEY", ls_server.token)
+def test_demo_end_to_end_and_rerun(tmp_path, monkeypatch, capsys):
+    """The real `make demo` path: two embedded Label Studio servers, one per example annotator."""
+    from hume_sync import ls_servers, server
+
+    monkeypatch.setenv("HUME_HOME", str(tmp_path / "hume-home"))
+    monkeypatch.delenv("LABEL_STUDIO_URL", raising=False)
+    monkeypatch.delenv("LABEL_STUDIO_API_KEY", raising=False)
     study = tmp_path / "demo"
-    assert main(["demo", "--dir", str(study)]) == 0
-    out = capsys.readouterr().out
+    port = server.free_port()
+    try:
+        assert main(["demo", "--dir", str(study), "--port", str(port)]) == 0
+        out = capsys.readouterr().out
+        check_demo(study, port, out)
+        # Again: everything is reused.
+        assert main(["demo", "--dir", str(study), "--port", str(port)]) == 0
+        out = capsys.readouterr().out
+        assert "0 project(s) created, 0 task(s) imported" in out
+        assert "0 recorded answer(s)" in out and "pulled: 0 new annotation(s)" in out
+        # `down` stops both servers; each comes back on its own port (what `up` does for each)
+        assert main(["down"]) == 0
+        assert capsys.readouterr().out.count("annotator's Label Studio stopped") == 2
+        with Store.open(study) as store:
+            urls = {a.ls_url for a in store.annotators()}
+        dirs = ls_servers.embedded_annotator_dirs()
+        assert len(dirs) == 2 and not any(server.status(d).running for d in dirs)
+        assert {ls_servers.start_embedded(d).url for d in dirs} == urls
+        assert main(["status", str(study)]) == 0
+        assert "Total: 50/50 answers valid, 0 to do" in capsys.readouterr().out
+    finally:
+        for data_dir in ls_servers.embedded_annotator_dirs():
+            server.stop(data_dir)
+
+
+def check_demo(study, port, out):
+    from hume_sync import ls_servers
+
     assert f"Report:       {(study / 'report').resolve() / 'report.html'}" in out
-    assert f"Label Studio: {ls_server.url}" in out
-    assert ls_server.token not in out
+    with Store.open(study) as store:
+        annotators = store.annotators()
+        assert [(a.email.split("@")[0], a.languages) for a in annotators] == [
+            ("example-annotator-1", ("eng", "dan")),
+            ("example-annotator-2", ("eng",)),
+        ]
+        urls = [a.ls_url for a in annotators]
+    assert urls[0] == f"http://127.0.0.1:{port}" and len(set(urls)) == 2  # a server each
+    for a in annotators:
+        assert f"Label Studio: {a.ls_url} ({a.email}'s own)" in out
+        assert ls_servers.token_for(a.ls_url) not in out
     answers = [
         json.loads(x) for x in (demo_data_dir() / "example_answers.jsonl").read_text().splitlines()
     ]
@@ -50,14 +90,11 @@ def test_demo_end_to_end_and_rerun(ls_server, tmp_path, monkeypatch, capsys):
     assert len(sentiment["human"]["per_rater"]) == 2
     assert "emb:sentence-transformers/all-MiniLM-L6-v2" in sentiment["models"]
     assert len(preds) == 31  # one sealed answer per instance
-    # Sealed: nothing reached Label Studio.
-    client = ls_server.client()
+    # Sealed: nothing reached Label Studio; each annotator's server holds her projects only.
     with Store.open(study) as store:
-        for s in store.subsets():
-            assert all(not t.get("predictions") for t in client.list_tasks(s.ls_project_id))
-
-    # Again: everything is reused.
-    assert main(["demo", "--dir", str(study)]) == 0
-    out = capsys.readouterr().out
-    assert "0 project(s) created, 0 task(s) imported" in out
-    assert "0 recorded answer(s)" in out and "pulled: 0 new annotation(s)" in out
+        by_slot = {a.slot: a for a in store.annotators()}
+        for p in store.slot_projects():
+            client = ls_servers.client_for(by_slot[p.slot].ls_url)
+            assert all(not t.get("predictions") for t in client.list_tasks(p.ls_project_id))
+        assert {p.slot for p in store.slot_projects("DemoSentiment/da")} == {1}
+        assert {p.slot for p in store.slot_projects("DemoSentiment/en")} == {1, 2}

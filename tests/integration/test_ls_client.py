@@ -344,23 +344,26 @@ def test_not_found_and_invalid_config(ls_server) -> None:
 @pytest.mark.labelstudio
 def test_project_lifecycle(ls_server) -> None:
     client = ls_server.client()
-    title = unique("hume-client")
-    project = client.create_project(title, CLS.render_config(labels=LABELS), 2)
+    title, marker = unique("hume-client"), unique("hume:mark")
+    project = client.create_project(
+        title, CLS.render_config(labels=LABELS), 2, description=f"a study [{marker}]"
+    )
     pid = project["id"]
     assert project["title"] == title
     assert project["maximum_annotations"] == 2
     assert project["show_collab_predictions"] is False
-    assert client.find_project_by_title(title)["id"] == pid
-    assert client.find_project_by_title(unique("absent")) is None
-    updated = client.update_project(pid, maximum_annotations=1, description="d")
-    assert updated["maximum_annotations"] == 1 and updated["description"] == "d"
+    assert [p["id"] for p in client.find_projects_by_marker(marker)] == [pid]
+    assert client.find_projects_by_marker(unique("absent")) == []
+    updated = client.update_project(pid, maximum_annotations=1, title=unique("renamed"))
+    assert updated["maximum_annotations"] == 1 and updated["title"] != title
     assert client.get_project(pid)["maximum_annotations"] == 1
+    # identity is the marker, not the (renamed) title
+    assert [p["id"] for p in client.find_projects_by_marker(marker)] == [pid]
 
-    dup = client.create_project(title, CLS.render_config(labels=LABELS), 1)
-    with pytest.raises(LabelStudioError, match="2 projects titled"):
-        client.find_project_by_title(title)
+    dup = client.create_project(title, CLS.render_config(labels=LABELS), 1, description=marker)
+    assert sorted(p["id"] for p in client.find_projects_by_marker(marker)) == [pid, dup["id"]]
     client.delete_project(dup["id"])
-    assert client.find_project_by_title(title)["id"] == pid
+    assert [p["id"] for p in client.find_projects_by_marker(marker)] == [pid]
 
 
 @pytest.mark.labelstudio
@@ -442,4 +445,4 @@ def test_restart_keeps_credentials_and_data(ls_server) -> None:
     print(f"\nLabel Studio restart: {time.monotonic() - started:.1f} s")
     assert not info.already_running and info.url == ls_server.url
     assert info.token == ls_server.token
-    assert client.find_project_by_title(title) is not None
+    assert any(p["title"] == title for p in client.list_projects())

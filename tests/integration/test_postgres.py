@@ -1,10 +1,11 @@
 """Label Studio on a real PostgreSQL, configured as docker-compose.yml configures it.
 
 The private cluster (tests/_postgres.py) stands in for compose's `postgres` service and
-`ls_postgres_server` for its `label-studio` service; the end-to-end study runs on it in
-tests/integration/test_study_e2e.py. Here: the running server's own environment agrees with the
-compose file, its rows really are in PostgreSQL (not in a silent SQLite fallback), and the cluster
-is private (password, loopback, an unprivileged user).
+`annotator_servers_pg` for its annotator Label Studio services (a database each); the
+end-to-end study runs on them in tests/integration/test_study_e2e.py. Here: the running
+servers' own environment agrees with the compose file, their rows really are in PostgreSQL
+(not in a silent SQLite fallback), and the cluster is private (password, loopback, an
+unprivileged user).
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ pytestmark = pytest.mark.postgres
 
 COMPOSE = yaml.safe_load((REPO_ROOT / "docker-compose.yml").read_text(encoding="utf-8"))
 # Compose's `${NAME:?message}` (required, no default: the secrets) and `${NAME:-default}`.
-REQUIRED = re.compile(r"^\$\{(?P<name>[A-Z_]+):\?[^}]*\}$")
-DEFAULTED = re.compile(r"^\$\{(?P<name>[A-Z_]+):-(?P<default>[^}]*)\}$")
+REQUIRED = re.compile(r"^\$\{(?P<name>[A-Z][A-Z0-9_]*):\?[^}]*\}$")
+DEFAULTED = re.compile(r"^\$\{(?P<name>[A-Z][A-Z0-9_]*):-(?P<default>[^}]*)\}$")
 # Where compose's network differs from ours by nature: the service's host name and port.
 ADDRESS_KEYS = {"POSTGRE_HOST", "POSTGRE_PORT"}
 # Every name Label Studio 1.23.2 reads for its database (core/settings/base.py, get_env: plain or
@@ -49,18 +50,22 @@ def process_env(pid: int) -> dict[str, str]:
 
 
 @pytest.mark.labelstudio
-def test_label_studio_runs_with_compose_database_settings(ls_postgres_server, postgres_cluster):
-    """Every variable compose gives Label Studio is in the running server's environment, with
-    compose's value (literal or default) except the secrets and the database's address; and no
-    database setting that compose does not give."""
-    pid = ls_postgres_server.info.pid
+@pytest.mark.parametrize("n", [0, 1])
+def test_label_studio_runs_with_compose_database_settings(
+    annotator_servers_pg, postgres_cluster, n
+):
+    """Every variable compose gives an annotator's Label Studio is in the running server's
+    environment, with compose's value (literal or default) except the secrets and the database's
+    address; and no database setting that compose does not give."""
+    ls = annotator_servers_pg[n].server
+    pid = ls.info.pid
     assert pid is not None
     live = process_env(pid)
-    compose = compose_env("label-studio")
+    compose = compose_env(f"annotator-{n + 1}")
     secrets = {
         "POSTGRE_PASSWORD": postgres_cluster.password,
-        "LABEL_STUDIO_PASSWORD": ls_postgres_server.info.password,
-        "LABEL_STUDIO_USER_TOKEN": ls_postgres_server.token,
+        "LABEL_STUDIO_PASSWORD": ls.info.password,
+        "LABEL_STUDIO_USER_TOKEN": ls.token,
     }
     address = {"POSTGRE_HOST": postgres_cluster.host, "POSTGRE_PORT": str(postgres_cluster.port)}
     for key, value in compose.items():
@@ -72,21 +77,19 @@ def test_label_studio_runs_with_compose_database_settings(ls_postgres_server, po
         elif match := DEFAULTED.match(value):
             assert live[key] == match["default"], key
         else:
-            assert live[key] == value, key
+            assert live[key] == value, key  # POSTGRE_NAME included: annotator_<n>
     assert {k for k in live if DB_SETTING.match(k)} == {k for k in compose if DB_SETTING.match(k)}
-    # The database and role are the ones compose's postgres service creates.
+    # The role is the one compose's postgres service creates.
     pg = compose_env("postgres")
-    assert (pg["POSTGRES_DB"], pg["POSTGRES_USER"]) == (
-        postgres_cluster.dbname,
-        postgres_cluster.user,
-    )
+    assert pg["POSTGRES_USER"] == postgres_cluster.user
     assert compose["POSTGRE_PASSWORD"].split(":")[0] == pg["POSTGRES_PASSWORD"].split(":")[0]
 
 
 @pytest.mark.labelstudio
 def test_projects_tasks_and_annotations_are_rows_in_postgresql(
-    ls_postgres_server, postgres_cluster
+    annotator_servers_pg, postgres_cluster
 ):
+    ls_postgres_server = annotator_servers_pg[0].server
     client = ls_postgres_server.client()
     config = (
         '<View><Text name="text" value="$text"/>'
@@ -100,7 +103,11 @@ def test_projects_tasks_and_annotations_are_rows_in_postgresql(
     ]
     annotation = client.create_annotation(task_ids[1], result, lead_time=4.5)
 
-    psql = postgres_cluster.psql
+    database = process_env(ls_postgres_server.info.pid)["POSTGRE_NAME"]
+
+    def psql(sql: str) -> list[list[str]]:
+        return postgres_cluster.psql(sql, dbname=database)
+
     assert psql(f"SELECT title FROM project WHERE id = {project['id']}") == [["postgres rows"]]
     rows = psql(f"SELECT id, data FROM task WHERE project_id = {project['id']} ORDER BY id")
     assert [(int(i), json.loads(d)) for i, d in rows] == [

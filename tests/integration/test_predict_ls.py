@@ -77,14 +77,24 @@ def retrieve(client: Any, project_id: int) -> None:
     )
 
 
-def test_sealed_then_revealed_through_label_studio(ls_server: Any, backend: Any) -> None:
+def test_sealed_then_revealed_through_label_studio(
+    annotator_servers: Any, backend: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hume_sync.annotators import add_annotator
+    from hume_sync.ls_servers import Clients
     from hume_sync.projects import setup_study
 
     study, url, log = backend
-    client = ls_server.client()
+    a = annotator_servers[0]  # one annotator, in a Label Studio of her own
+    monkeypatch.setenv("HUME_HOME", str(tmp_path / "hume-home"))
+    monkeypatch.setenv("LABEL_STUDIO_API_KEY", a.server.token)
+    client = a.server.client()
+    clients = Clients()
     with Store.open(study) as store:
-        setup_study(client, store)
-        projects = {s.key: int(s.ls_project_id) for s in store.subsets()}
+        add_annotator(store, a.email, url=a.url)
+        setup_study(store, clients)
+        projects = {p.subset_key: p.ls_project_id for p in store.slot_projects()}
+        assert set(projects) == {s.key for s in store.subsets()}
         expected = {}
         for p in store.predictions():
             expected.setdefault(p.hume_id, []).append(p.model_version)
@@ -123,7 +133,7 @@ def test_sealed_then_revealed_through_label_studio(ls_server: Any, backend: Any)
 
     # reveal adds the rest and nothing the backend already delivered
     with Store.open(study) as store:
-        summary = reveal_study(store, client)
+        summary = reveal_study(store, clients)
     by_subset = {s.subset: s for s in summary.subsets}
     assert by_subset[STS].created == 0 and by_subset[STS].present == 2 * len(got)
     assert summary.created == sum(len(v) for v in expected.values()) - 2 * len(got)
@@ -134,7 +144,7 @@ def test_sealed_then_revealed_through_label_studio(ls_server: Any, backend: Any)
 
     # re-running either route adds none
     with Store.open(study) as store:
-        again = reveal_study(store, client)
+        again = reveal_study(store, clients)
     assert again.created == 0
     before = {
         pid: client.project_counts(pid)["total_predictions_number"] for pid in projects.values()

@@ -1,11 +1,12 @@
-"""Issue 11 items 3 and 11 against a real Label Studio.
+"""Issue 11 items 3 and 11 against a real Label Studio (annotator A's own server).
 
 Item 3: two real `hume-sync pull` processes on one study. The first reads Label Studio through a
 loopback proxy that holds its export request (a slow server); while it waits, the second is
 refused in one line, and once the first finishes the second runs.
 Item 11: a pull leaves no export file in Label Studio's data folder: from a server elsewhere it
-reads through the tasks API (which writes no file); from the embedded server it reads the JSON
-export and deletes the two files that export wrote (never anyone else's).
+reads through the tasks API (which writes no file); from a server hume started on this machine
+(its data folder known) it reads the JSON export and deletes the two files that export wrote
+(never anyone else's).
 """
 
 from __future__ import annotations
@@ -23,8 +24,10 @@ import pytest
 import yaml
 
 import label_studio_configs
+from hume_sync import ls_servers
 from hume_sync.cli import main
 from hume_sync.store import Store, gold
+from tests._annotate import register
 from tests._paths import REPO_ROOT
 
 pytestmark = pytest.mark.labelstudio
@@ -33,12 +36,14 @@ DEMO = REPO_ROOT / "hume_sync" / "demo_data"
 
 
 @pytest.fixture(scope="module")
-def study(ls_server, tmp_path_factory) -> Any:
-    """A one-project study, set up and annotated (every item, by the admin)."""
+def study(annotator_servers, tmp_path_factory) -> Any:
+    """A one-project study on annotator A's own server, set up and annotated by A (every item
+    but the last)."""
     mp = pytest.MonkeyPatch()
-    mp.setenv("LABEL_STUDIO_URL", ls_server.url)
-    mp.setenv("LABEL_STUDIO_API_KEY", ls_server.token)
     root = tmp_path_factory.mktemp("pull-hardening")
+    mp.setenv("HUME_HOME", str(root / "hume-home"))
+    mp.delenv("LABEL_STUDIO_URL", raising=False)
+    mp.delenv("LABEL_STUDIO_API_KEY", raising=False)
     spec = root / "spec.yaml"
     spec.write_text(
         yaml.safe_dump(
@@ -59,23 +64,28 @@ def study(ls_server, tmp_path_factory) -> Any:
     )
     study_dir = root / "study"
     assert main(["init", str(study_dir), "--spec", str(spec)]) == 0
+    a = annotator_servers[0]
+    register(study_dir, a, "eng", mp)  # a server elsewhere: reached by URL and token only
     assert main(["setup", str(study_dir)]) == 0
-    admin = ls_server.client()
+    annotator = a.server.client(a.token)
     module = label_studio_configs.get("classification")
     with Store.open(study_dir) as store:
         (sub,) = store.subsets()
         golds = gold(store, sub.key)
         labels = sub.config["label_set"]
         instances = store.instances(sub.key)
+        tasks = store.slot_tasks(sub.key, 1)
+        (project,) = store.slot_projects(sub.key)
         for inst in instances[:-1]:  # the last one is annotated during the lock test
-            admin.create_annotation(
-                inst.ls_task_id, module.answer_to_result(golds[inst.hume_id], labels=labels)
+            annotator.create_annotation(
+                tasks[inst.hume_id], module.answer_to_result(golds[inst.hume_id], labels=labels)
             )
     yield {
         "dir": study_dir,
-        "server": ls_server,
-        "project": sub.ls_project_id,
-        "last": instances[-1],
+        "a": a,
+        "server": a.server,
+        "project": project.ls_project_id,
+        "last_task": tasks[instances[-1].hume_id],
         "answer": module.answer_to_result(golds[instances[-1].hume_id], labels=labels),
     }
     mp.undo()
@@ -94,7 +104,7 @@ def live_annotations(study_dir: Path) -> int:
 
 
 def test_pull_from_a_server_elsewhere_leaves_no_export_file(study, capsys):
-    """LABEL_STUDIO_URL: hume cannot reach that server's folder, so it writes nothing there."""
+    """A server registered by URL: hume cannot reach its folder, so it writes nothing there."""
     data_dir, project = study["server"].data_dir, study["project"]
     for _ in range(3):
         assert main(["pull", str(study["dir"])]) == 0
@@ -106,13 +116,12 @@ def test_pull_from_a_server_elsewhere_leaves_no_export_file(study, capsys):
 def test_pull_through_the_embedded_server_deletes_its_export_files(
     study, capsys, monkeypatch, tmp_path
 ):
-    """The embedded server (found through HUME_HOME): the JSON export is read, then deleted."""
+    """A server hume started here (its data folder in the registry, as `annotators add` records
+    an embedded annotator server): the JSON export is read, then deleted."""
     data_dir, project = study["server"].data_dir, study["project"]
-    (tmp_path / "home").mkdir()
-    (tmp_path / "home" / "label-studio").symlink_to(data_dir)
     monkeypatch.setenv("HUME_HOME", str(tmp_path / "home"))
-    monkeypatch.delenv("LABEL_STUDIO_URL")
-    monkeypatch.delenv("LABEL_STUDIO_API_KEY")
+    ls_servers.remember(study["server"].url, data_dir=data_dir)
+    assert ls_servers.data_dir_for(study["server"].url) == data_dir.resolve()
     someone_elses = data_dir / "export" / f"project-{project}-at-2020-01-01-00-00-00000000.json"
     someone_elses.write_text("[]")
     (data_dir / "media" / "export" / str(project)).mkdir(parents=True, exist_ok=True)
@@ -171,13 +180,8 @@ class _GatedHandler(BaseHTTPRequestHandler):
     do_GET = do_POST = do_PATCH = do_DELETE = _forward
 
 
-def _pull(study_dir: Path, url: str, token: str) -> subprocess.Popen[str]:
-    env = {
-        **os.environ,
-        "PYTHONPATH": str(REPO_ROOT),
-        "LABEL_STUDIO_URL": url,
-        "LABEL_STUDIO_API_KEY": token,
-    }
+def _pull(study_dir: Path) -> subprocess.Popen[str]:
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
     return subprocess.Popen(
         [sys.executable, "-m", "hume_sync.cli", "pull", str(study_dir)],
         env=env,
@@ -187,16 +191,24 @@ def _pull(study_dir: Path, url: str, token: str) -> subprocess.Popen[str]:
     )
 
 
+def _point_at(study: dict[str, Any], url: str) -> None:
+    """The study reaches A's server at ``url`` (a slow proxy in front of it), with its token."""
+    ls_servers.remember(url, token=study["server"].token)
+    with Store.open(study["dir"]) as store, store.transaction() as conn:
+        conn.execute("UPDATE annotators SET ls_url = ? WHERE slot = 1", (url,))
+
+
 def test_two_pulls_never_overlap(study):
-    server = study["server"]
+    server, a = study["server"], study["a"]
     proxy = _GatedProxy(server.url)
     threading.Thread(target=proxy.serve_forever, daemon=True).start()
-    slow = _pull(study["dir"], f"http://127.0.0.1:{proxy.server_address[1]}", server.token)
+    _point_at(study, f"http://127.0.0.1:{proxy.server_address[1]}")
+    slow = _pull(study["dir"])
     try:
         assert proxy.holding.wait(timeout=120), "the first pull never read annotations"
         # An annotation made while the first pull reads: the overlap the lock prevents.
-        new = server.client().create_annotation(study["last"].ls_task_id, study["answer"])
-        second = _pull(study["dir"], server.url, server.token)
+        new = server.client(a.token).create_annotation(study["last_task"], study["answer"])
+        second = _pull(study["dir"])
         out, err = second.communicate(timeout=120)
         assert second.returncode == 2, (out, err)
         lines = err.strip().splitlines()
@@ -210,7 +222,8 @@ def test_two_pulls_never_overlap(study):
         out, err = slow.communicate(timeout=300)
         proxy.shutdown()
     assert slow.returncode == 0, err
-    again = _pull(study["dir"], server.url, server.token)
+    _point_at(study, server.url)
+    again = _pull(study["dir"])
     out, err = again.communicate(timeout=120)
     assert again.returncode == 0, err
     with Store.open(study["dir"]) as store:

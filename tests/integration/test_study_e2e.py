@@ -1,10 +1,11 @@
-"""A whole study against a real Label Studio: init, setup, two annotators, pull, status, faults.
+"""A whole study against real Label Studio servers: init, setup, two annotators (each with a
+Label Studio of their own), pull, status, faults.
 
-Every test runs twice: on the SQLite server (`ls_server`) and on PostgreSQL (`ls_postgres_server`,
-marker `postgres`).
-
-Real data (SIB-200 English and Arabic, STS Benchmark, a reranking set built from SIB-200), a real
-server (the session fixture), annotations created through the API by two different users.
+Real data (SIB-200 English and Arabic, STS Benchmark, a reranking set built from SIB-200), real
+servers (the session fixture ``annotator_servers``), annotations created through the API with
+each annotator's own token. Every test runs twice: on annotator servers with SQLite, and on
+annotator servers with PostgreSQL (``annotator_servers_pg``, marker ``postgres``), as
+docker-compose.yml runs them.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import pytest
 import label_studio_configs
 from hume_sync.cli import main
 from hume_sync.store import Store, gold
+from tests._annotate import bad_label, register
 from tests._studies import real_data_spec, write_spec
 
 pytestmark = pytest.mark.labelstudio
@@ -66,24 +68,32 @@ def gold_answer(task_type: str, g: Any, groups: dict[str, str]) -> Any:
 
 @pytest.fixture(
     scope="module",
-    params=["ls_server", pytest.param("ls_postgres_server", marks=pytest.mark.postgres)],
+    params=[
+        "annotator_servers",
+        pytest.param("annotator_servers_pg", marks=pytest.mark.postgres),
+    ],
 )
 def study(request, tmp_path_factory):
-    """A study set up in Label Studio, annotated by two users, and pulled once; once on the
-    embedded SQLite server and once on PostgreSQL as docker-compose.yml configures it."""
-    ls_server = request.getfixturevalue(request.param)
+    """A study set up for two annotators, each in a Label Studio of their own: A (English and
+    Arabic) answers with gold, B (English) with other answers; pulled once by the tests. Once
+    on SQLite servers and once on PostgreSQL ones."""
+    annotator_servers = request.getfixturevalue(request.param)
     mp = pytest.MonkeyPatch()
-    mp.setenv("LABEL_STUDIO_URL", ls_server.url)
-    mp.setenv("LABEL_STUDIO_API_KEY", ls_server.token)
     root = tmp_path_factory.mktemp("e2e")
+    mp.setenv("HUME_HOME", str(root / "hume-home"))
+    mp.delenv("LABEL_STUDIO_URL", raising=False)
+    mp.delenv("LABEL_STUDIO_API_KEY", raising=False)
     study_dir = root / "study"
     assert main(["init", str(study_dir), "--spec", str(spec(study_dir))]) == 0
+    a, b = annotator_servers
+    register(study_dir, a, "eng,ara", mp)
+    register(study_dir, b, "eng", mp)
     assert main(["setup", str(study_dir)]) == 0
-    user = ls_server.make_user()
-    admin = ls_server.client()
-    annotator = ls_server.client(user.token)
-    submitted: dict[tuple[str, str], Any] = {}  # (hume_id, who) -> answer
+    client_a, client_b = a.server.client(a.token), b.server.client(b.token)
+    submitted: dict[tuple[str, str], Any] = {}  # (hume_id, annotator key) -> answer
     with Store.open(study_dir) as store:
+        arb = store.instances("SIB200Classification/arb_Arab")
+        odd = {arb[0].hume_id: "invalid", arb[1].hume_id: "skip"}
         for subset in store.subsets():
             module = label_studio_configs.get(subset.task_type)
             labels = subset.config.get("label_set") or []
@@ -92,84 +102,82 @@ def study(request, tmp_path_factory):
                 "labels": labels if subset.task_type == "classification" else None,
                 "n_groups": subset.config.get("n_groups"),
             }
+            tasks_a, tasks_b = store.slot_tasks(subset.key, 1), store.slot_tasks(subset.key, 2)
             for inst in store.instances(subset.key):
                 ids = module.item_ids(inst.content) if hasattr(module, "item_ids") else None
                 groups = {lab: f"group_{i + 1}" for i, lab in enumerate(sorted(labels))}
                 first = gold_answer(subset.task_type, golds[inst.hume_id], groups)
-                admin.create_annotation(
-                    inst.ls_task_id,
-                    module.answer_to_result(first, item_ids=ids, **kw),
-                    lead_time=10.0,
-                )
-                submitted[(inst.hume_id, "admin")] = first
-                if subset.overlap < 2:
+                what = odd.get(inst.hume_id)
+                if what == "invalid":  # a result that does not fit the interface
+                    bad = client_a.create_annotation(
+                        tasks_a[inst.hume_id], bad_label(subset), lead_time=5.0
+                    )
+                elif what == "skip":
+                    client_a.create_annotation(tasks_a[inst.hume_id], [], was_cancelled=True)
+                else:
+                    client_a.create_annotation(
+                        tasks_a[inst.hume_id],
+                        module.answer_to_result(first, item_ids=ids, **kw),
+                        lead_time=10.0,
+                    )
+                    submitted[(inst.hume_id, "annotator-1")] = first
+                if inst.hume_id not in tasks_b:
                     continue
                 second = other_answer(subset.task_type, first, labels)
-                annotator.create_annotation(
-                    inst.ls_task_id,
+                client_b.create_annotation(
+                    tasks_b[inst.hume_id],
                     module.answer_to_result(second, item_ids=ids, **kw),
                     lead_time=20.0,
                 )
-                submitted[(inst.hume_id, "user")] = second
-        # One result that does not fit the interface, one skipped task (second English item).
-        cls = store.subset("SIB200Classification/eng_Latn")
-        insts = store.instances(cls.key)
-        bad = [
-            {
-                "from_name": "label",
-                "to_name": "text",
-                "type": "choices",
-                "value": {"choices": ["not-a-label"]},
-            }
-        ]
-        arb = store.instances("SIB200Classification/arb_Arab")
-        bad_ann = annotator.create_annotation(arb[0].ls_task_id, bad, lead_time=5.0)
-        annotator.create_annotation(arb[1].ls_task_id, [], was_cancelled=True)
+                submitted[(inst.hume_id, "annotator-2")] = second
     yield {
         "dir": study_dir,
-        "user": user,
-        "admin_id": admin.whoami()["id"],
+        "a": a,
+        "b": b,
         "submitted": submitted,
-        "bad_annotation": bad_ann,
-        "cls_instances": insts,
+        "bad_annotation": bad,
         "mp": mp,
-        "server": ls_server,
     }
     mp.undo()
 
 
 def test_setup_projects_overlap_and_hidden_predictions(study):
-    client = study["server"].client()
     with Store.open(study["dir"]) as store:
         subsets = store.subsets()
         assert len(subsets) == 5
         for s in subsets:
-            project = client.get_project(s.ls_project_id)
-            assert project["maximum_annotations"] == (2 if s.language.startswith("eng") else 1)
-            assert project["show_collab_predictions"] is False
-            tasks = client.list_tasks(s.ls_project_id)
-            assert len(tasks) == len(store.instances(s.key))
-            assert {t["data"]["hume_id"] for t in tasks} == {
-                i.hume_id for i in store.instances(s.key)
-            }
+            projects = store.slot_projects(s.key)
+            # one project per annotator: two for English, one for Arabic
+            assert len(projects) == (2 if s.language.startswith("eng") else 1)
+            for p in projects:
+                client = (study["a"] if p.slot == 1 else study["b"]).server.client()
+                project = client.get_project(p.ls_project_id)
+                assert project["maximum_annotations"] == 1
+                assert project["show_collab_predictions"] is False
+                tasks = client.list_tasks(p.ls_project_id)
+                assert {t["id"] for t in tasks} == set(store.slot_tasks(s.key, p.slot).values())
+                assert {t["data"]["hume_id"] for t in tasks} == {
+                    i.hume_id for i in store.instances(s.key)
+                }
 
 
 def test_setup_rerun_and_half_done_run_create_nothing_twice(study, capsys):
-    client = study["server"].client()
+    client = study["a"].server.client()
     with Store.open(study["dir"]) as store:
-        before = {s.key: len(client.list_tasks(s.ls_project_id)) for s in store.subsets()}
+        projects = {(p.subset_key, p.slot): p.ls_project_id for p in store.slot_projects()}
+        before = {k: len(client.list_tasks(pid)) for k, pid in projects.items() if k[1] == 1}
     # A run that died after importing tasks but before recording their ids:
     conn = sqlite3.connect(study["dir"] / "study.sqlite")
     with conn:
-        conn.execute("UPDATE instances SET ls_task_id = NULL WHERE subset_key LIKE 'STSB%'")
+        conn.execute("DELETE FROM ls_tasks WHERE slot = 1 AND hume_id LIKE 'STSB%'")
     conn.close()
     capsys.readouterr()
     assert main(["setup", str(study["dir"])]) == 0
     out = capsys.readouterr().out
     assert "0 project(s) created, 0 task(s) imported" in out
     with Store.open(study["dir"]) as store:
-        after = {s.key: len(client.list_tasks(s.ls_project_id)) for s in store.subsets()}
-        assert all(i.ls_task_id is not None for i in store.instances("STSBenchmark/default"))
+        after = {k: len(client.list_tasks(pid)) for k, pid in projects.items() if k[1] == 1}
+        assert len(store.slot_tasks("STSBenchmark/default", 1)) == 10
     assert after == before
 
 
@@ -177,25 +185,18 @@ def test_pull_stores_exactly_what_was_submitted(study, capsys):
     capsys.readouterr()
     assert main(["pull", str(study["dir"])]) == 0
     captured = capsys.readouterr()
-    user_key = f"ls-user-{study['user'].id}"
-    admin_key = f"ls-user-{study['admin_id']}"
-    # The invalid result is reported with its task, the annotator's email and a link to the
-    # task, and did not stop the others.
+    # The invalid result is reported with its task, the annotator's email and a link to it.
     bad = study["bad_annotation"]
-    assert (
-        f"task {bad['task']}, annotation {bad['id']} by {study['user'].email} ({user_key})"
-        in captured.err
+    a = study["a"]
+    assert f"task {bad['task']}, annotation {bad['id']} by {a.email} (annotator-1): " in (
+        captured.err
     )
-    assert f"/data?task={bad['task']}" in captured.err
+    assert f"; fix it at {a.url}/projects/" in captured.err
     assert "1 invalid, 1 skipped/cancelled" in captured.out
     with Store.open(study["dir"]) as store:
         rows = store.annotations()
     valid = {(r.hume_id, r.annotator): r.answer for r in rows if r.status == "valid"}
-    expected = {
-        (hid, admin_key if who == "admin" else user_key): ans
-        for (hid, who), ans in study["submitted"].items()
-    }
-    assert valid == {k: json.loads(json.dumps(v)) for k, v in expected.items()}
+    assert valid == {k: json.loads(json.dumps(v)) for k, v in study["submitted"].items()}
     statuses = sorted(r.status for r in rows if r.status != "valid")
     assert statuses == ["cancelled", "invalid"]
     assert next(r for r in rows if r.status == "invalid").error
@@ -204,16 +205,22 @@ def test_pull_stores_exactly_what_was_submitted(study, capsys):
 def test_second_pull_adds_nothing_and_edits_and_deletions_are_reflected(study, capsys):
     assert main(["pull", str(study["dir"])]) == 0
     assert "0 annotation(s) added, 0 updated, 0 deleted" in capsys.readouterr().out
-    client = study["server"].client()
+    client = study["a"].server.client()
     with Store.open(study["dir"]) as store:
-        rows = [r for r in store.annotations("STSBenchmark/default") if r.status == "valid"]
+        rows = [
+            r
+            for r in store.annotations("STSBenchmark/default")
+            if r.status == "valid" and r.slot == 1
+        ]
     sts = label_studio_configs.get("sts")
     client.sdk.annotations.update(id=rows[0].ls_annotation_id, result=sts.answer_to_result(0))
     client.sdk.annotations.delete(id=rows[1].ls_annotation_id)
     assert main(["pull", str(study["dir"])]) == 0
     assert "0 annotation(s) added, 1 updated, 1 deleted" in capsys.readouterr().out
     with Store.open(study["dir"]) as store:
-        live = {r.ls_annotation_id: r for r in store.annotations("STSBenchmark/default")}
+        live = {
+            r.ls_annotation_id: r for r in store.annotations("STSBenchmark/default") if r.slot == 1
+        }
     assert live[rows[0].ls_annotation_id].answer == 0
     assert rows[1].ls_annotation_id not in live
 
@@ -221,42 +228,46 @@ def test_second_pull_adds_nothing_and_edits_and_deletions_are_reflected(study, c
 def test_status_counts_per_project_and_annotator(study, capsys):
     assert main(["status", str(study["dir"]), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    by = {p["subset"]: p for p in report["projects"]}
-    eng = by["SIB200Classification/eng_Latn"]
-    assert (eng["tasks"], eng["finished_tasks"], eng["annotations"]) == (14, 14, 28)
-    assert eng["remaining_annotations"] == 0
-    per = {a["annotator"]: a for a in eng["annotators"]}
-    assert per[f"ls-user-{study['user'].id}"]["annotations"] == 14
-    assert per[f"ls-user-{study['user'].id}"]["median_lead_time_s"] == 20.0
-    assert per[f"ls-user-{study['user'].id}"]["email"] == study["user"].email
-    assert eng["median_lead_time_s"] == 15.0
-    arb = by["SIB200Classification/arb_Arab"]
-    # 7 tasks, overlap 1: the admin did all 7; the user added an invalid one and a skip.
-    assert arb["skipped"] == 1 and arb["finished_tasks"] == 7
+    by = {(p["subset"], p["slot"]): p for p in report["projects"]}
+    eng_a, eng_b = by["SIB200Classification/eng_Latn", 1], by["SIB200Classification/eng_Latn", 2]
+    assert (eng_a["tasks"], eng_a["finished"], eng_a["answered"]) == (14, 14, 14)
+    assert (eng_b["tasks"], eng_b["finished"], eng_b["answered"], eng_b["to_do"]) == (14, 14, 14, 0)
+    assert eng_b["median_lead_time_s"] == 20.0 and eng_a["median_lead_time_s"] == 10.0
+    per = {x["email"]: x for x in report["annotators"]}
+    assert per[study["b"].email]["to_do"] == 0 and per[study["b"].email]["started"] is True
+    arb = by["SIB200Classification/arb_Arab", 1]
+    # 7 tasks, one annotator: 5 answered, one invalid (finished for Label Studio, not done),
+    # one skipped (neither)
+    assert (arb["tasks"], arb["finished"], arb["answered"]) == (7, 6, 5)
+    assert (arb["invalid"], arb["skipped"], arb["to_do"]) == (1, 1, 2)
     assert main(["status", str(study["dir"])]) == 0
     assert "Total:" in capsys.readouterr().out
 
 
 def test_annotator_token_cannot_read_gold(study):
-    client = study["server"].client(study["user"].token)
+    b = study["b"]
+    client = b.server.client(b.token)
     with Store.open(study["dir"]) as store:
         for s in store.subsets():
             golds = gold(store, s.key)
-            for task in client.list_tasks(s.ls_project_id):
-                data = task["data"]
-                allowed = {
-                    "classification": {"hume_id", "text"},
-                    "sts": {"hume_id", "sentence1", "sentence2"},
-                    "reranking": {"hume_id", "query", "candidates"},
-                    "clustering": {"hume_id", "items"},
-                }[s.task_type]
-                assert set(data) == allowed
-                assert task.get("predictions") in ([], None)  # sealed: nothing uploaded
-                # Gold would have to travel in a key: items and candidates carry text only.
-                for item in data.get("items", []) + data.get("candidates", []):
-                    assert set(item) == {"id", "title", "body"}
-                assert not task.get("meta")
-                assert data["hume_id"] in golds
+            for p in store.slot_projects(s.key):
+                if p.slot != 2:
+                    continue
+                for task in client.list_tasks(p.ls_project_id):
+                    data = task["data"]
+                    allowed = {
+                        "classification": {"hume_id", "text"},
+                        "sts": {"hume_id", "sentence1", "sentence2"},
+                        "reranking": {"hume_id", "query", "candidates"},
+                        "clustering": {"hume_id", "items"},
+                    }[s.task_type]
+                    assert set(data) == allowed
+                    assert task.get("predictions") in ([], None)  # sealed: nothing uploaded
+                    # Gold would have to travel in a key: items and candidates carry text only.
+                    for item in data.get("items", []) + data.get("candidates", []):
+                        assert set(item) == {"id", "title", "body"}
+                    assert not task.get("meta")
+                    assert data["hume_id"] in golds
 
 
 class _DyingProxy(ThreadingHTTPServer):
@@ -305,51 +316,76 @@ class _ProxyHandler(BaseHTTPRequestHandler):
     do_GET = do_POST = do_PATCH = do_DELETE = _forward
 
 
-def test_server_dying_mid_pull_leaves_store_unchanged(study, capsys, monkeypatch):
+def _point_slot_at(study: Path, slot: int, url: str, token: str) -> str:
+    """Make the store send slot ``slot``'s calls to ``url`` (with ``token``); the old URL."""
+    from hume_sync import ls_servers
+
+    conn = sqlite3.connect(study / "study.sqlite")
+    with conn:
+        (old,) = conn.execute("SELECT ls_url FROM annotators WHERE slot = ?", (slot,)).fetchone()
+        conn.execute("UPDATE annotators SET ls_url = ? WHERE slot = ?", (url, slot))
+    conn.close()
+    ls_servers.remember(url, token=token)
+    return old
+
+
+def test_server_dying_mid_pull_leaves_store_unchanged(study, capsys):
     # Something new to pull, so that an interrupted pull would have had work to write.
+    a = study["a"]
     with Store.open(study["dir"]) as store:
-        sts = store.subset("STSBenchmark/default")
-        inst = store.instances(sts.key)[0]
-    study["server"].client().create_annotation(
-        inst.ls_task_id, label_studio_configs.get("sts").answer_to_result(3)
+        inst = store.instances("STSBenchmark/default")[0]
+        task = store.slot_tasks("STSBenchmark/default", 2)[inst.hume_id]
+    b = study["b"]
+    b.server.client(b.token).create_annotation(
+        task, label_studio_configs.get("sts").answer_to_result(3)
     )
-    before = dump(study["dir"])
-    proxy = _DyingProxy(study["server"].url, budget=2)  # the first project or two, then dies
+    proxy = _DyingProxy(a.url, budget=2)  # A's first project or two, then dies
     thread = threading.Thread(target=proxy.serve_forever, daemon=True)
     thread.start()
+    proxy_url = f"http://127.0.0.1:{proxy.server_address[1]}"
+    real = _point_slot_at(study["dir"], 1, proxy_url, a.server.token)
     try:
-        monkeypatch.setenv("LABEL_STUDIO_URL", f"http://127.0.0.1:{proxy.server_address[1]}")
+        before = dump(study["dir"])
         capsys.readouterr()
         assert main(["pull", str(study["dir"])]) == 2
     finally:
         proxy.shutdown()
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1, err
-    assert err.startswith("hume-sync pull: error: Label Studio at http://127.0.0.1:")
-    assert study["server"].token not in err
+    assert err.startswith(f"hume-sync pull: error: Label Studio at {proxy_url}")
+    assert a.server.token not in err
     assert dump(study["dir"]) == before
     # With the server back, the pull completes.
-    monkeypatch.setenv("LABEL_STUDIO_URL", study["server"].url)
+    _point_slot_at(study["dir"], 1, real, a.server.token)
     assert main(["pull", str(study["dir"])]) == 0
     assert "1 annotation(s) added" in capsys.readouterr().out
 
 
-def test_wrong_token_and_down_server_are_one_line_errors(study, capsys, monkeypatch):
-    monkeypatch.setenv("LABEL_STUDIO_API_KEY", "definitely-wrong-token-123")
-    capsys.readouterr()
-    assert main(["setup", str(study["dir"])]) == 2
-    err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and "401" in err
-    assert "definitely-wrong-token-123" not in err
+def test_wrong_token_and_down_server_are_one_line_errors(study, capsys):
+    from hume_sync import ls_servers
+
+    a = study["a"]
+    ls_servers.remember(a.url, token="definitely-wrong-token-123")
+    try:
+        capsys.readouterr()
+        assert main(["setup", str(study["dir"])]) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and "401" in err
+        assert "definitely-wrong-token-123" not in err
+    finally:
+        ls_servers.remember(a.url, token=a.server.token)
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    monkeypatch.setenv("LABEL_STUDIO_URL", f"http://127.0.0.1:{port}")
-    before = dump(study["dir"])
-    assert main(["pull", str(study["dir"])]) == 2
-    err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and "not reachable" in err
-    assert dump(study["dir"]) == before
+    real = _point_slot_at(study["dir"], 1, f"http://127.0.0.1:{port}", a.server.token)
+    try:
+        before = dump(study["dir"])
+        assert main(["pull", str(study["dir"])]) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and "not reachable" in err
+        assert dump(study["dir"]) == before
+    finally:
+        _point_slot_at(study["dir"], 1, real, a.server.token)
 
 
 def test_not_a_study_is_a_clear_error(tmp_path, capsys):

@@ -30,7 +30,7 @@ from hume_sync.reveal import (
     read_events,
     reveal_study,
 )
-from hume_sync.store import PredictionRecord, Store
+from hume_sync.store import PredictionRecord, Store, gold
 from ml_backend.app import create_app
 from ml_backend.reveal import ls_prediction, rerank_marks, sts_level
 from tests.ml_backend.test_predict import CLS, CLU, RR, STS, FakeEncoder, make_study, study_spec
@@ -43,32 +43,84 @@ FAKE = "emb:test/fake"
 
 
 class FakeLabelStudio:
-    """The few LabelStudioClient calls close/reveal make, over in-memory projects."""
+    """The few LabelStudioClient calls close/reveal make, over in-memory projects.
+
+    Two annotators who speak every language of the study, so that every seat is filled; each
+    has one project per subset on "their server" (this object answers for every URL).
+    """
 
     def __init__(self, store: Store) -> None:
+        self.store = store
         self.tasks: dict[int, list[dict[str, Any]]] = {}
-        self.finished: dict[int, int] = {}
+        self.annotated: dict[int, list[dict[str, Any]]] = {}
         self.imported = 0
+        langs = sorted({s.language.split("-")[0] for s in store.subsets()})
+        slots = [
+            store.add_annotator(f"a{n}@x.org", langs, f"http://127.0.0.1:{7000 + n}", 2).slot
+            for n in (1, 2)
+        ]
         for n, sub in enumerate(store.subsets()):
-            pid = 100 + n
-            ids = {i.hume_id: 1000 * (n + 1) + k for k, i in enumerate(store.instances(sub.key))}
-            store.set_ls_ids(sub.key, project_id=pid, task_ids=ids)
-            self.tasks[pid] = [
-                {"id": tid, "data": {"hume_id": hid}, "predictions": []} for hid, tid in ids.items()
-            ]
-            self.finished[pid] = 0
+            for slot in slots[: sub.overlap]:
+                pid = 100 + 10 * n + slot
+                ids = {i.hume_id: 1000 * pid + k for k, i in enumerate(store.instances(sub.key))}
+                store.set_slot_project(sub.key, slot, pid, f"hume:{pid}")
+                store.set_slot_tasks(sub.key, slot, ids)
+                self.tasks[pid] = [
+                    {"id": tid, "data": {"hume_id": hid}, "predictions": []}
+                    for hid, tid in ids.items()
+                ]
+                self.annotated[pid] = []
+
+    def __call__(self, url: str) -> FakeLabelStudio:
+        return self
 
     def finish_all(self) -> None:
-        self.finished = {pid: len(tasks) for pid, tasks in self.tasks.items()}
+        """Every annotator answers every task with the gold answer (a valid result)."""
+        for p in self.store.slot_projects():
+            sub = self.store.subset(p.subset_key)
+            module = label_studio_configs.get(sub.task_type)
+            golds = gold(self.store, sub.key)
+            by_id = {i.hume_id: i for i in self.store.instances(sub.key)}
+            self.annotated[p.ls_project_id] = []
+            for task in self.tasks[p.ls_project_id]:
+                inst = by_id[task["data"]["hume_id"]]
+                answer = golds[inst.hume_id]
+                if sub.task_type == "sts":
+                    answer = round(float(answer))
+                if sub.task_type == "clustering":
+                    groups = {
+                        g: f"group_{k + 1}" for k, g in enumerate(sorted(set(answer.values())))
+                    }
+                    answer = {item: groups[g] for item, g in answer.items()}
+                kw = label_studio_configs.translation_kwargs(
+                    sub.task_type, sub.config, inst.content
+                )
+                result = module.answer_to_result(answer, **kw)
+                self.annotated[p.ls_project_id].append(
+                    {
+                        **task,
+                        "annotations": [{"id": task["id"], "completed_by": 2, "result": result}],
+                    }
+                )
 
-    def list_project_counts(self) -> dict[int, dict[str, int]]:
+    def whoami(self) -> dict[str, Any]:
+        return {"id": 1}
+
+    def user_emails(self) -> dict[int, str]:
+        return {1: "manager@x.org"}  # nobody but the manager and the slot's annotator
+
+    def get_project(self, pid: int) -> dict[str, Any]:
+        from hume_sync.projects import render_subset_config
+
+        [key] = [p.subset_key for p in self.store.slot_projects() if p.ls_project_id == pid]
         return {
-            pid: {"task_number": len(tasks), "finished_task_number": self.finished[pid]}
-            for pid, tasks in self.tasks.items()
+            "task_number": len(self.tasks[pid]),
+            "finished_task_number": len(self.annotated[pid]),
+            "label_config": render_subset_config(self.store.subset(key)),
         }
 
-    def project_counts(self, pid: int) -> dict[str, int]:
-        return self.list_project_counts()[pid]
+    def export_annotated_tasks(self, pid: int) -> list[dict[str, Any]]:
+        return json.loads(json.dumps(self.annotated[pid]))
 
     def list_tasks(self, pid: int) -> list[dict[str, Any]]:
         return json.loads(json.dumps(self.tasks[pid]))
@@ -108,6 +160,11 @@ def study(predicted_small: Path, tmp_path: Path) -> Path:
 def fake_ls(study: Path) -> Iterator[FakeLabelStudio]:
     with Store.open(study) as store:
         yield FakeLabelStudio(store)
+
+
+def store_subsets(study: Path) -> list[str]:
+    with Store.open(study) as store:
+        return [s.key for s in store.subsets()]
 
 
 def tasks_payload(study: Path, subset: str) -> list[dict[str, Any]]:
@@ -206,7 +263,7 @@ def test_reveal_refuses_an_open_study(study: Path, fake_ls: FakeLabelStudio) -> 
     with Store.open(study) as store:
         with pytest.raises(RevealError, match="still open"):
             reveal_study(store, fake_ls)
-        with pytest.raises(RevealError, match="unfinished"):
+        with pytest.raises(RevealError, match="task\\(s\\) to do"):
             close_study(store, fake_ls)
         assert CLOSED_AT not in store.meta() and REVEALED_AT not in store.meta()
     assert fake_ls.imported == 0
@@ -220,8 +277,15 @@ def test_close_then_reveal_is_idempotent(study: Path, fake_ls: FakeLabelStudio) 
         assert not result.already and result.closed_by == "forced by the manager"
         assert close_study(store, fake_ls).already
         summary = reveal_study(store, fake_ls)
-        n_fake = len(store.predictions(model_version=FAKE))
-    assert summary.created == n_fake + 1 and summary.present == 0
+    # every annotator's project gets every prediction of its tasks
+    with Store.open(study) as store:
+        per_project = {
+            p.ls_project_id: len(store.predictions(p.subset_key, model_version=FAKE))
+            for p in store.slot_projects()
+        }
+        tiny_projects = len(store.slot_projects(STS))
+    assert summary.created == sum(per_project.values()) + tiny_projects
+    assert summary.present == 0 and len(per_project) > len(store_subsets(study))
     for tasks in fake_ls.tasks.values():
         for task in tasks:
             versions = sorted(p["model_version"] for p in task["predictions"])
@@ -230,7 +294,7 @@ def test_close_then_reveal_is_idempotent(study: Path, fake_ls: FakeLabelStudio) 
     with Store.open(study) as store:
         again = reveal_study(store, fake_ls)
         assert REVEALED_AT in store.meta()
-    assert again.created == 0 and again.present == n_fake + 1
+    assert again.created == 0 and again.present == summary.created
 
 
 def test_reveal_closes_a_finished_study_and_reports_bad_answers(
@@ -318,7 +382,8 @@ def test_predict_skips_what_the_task_has_and_unknown_tasks(study: Path, client: 
     tasks[1] = {"id": 999999, "data": {"hume_id": "No/such/id"}}
     with Store.open(study) as store:
         inst = store.instances(STS)[2]
-        store.set_ls_ids(STS, task_ids={inst.hume_id: 4242})
+        slot = store.add_annotator("a@x.org", ["eng"], "http://127.0.0.1:7001", 2).slot
+        store.set_slot_tasks(STS, slot, {inst.hume_id: 4242})
     tasks[2] = {"id": 4242, "data": {"sentence1": "no hume_id here"}}  # found by LS task id
     results = client.post("/predict", json={"tasks": tasks}).get_json()["results"]
     assert [len(r) for r in results] == [0, 0, 1]

@@ -1,0 +1,342 @@
+"""`hume-sync annotators add/list`: onboarding annotators, each in a Label Studio of their own.
+
+An annotator is registered in a study with the languages they annotate (HUME: two annotators on
+English, one native speaker per other language) and gets a *slot*: a Label Studio server where
+only they and the project manager have accounts. ``setup`` then gives each subset to the first
+``overlap`` annotators (in slot order) who speak its language, one project per annotator, so no
+annotator can reach another's answers (why separate servers: ``ls_servers``).
+
+The annotator's account is created through the server's own sign-up form with a generated
+password written to a 0600 file, never printed; API tokens stay in 0600 files too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hume_sync import ls_servers, server
+from hume_sync.ls_client import LabelStudioClient
+from hume_sync.spec import language_code
+from hume_sync.store import AnnotatorRow, Store, StoreError, SubsetRow
+
+LOGINS_FILE = "logins.json"
+_EMAIL_RE = re.compile(r"^[^@\s/\\]+@[^@\s/\\]+\.[^@\s/\\]+$")
+_LANG_RE = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z]{4})?$")
+
+
+class AnnotatorError(StoreError):
+    """An annotator cannot be registered as asked (bad email or language, unsafe server...)."""
+
+
+def parse_languages(text: str) -> tuple[str, ...]:
+    """``"eng,dan"`` → ``("eng", "dan")``; ``en`` and ``eng-Latn`` both mean ``eng``."""
+    codes: list[str] = []
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        if not _LANG_RE.match(part):
+            raise AnnotatorError(f"--languages: not a language code: {part!r} (e.g. eng,dan)")
+        code = language_code(part)
+        if code not in codes:
+            codes.append(code)
+    if not codes:
+        raise AnnotatorError("--languages: give at least one language code (e.g. eng)")
+    return tuple(codes)
+
+
+def study_languages(store: Store) -> tuple[str, ...]:
+    """Every language of the study's subsets, in study order."""
+    out: list[str] = []
+    for sub in store.subsets():
+        code = language_code(sub.language)
+        if code not in out:
+            out.append(code)
+    return tuple(out)
+
+
+def speaks(annotator: AnnotatorRow, subset: SubsetRow) -> bool:
+    return language_code(subset.language) in annotator.languages
+
+
+def plan_seats(store: Store) -> dict[str, list[int | None]]:
+    """subset → its annotator slots, ``None`` for a seat no registered annotator can take yet.
+
+    A subset keeps the annotators who already have a project for it; free seats go to the
+    first annotators (in slot order) who speak its language and do not have it yet.
+    """
+    annotators = store.annotators()
+    taken: dict[str, list[int]] = {}
+    for p in store.slot_projects():
+        taken.setdefault(p.subset_key, []).append(p.slot)
+    plan: dict[str, list[int | None]] = {}
+    for sub in store.subsets():
+        slots: list[int | None] = list(taken.get(sub.key, []))
+        for a in annotators:
+            if len(slots) >= sub.overlap:
+                break
+            if a.slot not in slots and speaks(a, sub):
+                slots.append(a.slot)
+        slots += [None] * (sub.overlap - len(slots))
+        plan[sub.key] = slots
+    return plan
+
+
+def logins_path(email: str, base: Path | None = None) -> Path:
+    return ls_servers.annotator_home(email, base) / LOGINS_FILE
+
+
+def _write_login(email: str, url: str, password: str, base: Path | None) -> Path:
+    path = logins_path(email, base)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    try:
+        logins = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        logins = {}
+    logins[url] = {"url": url, "email": email, "password": password}
+    server.write_private_json(path, logins)
+    return path
+
+
+def other_accounts(client: LabelStudioClient, email: str) -> list[str]:
+    """Accounts on an annotator's server besides the manager (token owner) and ``email``: each
+    of them can read that annotator's answers (Community has no roles)."""
+    manager = int(client.whoami()["id"])
+    return sorted(
+        e or f"user {uid}"
+        for uid, e in client.user_emails().items()
+        if uid != manager and e.lower() != email.lower()
+    )
+
+
+def check_private_server(client: LabelStudioClient, email: str) -> None:
+    """Refuse a server where someone other than the manager and ``email`` could read answers."""
+    if client.signup_is_open():
+        raise AnnotatorError(
+            f"the Label Studio at {client.url} lets anyone sign up without the invite link and "
+            "so read every project: start it with DISABLE_SIGNUP_WITHOUT_LINK=true "
+            "(hume's embedded servers do)"
+        )
+    others = other_accounts(client, email)
+    if others:
+        shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
+        raise AnnotatorError(
+            f"the Label Studio at {client.url} already has other accounts ({shown}): every "
+            "annotator needs a Label Studio of their own, where only they and the manager "
+            "have accounts"
+        )
+
+
+@dataclass
+class AddResult:
+    annotator: AnnotatorRow
+    registered: bool  # new in this study
+    languages_changed: bool
+    account_created: bool
+    server_started: bool
+    login_file: Path | None
+    token: str | None = field(default=None, repr=False)  # the new account's API token
+
+
+def _connect(
+    email: str, url: str | None, port: int | None, base: Path | None
+) -> tuple[LabelStudioClient, bool]:
+    """The annotator's server: an embedded one (started if needed) or the one at ``url``."""
+    if url is None:
+        data_dir = ls_servers.annotator_home(email, base) / "label-studio"
+        info = ls_servers.start_embedded(data_dir, port)
+        return LabelStudioClient(info.url, info.token), not info.already_running
+    if not re.match(r"https?://[^/\s]+", url):
+        raise AnnotatorError(f"--url must start with http:// or https://, got {url!r}")
+    token = os.environ.get("LABEL_STUDIO_API_KEY", "").strip()
+    if not token:
+        raise AnnotatorError(
+            f"give the admin API token of {url} in LABEL_STUDIO_API_KEY (never on the command line)"
+        )
+    client = LabelStudioClient(url.rstrip("/"), token)
+    client.whoami()  # a wrong token or URL fails here, before anything is written
+    ls_servers.remember(client.url, token=token)
+    return client, False
+
+
+def add_annotator(
+    store: Store,
+    email: str,
+    languages: tuple[str, ...] | None = None,
+    *,
+    url: str | None = None,
+    port: int | None = None,
+    base: Path | None = None,
+) -> AddResult:
+    """Register ``email`` in the study with their own Label Studio; idempotent.
+
+    ``languages`` defaults to every language of the study. Registering the same email again
+    only updates the languages (projects already made stay).
+    """
+    email = email.strip()
+    if not _EMAIL_RE.match(email):
+        raise AnnotatorError(f"not an email address: {email!r}")
+    langs = languages or study_languages(store)
+    known = next((a for a in store.annotators() if a.email.lower() == email.lower()), None)
+    if known is not None and url is not None and url.rstrip("/") != known.ls_url:
+        raise AnnotatorError(
+            f"{email} is already slot {known.slot} with the Label Studio at {known.ls_url}"
+        )
+    if known is None:
+        client, started = _connect(email, url, port, base)
+    else:  # already set up: its server must answer (embedded ones: 'hume-sync up')
+        client, started = ls_servers.client_for(known.ls_url), False
+        client.whoami()
+    check_private_server(client, email)
+    user_id = next(
+        (uid for uid, e in client.user_emails().items() if e.lower() == email.lower()), None
+    )
+    token = login = None
+    if user_id is None:
+        password = secrets.token_urlsafe(18)
+        user_id, token = client.sign_up_user(email, password)
+        login = _write_login(email, client.url, password, base)
+    elif logins_path(email, base).is_file():
+        login = logins_path(email, base)
+    if known is None:
+        row = store.add_annotator(email, langs, client.url, user_id)
+        changed = False
+    else:
+        changed = store.set_annotator_languages(known.slot, langs) > 0
+        row = store.annotator(known.slot)
+    return AddResult(
+        annotator=row,
+        registered=known is None,
+        languages_changed=changed,
+        account_created=token is not None,
+        server_started=started,
+        login_file=login,
+        token=token,
+    )
+
+
+def annotator_report(store: Store) -> list[dict[str, Any]]:
+    """One record per annotator: slot, email, languages, server, subsets (no secret)."""
+    plan = plan_seats(store)
+    made = {(p.subset_key, p.slot): p for p in store.slot_projects()}
+    out = []
+    for a in store.annotators():
+        subsets = []
+        for key, slots in plan.items():
+            if a.slot in slots:
+                p = made.get((key, a.slot))
+                subsets.append(
+                    {
+                        "subset": key,
+                        "project_id": p.ls_project_id if p else None,
+                        "project_url": f"{a.ls_url}/projects/{p.ls_project_id}/data" if p else None,
+                    }
+                )
+        out.append(
+            {
+                "slot": a.slot,
+                "annotator": a.key,
+                "email": a.email,
+                "languages": list(a.languages),
+                "label_studio": a.ls_url,
+                "ls_user_id": a.ls_user_id,
+                "added_at": a.added_at,
+                "subsets": subsets,
+            }
+        )
+    return out
+
+
+def render_list(records: list[dict[str, Any]]) -> str:
+    if not records:
+        return "no annotators yet: add them with 'hume-sync annotators add STUDY_DIR EMAIL'"
+    lines = [f"{'slot':>4}  {'email':<32} {'languages':<12} {'Label Studio':<28} subsets"]
+    for r in records:
+        subsets = ", ".join(
+            s["subset"] + ("" if s["project_id"] else " (after setup)") for s in r["subsets"]
+        )
+        lines.append(
+            f"{r['slot']:>4}  {r['email'][:32]:<32} {','.join(r['languages'])[:12]:<12} "
+            f"{r['label_studio'][:28]:<28} {subsets or '-'}"
+        )
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- CLI
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    p = subparsers.add_parser(
+        "annotators",
+        help="register annotators, each with a Label Studio of their own",
+        description="Register the annotators of a study. Each gets a Label Studio server of "
+        "their own (embedded, or --url), an account with a generated password written to a "
+        "0600 file, and the subsets of their languages at the next 'hume-sync setup'.",
+    )
+    sub = p.add_subparsers(dest="annotators_command", required=True, metavar="ACTION")
+    add = sub.add_parser("add", help="register an annotator (idempotent)")
+    add.add_argument("study_dir", metavar="STUDY_DIR")
+    add.add_argument("email", metavar="EMAIL")
+    add.add_argument(
+        "--languages",
+        metavar="CODES",
+        help="languages they annotate, e.g. eng,dan (default: every language of the study)",
+    )
+    add.add_argument(
+        "--url",
+        help="a Label Studio the team runs for this annotator (admin token in "
+        "LABEL_STUDIO_API_KEY); default: an embedded one under $HUME_HOME/annotators",
+    )
+    add.add_argument("--port", type=int, help="port of a new embedded server (default: free)")
+    add.set_defaults(func=cmd_add)
+    ls = sub.add_parser("list", help="the study's annotators, their servers and subsets")
+    ls.add_argument("study_dir", metavar="STUDY_DIR")
+    ls.add_argument("--json", action="store_true", help="machine-readable output")
+    ls.set_defaults(func=cmd_list)
+    return p
+
+
+def _open(study_dir: str) -> Store:
+    from hume_sync.store import STORE_NAME
+
+    path = Path(study_dir) / STORE_NAME
+    if not path.is_file():
+        raise AnnotatorError(
+            f"{study_dir}: not a study (no {STORE_NAME}); run 'hume-sync init' first"
+        )
+    return Store.open(path)
+
+
+def cmd_add(args: argparse.Namespace) -> int:
+    with _open(args.study_dir) as store:
+        langs = parse_languages(args.languages) if args.languages else None
+        result = add_annotator(store, args.email, langs, url=args.url, port=args.port)
+    a = result.annotator
+    what = "registered" if result.registered else "already registered"
+    print(f"{a.email}: {what} as slot {a.slot} ({a.key}), languages {', '.join(a.languages)}")
+    state = "started" if result.server_started else "running"
+    print(f"  Label Studio of their own: {a.ls_url} ({state})")
+    if result.account_created:
+        print(f"  account created; login (email and password) in {result.login_file} (mode 0600)")
+    elif result.login_file:
+        print(f"  account exists; login in {result.login_file}")
+    else:
+        print("  account exists on that server (its password was not changed)")
+    print(f"run 'hume-sync setup {args.study_dir}' to create their projects")
+    return 0
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    with _open(args.study_dir) as store:
+        records = annotator_report(store)
+    if args.json:
+        print(json.dumps({"annotators": records}, indent=2, ensure_ascii=False))
+    else:
+        print(render_list(records))
+    return 0

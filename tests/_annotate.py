@@ -1,0 +1,53 @@
+"""Helpers for tests where annotators work in their own Label Studio (``annotator_servers``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import label_studio_configs
+from hume_sync.cli import main
+from hume_sync.store import InstanceRow, SubsetRow
+
+
+def register(
+    study: Path, srv: Any, languages: str, monkeypatch: pytest.MonkeyPatch, capsys: Any = None
+) -> str:
+    """``hume-sync annotators add STUDY EMAIL --languages L --url URL`` with the server's admin
+    token in LABEL_STUDIO_API_KEY (never on the command line); the command's output."""
+    monkeypatch.setenv("LABEL_STUDIO_API_KEY", srv.server.token)
+    try:
+        rc = main(["annotators", "add", str(study), srv.email, "--languages", languages,
+                   "--url", srv.url])  # fmt: skip
+    finally:
+        monkeypatch.delenv("LABEL_STUDIO_API_KEY")
+    out = capsys.readouterr().out if capsys is not None else ""
+    assert rc == 0, out
+    return out
+
+
+def gold_result(subset: SubsetRow, inst: InstanceRow, gold_answer: Any) -> list[dict[str, Any]]:
+    """A Label Studio result that holds the gold answer (what a perfect annotator submits)."""
+    answer = gold_answer
+    if subset.task_type == "sts":
+        answer = round(float(answer))
+    if subset.task_type == "clustering":
+        groups = {g: f"group_{k + 1}" for k, g in enumerate(sorted(set(answer.values())))}
+        answer = {item: groups[g] for item, g in answer.items()}
+    kw = label_studio_configs.translation_kwargs(subset.task_type, subset.config, inst.content)
+    return label_studio_configs.get(subset.task_type).answer_to_result(answer, **kw)
+
+
+def bad_label(subset: SubsetRow) -> list[dict[str, Any]]:
+    """A classification result with a label the interface does not have (invalid)."""
+    assert subset.task_type == "classification"
+    return [
+        {
+            "from_name": "label",
+            "to_name": "text",
+            "type": "choices",
+            "value": {"choices": ["not-a-label"]},
+        }
+    ]
