@@ -127,6 +127,12 @@ def _cmd_setup(args: argparse.Namespace) -> int:
     print(
         f"{summary.created} project(s) created, {summary.imported} task(s) imported at {client.url}"
     )
+    if summary.legacy_ids:
+        print(
+            "warning: this study's store dates from before schema 2: its tasks show source ids "
+            "(kept so that existing annotations stay valid); a new study folder gets opaque ids",
+            file=sys.stderr,
+        )
     return 0
 
 

@@ -2,9 +2,15 @@
 
 Idempotent and resumable: a project is found again by its recorded id (or, after a crash between
 creating it and recording it, by its title); tasks already in the project are recognised by the
-``hume_id`` in their data, so a rerun imports only what is missing and never duplicates.
+``hume_ref`` in their data, so a rerun imports only what is missing and never duplicates.
 Gold labels never leave the store: tasks are built by ``label_studio_configs`` from the
-instance content alone, and predictions are not uploaded here (they stay sealed).
+instance content alone (opaque item ids, shuffled order) and an opaque ``hume_ref``; source ids,
+which can encode gold, stay in the store, and predictions are not uploaded here (they stay sealed).
+
+Projects set up before store schema 2 carry ``hume_id = <task>/<subset>/<source id>`` in their
+task data. A store migrated from schema 1 keeps those ids (its ``hume_ref`` *is* that hume_id),
+so its projects are recognised as before. A newer store never adopts such tasks: setup refuses,
+naming the project, instead of mixing leaky tasks with opaque ones.
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ from typing import Any
 import label_studio_configs
 from hume_sync.ls_client import LabelStudioClient
 from hume_sync.progress import progress
-from hume_sync.store import Store, SubsetRow
+from hume_sync.store import LEGACY_TASK_KEY, Store, StoreError, SubsetRow, task_ref
 
 
 @dataclass
@@ -33,6 +39,8 @@ class ProjectSetup:
 @dataclass
 class SetupSummary:
     projects: list[ProjectSetup] = field(default_factory=list)
+    #: the store dates from schema 1: its tasks show source ids (kept so annotations stay valid)
+    legacy_ids: bool = False
 
     @property
     def created(self) -> int:
@@ -91,13 +99,28 @@ def _ensure_project(
     return project_id, created
 
 
-def _existing_tasks(client: LabelStudioClient, project_id: int) -> dict[str, int]:
-    """hume_id → task id of the tasks already in the project."""
+def _existing_tasks(
+    client: LabelStudioClient, project_id: int, known: set[str], *, legacy_store: bool
+) -> dict[str, int]:
+    """hume_ref → task id of the tasks already in the project.
+
+    Unless the store itself dates from schema 1, refuses a project whose tasks carry a
+    schema-1 ``hume_id`` the store does not know: such tasks show source ids to annotators, and
+    adopting them would mix them with opaque ones.
+    """
     out: dict[str, int] = {}
     for task in client.list_tasks(project_id):
-        hid = (task.get("data") or {}).get("hume_id")
-        if isinstance(hid, str):
-            out.setdefault(hid, int(task["id"]))
+        data = task.get("data") or {}
+        ref = task_ref(data)
+        if ref is None:
+            continue
+        if "hume_ref" not in data and ref not in known and not legacy_store:
+            raise StoreError(
+                f"Label Studio project {project_id} was set up by an older hume: its tasks carry "
+                f"source ids ({LEGACY_TASK_KEY}, e.g. {ref!r}), which can encode gold; delete the "
+                "project in Label Studio (or use the study it was set up from) and run setup again"
+            )
+        out.setdefault(ref, int(task["id"]))
     return out
 
 
@@ -106,18 +129,20 @@ def setup_subset(client: LabelStudioClient, store: Store, subset: SubsetRow) -> 
     study_name = store.meta().get("study_name", "hume")
     project_id, created = _ensure_project(client, store, subset, project_title(study_name, subset))
     instances = store.instances(subset.key)
-    existing = {} if created else _existing_tasks(client, project_id)
+    known = {i.hume_ref for i in instances}
+    legacy = store.id_scheme == "source"
+    existing = {} if created else _existing_tasks(client, project_id, known, legacy_store=legacy)
     recovered = {
-        i.hume_id: existing[i.hume_id]
+        i.hume_id: existing[i.hume_ref]
         for i in instances
-        if i.hume_id in existing and i.ls_task_id != existing[i.hume_id]
+        if i.hume_ref in existing and i.ls_task_id != existing[i.hume_ref]
     }
     if recovered:
         store.set_ls_ids(subset.key, task_ids=recovered)
-    missing = [i for i in instances if i.hume_id not in existing]
+    missing = [i for i in instances if i.hume_ref not in existing]
     module = label_studio_configs.get(subset.task_type)
     tasks: list[dict[str, Any]] = [
-        {"data": module.task_data(i.hume_id, i.content)} for i in missing
+        {"data": module.task_data(i.hume_ref, i.content)} for i in missing
     ]
     if tasks:
         ids = client.import_tasks(project_id, tasks)
@@ -136,7 +161,7 @@ def setup_subset(client: LabelStudioClient, store: Store, subset: SubsetRow) -> 
 
 def setup_study(client: LabelStudioClient, store: Store) -> SetupSummary:
     """Set up every subset of the study; safe to run again at any point."""
-    summary = SetupSummary()
+    summary = SetupSummary(legacy_ids=store.id_scheme == "source")
     subsets = store.subsets()
     for subset in progress(subsets, desc="setting up projects", total=len(subsets)):
         summary.projects.append(setup_subset(client, store, subset))

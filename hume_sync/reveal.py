@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hume_sync.progress import say
-from hume_sync.store import STORE_NAME, InstanceRow, Store, StoreError, SubsetRow
+from hume_sync.store import STORE_NAME, InstanceRow, Store, StoreError, SubsetRow, task_ref
 
 if TYPE_CHECKING:
     from flask import Flask
@@ -234,13 +234,13 @@ def reveal_study(
             continue
         tasks: dict[str, dict[str, Any]] = {}
         for task in client.list_tasks(sub.ls_project_id):
-            hid = (task.get("data") or {}).get("hume_id")
-            if isinstance(hid, str):
-                tasks.setdefault(hid, task)
+            ref = task_ref(task.get("data"))
+            if ref is not None:
+                tasks.setdefault(ref, task)
         instances = {i.hume_id: i for i in store.instances(sub.key)}
         batch: list[dict[str, Any]] = []
         for p in preds:
-            task = tasks.get(p.hume_id)
+            task = tasks.get(instances[p.hume_id].hume_ref)
             if task is None:
                 result.without_task += 1
                 continue
@@ -328,21 +328,15 @@ class StudySource:
             if not predictions_visible(store):
                 return out
             subsets = {s.key: s for s in store.subsets()}
-            by_task_id: dict[int, str] = {}
+            by_ref = store.instances_by_ref()
+            by_task_id = {i.ls_task_id: i for i in by_ref.values() if i.ls_task_id is not None}
             wanted: dict[str, list[int]] = {}
             for n, task in enumerate(tasks):
-                hid = (task.get("data") or {}).get("hume_id")
-                if not isinstance(hid, str) and isinstance(task.get("id"), int):
-                    if not by_task_id:
-                        by_task_id = {
-                            i.ls_task_id: i.hume_id
-                            for key in subsets
-                            for i in store.instances(key)
-                            if i.ls_task_id is not None
-                        }
-                    hid = by_task_id.get(task["id"])
-                if isinstance(hid, str):
-                    wanted.setdefault(hid, []).append(n)
+                inst = by_ref.get(task_ref(task.get("data")) or "")
+                if inst is None and isinstance(task.get("id"), int):
+                    inst = by_task_id.get(task["id"])
+                if inst is not None:
+                    wanted.setdefault(inst.hume_id, []).append(n)
             if not wanted:
                 return out
             for key, sub in subsets.items():

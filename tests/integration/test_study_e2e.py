@@ -141,8 +141,8 @@ def test_setup_projects_overlap_and_hidden_predictions(study):
             assert project["show_collab_predictions"] is False
             tasks = client.list_tasks(s.ls_project_id)
             assert len(tasks) == len(store.instances(s.key))
-            assert {t["data"]["hume_id"] for t in tasks} == {
-                i.hume_id for i in store.instances(s.key)
+            assert {t["data"]["hume_ref"] for t in tasks} == {
+                i.hume_ref for i in store.instances(s.key)
             }
 
 
@@ -227,15 +227,16 @@ def test_status_counts_per_project_and_annotator(study, capsys):
 def test_annotator_token_cannot_read_gold(study):
     client = study["server"].client(study["user"].token)
     with Store.open(study["dir"]) as store:
+        refs = {ref: i.hume_id for ref, i in store.instances_by_ref().items()}
         for s in store.subsets():
             golds = gold(store, s.key)
             for task in client.list_tasks(s.ls_project_id):
                 data = task["data"]
                 allowed = {
-                    "classification": {"hume_id", "text"},
-                    "sts": {"hume_id", "sentence1", "sentence2"},
-                    "reranking": {"hume_id", "query", "candidates"},
-                    "clustering": {"hume_id", "items"},
+                    "classification": {"hume_ref", "text"},
+                    "sts": {"hume_ref", "sentence1", "sentence2"},
+                    "reranking": {"hume_ref", "query", "candidates"},
+                    "clustering": {"hume_ref", "items"},
                 }[s.task_type]
                 assert set(data) == allowed
                 assert task.get("predictions") in ([], None)  # sealed: nothing uploaded
@@ -243,7 +244,7 @@ def test_annotator_token_cannot_read_gold(study):
                 for item in data.get("items", []) + data.get("candidates", []):
                     assert set(item) == {"id", "title", "body"}
                 assert not task.get("meta")
-                assert data["hume_id"] in golds
+                assert refs[data["hume_ref"]] in golds
 
 
 class _DyingProxy(ThreadingHTTPServer):

@@ -51,10 +51,12 @@ class FakeLabelStudio:
         self.imported = 0
         for n, sub in enumerate(store.subsets()):
             pid = 100 + n
-            ids = {i.hume_id: 1000 * (n + 1) + k for k, i in enumerate(store.instances(sub.key))}
+            insts = store.instances(sub.key)
+            ids = {i.hume_id: 1000 * (n + 1) + k for k, i in enumerate(insts)}
             store.set_ls_ids(sub.key, project_id=pid, task_ids=ids)
             self.tasks[pid] = [
-                {"id": tid, "data": {"hume_id": hid}, "predictions": []} for hid, tid in ids.items()
+                {"id": ids[i.hume_id], "data": {"hume_ref": i.hume_ref}, "predictions": []}
+                for i in insts
             ]
             self.finished[pid] = 0
 
@@ -116,7 +118,7 @@ def tasks_payload(study: Path, subset: str) -> list[dict[str, Any]]:
         sub = store.subset(subset)
         module = label_studio_configs.get(sub.task_type)
         return [
-            {"id": n + 1, "data": module.task_data(i.hume_id, i.content), "predictions": []}
+            {"id": n + 1, "data": module.task_data(i.hume_ref, i.content), "predictions": []}
             for n, i in enumerate(store.instances(subset))
         ]
 
@@ -214,8 +216,8 @@ def test_reveal_refuses_an_open_study(study: Path, fake_ls: FakeLabelStudio) -> 
 
 def test_close_then_reveal_is_idempotent(study: Path, fake_ls: FakeLabelStudio) -> None:
     with Store.open(study) as store:
-        hid = store.instances(STS)[0].hume_id
-        store.add_predictions([PredictionRecord(hid, "llm:tiny", 4)])
+        first = store.instances(STS)[0]
+        store.add_predictions([PredictionRecord(first.hume_id, "llm:tiny", 4)])
         result = close_study(store, force=True)
         assert not result.already and result.closed_by == "forced by the manager"
         assert close_study(store, fake_ls).already
@@ -225,7 +227,7 @@ def test_close_then_reveal_is_idempotent(study: Path, fake_ls: FakeLabelStudio) 
     for tasks in fake_ls.tasks.values():
         for task in tasks:
             versions = sorted(p["model_version"] for p in task["predictions"])
-            want = [FAKE, "llm:tiny"] if task["data"]["hume_id"] == hid else [FAKE]
+            want = [FAKE, "llm:tiny"] if task["data"]["hume_ref"] == first.hume_ref else [FAKE]
             assert versions == want
     with Store.open(study) as store:
         again = reveal_study(store, fake_ls)
@@ -291,6 +293,7 @@ def test_predict_is_empty_while_open_and_answers_once_closed(study: Path, client
     close(study)
     with Store.open(study) as store:
         subs = {s.key: s for s in store.subsets()}
+        refs = {i.hume_ref: i.hume_id for i in store.instances_by_ref().values()}
         stored = {p.hume_id: p for p in store.predictions(model_version=FAKE)}
     for subset in (CLS, CLU, STS, RR):
         tasks = tasks_payload(study, subset)
@@ -300,7 +303,7 @@ def test_predict_is_empty_while_open_and_answers_once_closed(study: Path, client
         for task, preds in zip(tasks, results, strict=True):
             [pred] = preds
             assert pred["model_version"] == FAKE
-            p = stored[task["data"]["hume_id"]]
+            p = stored[refs[task["data"]["hume_ref"]]]
             if subset == CLS:
                 assert (
                     module.result_to_answer(pred["result"], labels=subs[subset].config["label_set"])
@@ -315,11 +318,11 @@ def test_predict_skips_what_the_task_has_and_unknown_tasks(study: Path, client: 
     close(study)
     tasks = tasks_payload(study, STS)[:3]
     tasks[0]["predictions"] = [{"model_version": FAKE, "result": []}]
-    tasks[1] = {"id": 999999, "data": {"hume_id": "No/such/id"}}
+    tasks[1] = {"id": 999999, "data": {"hume_ref": "no-such-ref"}}
     with Store.open(study) as store:
         inst = store.instances(STS)[2]
         store.set_ls_ids(STS, task_ids={inst.hume_id: 4242})
-    tasks[2] = {"id": 4242, "data": {"sentence1": "no hume_id here"}}  # found by LS task id
+    tasks[2] = {"id": 4242, "data": {"sentence1": "no hume_ref here"}}  # found by LS task id
     results = client.post("/predict", json={"tasks": tasks}).get_json()["results"]
     assert [len(r) for r in results] == [0, 0, 1]
 
