@@ -70,17 +70,29 @@ def render_subset_config(subset: SubsetRow) -> str:
 
 
 def _ensure_project(
-    client: LabelStudioClient, store: Store, subset: SubsetRow, title: str
-) -> tuple[int, bool]:
+    client: LabelStudioClient,
+    store: Store,
+    subset: SubsetRow,
+    title: str,
+    known: set[str],
+) -> tuple[int, bool, dict[str, int]]:
+    """The subset's project (recorded, found by title, or created) and the tasks it already
+    has (``hume_ref`` → task id). A project found by title is checked before anything is
+    changed or recorded, so a refused project leaves both Label Studio and the store as they
+    were."""
+    legacy = store.id_scheme == "source"
     if subset.ls_project_id is not None:
         project = client.get_project(subset.ls_project_id)
         if int(project.get("maximum_annotations") or 0) != subset.overlap:
             client.update_project(subset.ls_project_id, maximum_annotations=subset.overlap)
         client.assert_collab_predictions(subset.ls_project_id, False)
-        return subset.ls_project_id, False
+        pid = subset.ls_project_id
+        return pid, False, _existing_tasks(client, pid, known, legacy_store=legacy)
     found = client.find_project_by_title(title)
+    existing: dict[str, int] = {}
     if found is not None:
         project_id, created = int(found["id"]), False
+        existing = _existing_tasks(client, project_id, known, legacy_store=legacy)
         client.update_project(project_id, maximum_annotations=subset.overlap)
         client.assert_collab_predictions(project_id, False)
     else:
@@ -96,7 +108,7 @@ def _ensure_project(
         )
         project_id, created = int(project["id"]), True
     store.set_ls_ids(subset.key, project_id=project_id)
-    return project_id, created
+    return project_id, created, existing
 
 
 def _existing_tasks(
@@ -127,11 +139,11 @@ def _existing_tasks(
 def setup_subset(client: LabelStudioClient, store: Store, subset: SubsetRow) -> ProjectSetup:
     """Create (or find) the subset's project and import the instances it does not have yet."""
     study_name = store.meta().get("study_name", "hume")
-    project_id, created = _ensure_project(client, store, subset, project_title(study_name, subset))
     instances = store.instances(subset.key)
     known = {i.hume_ref for i in instances}
-    legacy = store.id_scheme == "source"
-    existing = {} if created else _existing_tasks(client, project_id, known, legacy_store=legacy)
+    project_id, created, existing = _ensure_project(
+        client, store, subset, project_title(study_name, subset), known
+    )
     recovered = {
         i.hume_id: existing[i.hume_ref]
         for i in instances

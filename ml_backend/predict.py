@@ -308,6 +308,7 @@ def predict_job(job: SubsetJob, encoder: Encoder, cache: EmbeddingCache) -> Subs
         ]
         scores = _result_scores(rr)
         main_name, main, method = rr.main_score_name, rr.main_score, rr.method
+    notes = protocol_notes(job, encoder)
     return SubsetPrediction(
         key=job.key,
         task_type=job.task_type,
@@ -316,8 +317,19 @@ def predict_job(job: SubsetJob, encoder: Encoder, cache: EmbeddingCache) -> Subs
         main_score_name=main_name,
         main_score=_main(main),
         scores=scores,
-        method=method,
+        method="; ".join([method, *notes]),
     )
+
+
+def protocol_notes(job: SubsetJob, encoder: Encoder) -> list[str]:
+    """How the encoder departs from mteb's protocol on this job (its ``protocol_note``), so that
+    the score's ``method`` never presents such a number as mteb's."""
+    note = getattr(encoder, "protocol_note", None)
+    if not callable(note):
+        return []
+    roles = ("query", "passage") if job.task_type == "reranking" else (None,)
+    found = [note(role=r, task_type=job.task_type, task_name=job.task_name) for r in roles]
+    return list(dict.fromkeys(n for n in found if n))
 
 
 class _Bar:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +19,6 @@ from hume_sync.model_view import model_view, shown_ids_from_source
 from hume_sync.sources import load_mteb, load_subset, provided_mteb_data
 from hume_sync.spec import StudySpec, parse_spec
 from hume_sync.store import (
-    MIGRATIONS,
     AnnotationRecord,
     PredictionRecord,
     Store,
@@ -28,9 +26,9 @@ from hume_sync.store import (
     dumps,
     gold,
     init_from_spec,
-    plan_study,
 )
 from tests._paths import SOURCE_DATA
+from tests._studies import make_v1_store
 
 SIB = SOURCE_DATA / "sib200" / "eng_Latn"
 
@@ -220,40 +218,6 @@ def test_changed_content_gets_a_new_reference(tmp_path: Path, sources) -> None:
 
 
 # ----------------------------------------------------------------------------- schema 1 -> 2
-
-
-def make_v1_store(study: Path, spec: StudySpec) -> None:
-    """A study store exactly as schema 1 wrote it: the same sample (sampling is unchanged),
-    items named by their source ids, no positions, no references, train pool without order."""
-    plans = plan_study(spec, id_scheme="source")
-    conn = sqlite3.connect(study / "study.sqlite")
-    conn.execute("CREATE TABLE schema_version (version INTEGER PRIMARY KEY, applied_at TEXT)")
-    for statement in MIGRATIONS[1]:
-        conn.execute(statement)
-    conn.execute("INSERT INTO schema_version VALUES (1, '2025-01-01T00:00:00Z')")
-    meta = {"schema_version": "1", "study_name": spec.name, "seed": str(spec.seed),
-            "spec_hash": spec.spec_hash, "spec": dumps(spec.to_dict()),
-            "created_at": "2025-01-01T00:00:00Z"}  # fmt: skip
-    conn.executemany("INSERT INTO meta VALUES (?, ?)", meta.items())
-    for p in plans:
-        conn.execute(
-            "INSERT INTO subsets (subset_key, task_name, hf_subset, task_type, language, config, "
-            "samples_per_label, overlap, position) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (p.key, p.task_name, p.hf_subset, p.task_type, p.language, dumps(p.config),
-             p.samples_per_label, p.overlap, p.position),
-        )  # fmt: skip
-        for hid, source_id, order, content, gold_json, _ in p.instances:
-            conn.execute(
-                "INSERT INTO instances (hume_id, subset_key, source_id, sample_order, content, "
-                "gold) VALUES (?, ?, ?, ?, ?, ?)",
-                (hid, p.key, source_id, order, content, gold_json),
-            )
-        for source_id, text, label, _ in sorted(p.train):
-            conn.execute(
-                "INSERT INTO train_items VALUES (?, ?, ?, ?)", (p.key, source_id, text, label)
-            )
-    conn.commit()
-    conn.close()
 
 
 def test_a_schema_1_store_migrates_in_place_and_learns_its_order(tmp_path: Path, sources) -> None:
