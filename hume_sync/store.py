@@ -896,6 +896,8 @@ def init_from_spec(
     Running it again with the same spec and data writes nothing. A store initialised from a
     different spec (or data that changed since) is refused unless ``force``; forcing updates the
     rows, and removes instances no longer sampled, but never ones that already have annotations.
+    On a store migrated from schema 1 the same spec writes only what that schema lacked: the
+    source positions (ids, references and everything else stay as they are).
     """
     study_dir = Path(study_dir)
     if spec is None:
