@@ -1,4 +1,5 @@
-"""Benchmark of ``hume-sync predict``, like against like. Prints medians of N alternating rounds:
+"""Benchmark of ``hume-sync predict``, like against like. Prints medians of N alternating rounds
+(a ratio: the median of its per-round ratios, whose two runs are neighbours in time):
 
 - a cold ``predict`` (empty cache: embedding, procedures, store writes) against a bare
   ``model.encode`` of the same distinct texts batched exactly as the cache batches them
@@ -19,7 +20,7 @@ clustering set per language (6 topics x 5), STS Benchmark pairs, and the SIB-200
 fixture. Ids sort differently as text and as numbers. Model: the packaged all-MiniLM-L6-v2
 (offline). Usage::
 
-    HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/precompute.py [--rounds 3] [--sts-pairs 250]
+    HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/precompute.py [--rounds 5] [--sts-pairs 250]
 """
 
 from __future__ import annotations
@@ -247,7 +248,7 @@ def main() -> int:
         "--train-pool", type=int, default=200, help="train sentences per language (the pool)"
     )
     parser.add_argument("--sts-pairs", type=int, default=250)
-    parser.add_argument("--rounds", type=int, default=3, help="alternating rounds (>= 3)")
+    parser.add_argument("--rounds", type=int, default=5, help="alternating rounds (>= 3)")
     parser.add_argument("--skip-mteb", action="store_true")
     args = parser.parse_args()
     if not (args.data_dir / "sib200").is_dir():
@@ -374,12 +375,18 @@ def main() -> int:
             runs = ", ".join(f"{t:.2f}" for t in times[key])
             line(label, f"{med[key]:.3f} s", f"runs: {runs}")
 
+        def ratio(label: str, top: str, bottom: str, note: str = "") -> None:
+            """Median of the per-round ratios: both runs of a round are neighbours in time, so
+            load from elsewhere on the machine mostly cancels out."""
+            per_round = [a / b for a, b in zip(times[top], times[bottom], strict=True)]
+            shown = ", ".join(f"{r:.2f}" for r in per_round)
+            line(label, f"{statistics.median(per_round):.3f}", f"{note}per round: {shown}")
+
         show("bare encode, token-sorted calls of 32", "bare")
         show("bare encode, one call per context", "plain")
         show("predict, cold cache", "cold")
-        line("  predict / bare batched the same way", f"{med['cold'] / med['bare']:.3f}",
-             "the pipeline's own overhead")  # fmt: skip
-        line("  predict / one plain encode call", f"{med['cold'] / med['plain']:.3f}")
+        ratio("  predict / bare batched the same way", "cold", "bare", "pipeline overhead; ")
+        ratio("  predict / one plain encode call", "cold", "plain")
         show("predict rerun, nothing to do", "noop")
         line("  cold / nothing to do", f"{med['cold'] / med['noop']:.0f}x")
         show("predict rerun, procedures recomputed", "recompute")
@@ -388,14 +395,11 @@ def main() -> int:
         line("peak RSS after the timed runs", f"{rss_predict:.0f} MiB")
         if not args.skip_mteb:
             show("mteb on the source files, no cache", "mteb")
-            line("  mteb / our cold predict", f"{med['mteb'] / med['cold']:.2f}")
+            ratio("  mteb / our cold predict", "mteb", "cold")
             show("mteb with its cache, cold", "mteb_cache_cold")
-            line("  mteb cache cold / our cold", f"{med['mteb_cache_cold'] / med['cold']:.2f}")
+            ratio("  mteb cache cold / our cold predict", "mteb_cache_cold", "cold")
             show("mteb with its cache, warm", "mteb_cache_warm")
-            line(
-                "  mteb cache warm / our recomputed rerun",
-                f"{med['mteb_cache_warm'] / med['recompute']:.2f}",
-            )
+            ratio("  mteb cache warm / our recomputed rerun", "mteb_cache_warm", "recompute")
             with Store.open(done) as store:
                 ours = model_subset_scores(store)[encoder.model_version]
             worst = max(abs(ours[k].main_score - v) for k, v in mteb_scores.items())

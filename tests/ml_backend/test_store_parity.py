@@ -17,6 +17,7 @@ in-memory ``datasets`` object in the HUME tasks' schema stands in for the hub.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -461,3 +462,108 @@ def test_hume_v1_preset_matches_mteb_task_classes(
         assert diff <= TOL
         [answer] = stored_answers(tmp_path / "study", f"{sib}/{lang}").values()
         assert [answer[f"0-{n}"] for n in range(30)] == [f"group_{c + 1}" for c in preds[0]]
+
+
+def sts22_stand_in() -> Any:
+    """HUMESTS22's schema (``sentence1``, ``sentence2``, ``score``; no id column) with the first
+    30 STS Benchmark pairs, scores moved onto STS22's 1-4 scale."""
+    path = SOURCE_DATA / "stsb-en-test.csv"
+    if not path.exists():
+        pytest.skip(f"shared test data missing: {path}")
+    with path.open(encoding="utf-8", newline="") as fh:
+        rows = list(csv.reader(fh))[:30]
+    return {
+        "en": {
+            "test": datasets.Dataset.from_dict(
+                {
+                    "sentence1": [a for a, _, _ in rows],
+                    "sentence2": [b for _, b, _ in rows],
+                    "score": [1 + 3 * float(s) / 5 for _, _, s in rows],
+                }
+            )
+        }
+    }
+
+
+def core17_stand_in() -> Any:
+    """HUMECore17InstructionReranking's loaded schema (mteb 2.x retrieval: corpus with titles,
+    queries with an ``instruction``, relevance judgements, the candidates of each query):
+    12 SIB-200 test sentences as queries, 7 train sentences each (1-2 of the same topic)."""
+    train = sib_rows("train")
+    by_cat: dict[str, list[dict[str, str]]] = {}
+    for r in train:
+        by_cat.setdefault(r["category"], []).append(r)
+    cats = sorted(by_cat)
+    corpus: dict[str, tuple[str, str]] = {}
+    queries, qrels, top = [], {}, {}
+    for q, row in enumerate(sib_rows("test")[:12]):
+        others = [c for c in cats if c != row["category"]]
+        cands = [(by_cat[row["category"]][(3 * q + j) % 40], 1) for j in range(1 + q % 2)]
+        cands += [(by_cat[others[(q + j) % 6]][(5 * q + 2 * j) % 40], 0) for j in range(6 - q % 2)]
+        cands = [cands[(4 * q + 3 * j) % 7] for j in range(7)]
+        for r, _ in cands:
+            title = f"{r['category'].title()} notes" if int(r["index_id"]) % 2 else ""
+            corpus.setdefault(r["index_id"], (title, r["text"]))
+        qid = f"q{row['index_id']}"
+        queries.append((qid, row["text"], f"Relevant: a text on {row['category']}."))
+        qrels[qid] = {r["index_id"]: rel for r, rel in cands}
+        top[qid] = [r["index_id"] for r, _ in cands]
+    ds = datasets.Dataset.from_dict
+    return {
+        "default": {
+            "test": {
+                "corpus": ds(
+                    {
+                        "id": list(corpus),
+                        "title": [t for t, _ in corpus.values()],
+                        "text": [x for _, x in corpus.values()],
+                    }
+                ),
+                "queries": ds(
+                    {
+                        "id": [q for q, _, _ in queries],
+                        "text": [t for _, t, _ in queries],
+                        "instruction": [i for _, _, i in queries],
+                    }
+                ),
+                "relevant_docs": qrels,
+                "top_ranked": top,
+            }
+        }
+    }
+
+
+def test_hume_v1_preset_sts_and_instruction_reranking(
+    tmp_path: Path, minilm: Any, mteb_minilm: Any
+) -> None:
+    """The other two types on the preset path: an STS22-shaped set, and an instruction
+    reranking set with titles (how the query, its instruction and a titled document become
+    model input must be mteb's)."""
+    sts, rr = "HUMESTS22", "HUMECore17InstructionReranking"
+    data = {sts: sts22_stand_in(), rr: core17_stand_in()}
+    with provided_mteb_data(data):
+        spec = parse_spec({"name": "p", "tasks": [{"preset": "hume-v1", "only": [sts, rr]}]})
+        task = next(t for t in spec.tasks if t.name == sts)
+        only_en = {t.name: t for t in spec.tasks} | {
+            sts: dataclasses.replace(task, subsets=task.subsets[:1])  # the stand-in has "en"
+        }
+        spec = dataclasses.replace(spec, tasks=tuple(only_en[t.name] for t in spec.tasks))
+        study = tmp_path / "study"
+        init_from_spec(study, spec)
+        with Store.open(study) as store:
+            predict_study(study, store, encoders=[minilm], progress=False)
+            ours = model_subset_scores(store)[MV]
+
+    theirs, preds = run_mteb(sts, "en", data[sts], mteb_minilm, tmp_path / "sts")
+    diff = max_diff(ours[f"{sts}/en"].scores, theirs, STS_KEYS)
+    report("hume-v1 STS22 (en)", diff, ours[f"{sts}/en"].main_score)
+    assert diff <= TOL
+
+    theirs, preds = run_mteb(rr, "default", data[rr], mteb_minilm, tmp_path / "rr")
+    mine = ours[f"{rr}/default"]
+    diff = max_diff(mine.scores, theirs, RR_KEYS)
+    answers = stored_answers(study, f"{rr}/default")
+    per_candidate = max(abs(answers[q][c] - preds[q][c]) for q in answers for c in answers[q])
+    report("hume-v1 Core17InstructionReranking", diff, mine.main_score)
+    report("hume-v1 Core17InstructionReranking, per candidate", per_candidate)
+    assert diff <= TOL and per_candidate <= TOL
