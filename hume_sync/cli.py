@@ -153,6 +153,12 @@ def _cmd_setup(args: argparse.Namespace) -> int:
             f"{len(summary.open_seats)} seat(s) wait for annotators: "
             f"'hume-sync annotators add {args.study_dir} EMAIL --languages CODES', then setup again"
         )
+    if summary.legacy_ids:
+        print(
+            "warning: this study's store dates from before schema 2: its tasks show source ids "
+            "(kept so that existing annotations stay valid); a new study folder gets opaque ids",
+            file=sys.stderr,
+        )
     return 0
 
 

@@ -22,6 +22,7 @@ import label_studio_configs
 from hume_sync import ls_servers, server
 from hume_sync.annotators import add_annotator
 from hume_sync.ls_client import LabelStudioClient
+from hume_sync.model_view import shown_ids_from_source
 from hume_sync.projects import setup_study
 from hume_sync.pull import author_id, pull_study
 from hume_sync.spec import load_spec
@@ -130,8 +131,10 @@ def replay_example_answers(
         if task_id is None or (slot, task_id) in done:
             continue
         module = label_studio_configs.get(subset.task_type)
+        # the recordings name the demo files' own item ids; annotators see opaque ones
+        answer = shown_ids_from_source(store, subset.key, inst.hume_id, rec["answer"])
         result = module.answer_to_result(
-            rec["answer"],
+            answer,
             **label_studio_configs.translation_kwargs(
                 subset.task_type, subset.config, inst.content
             ),

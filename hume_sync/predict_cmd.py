@@ -20,12 +20,13 @@ import hashlib
 import json
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from hume_sync.file_modes import private_dir, private_file
+from hume_sync.model_view import ModelView, model_view
 from hume_sync.progress import say
 from hume_sync.store import (
     STORE_NAME,
@@ -68,41 +69,54 @@ def _instances_digest(store: Store, subset: str) -> str:
     return hashlib.sha256(dumps(rows).encode("utf-8")).hexdigest()
 
 
-def build_jobs(store: Store, subsets: Sequence[str] | None = None) -> list[Any]:
-    """The study's subsets (all, or the named ones) as ``SubsetJob``s, gold included."""
+def model_views(store: Store, subsets: Sequence[str] | None = None) -> dict[str, ModelView]:
+    """The study's subsets (all, or the named ones, with instances) as models see them."""
+    wanted = set(subsets) if subsets is not None else None
+    views = {
+        sub.key: model_view(store, sub.key)
+        for sub in store.subsets()
+        if (wanted is None or sub.key in wanted) and store.instances(sub.key)
+    }
+    if wanted is not None:
+        unknown = sorted(wanted - set(views))
+        if unknown:
+            raise PredictCommandError(f"no such subset(s) with instances: {', '.join(unknown)}")
+    return views
+
+
+def build_jobs(
+    store: Store,
+    subsets: Sequence[str] | None = None,
+    *,
+    views: Mapping[str, ModelView] | None = None,
+) -> list[Any]:
+    """The study's subsets (all, or the named ones) as ``SubsetJob``s, gold included.
+
+    Jobs are built from :func:`hume_sync.model_view.model_view`: instances, items and train pool
+    in the source's order under source ids (mteb's view), never the presentation order.
+    """
     from ml_backend.predict import SubsetJob
 
-    wanted = set(subsets) if subsets is not None else None
+    if views is None:
+        views = model_views(store, subsets)
     jobs = []
-    for sub in store.subsets():
-        if wanted is not None and sub.key not in wanted:
-            continue
-        instances = store.instances(sub.key)
-        if not instances:
-            continue
-        golds = gold(store, sub.key)
-        train: tuple[dict[str, str], ...] = ()
-        if sub.task_type == "classification":
-            train = tuple({"text": t.text, "label": t.label} for t in store.train_items(sub.key))
+    for key, view in views.items():
+        sub = store.subset(key)
         score_range = sub.config.get("score_range")
         jobs.append(
             SubsetJob(
                 key=sub.key,
                 task_type=sub.task_type,
                 task_name=sub.task_name,
-                hume_ids=tuple(i.hume_id for i in instances),
-                contents=tuple(i.content for i in instances),
-                train_pool=train,
+                hume_ids=tuple(i.hume_id for i in view.instances),
+                contents=tuple(i.content for i in view.instances),
+                train_pool=tuple({"text": t.text, "label": t.label} for t in view.train),
                 samples_per_label=sub.samples_per_label,
                 n_groups=sub.config.get("n_groups"),
                 score_range=tuple(score_range) if score_range else None,
-                gold=tuple(golds[i.hume_id] for i in instances),
+                gold=tuple(i.gold for i in view.instances),
             )
         )
-    if wanted is not None:
-        unknown = sorted(wanted - {j.key for j in jobs})
-        if unknown:
-            raise PredictCommandError(f"no such subset(s) with instances: {', '.join(unknown)}")
     return jobs
 
 
@@ -268,7 +282,8 @@ def predict_study(
     from ml_backend.predict import PredictError
 
     try:
-        jobs = build_jobs(store, subsets)
+        views = model_views(store, subsets)
+        jobs = build_jobs(store, views=views)
     except PredictError as exc:
         raise PredictCommandError(str(exc)) from None
     if not jobs:
@@ -287,6 +302,7 @@ def predict_study(
                     cache,
                     encoder,
                     jobs,
+                    views,
                     digests,
                     chunk_size=chunk_size or DEFAULT_CHUNK_SIZE,
                     replace=replace,
@@ -301,6 +317,7 @@ def _predict_model(
     cache: Any,
     encoder: Any,
     jobs: Sequence[Any],
+    views: Mapping[str, ModelView],
     digests: dict[str, str],
     *,
     chunk_size: int,
@@ -308,7 +325,10 @@ def _predict_model(
     progress: bool,
 ) -> ModelSummary:
     """One model: skip subsets whose inputs are unchanged since their stored result, redo the
-    rest (embedding through the cache), store predictions and scores."""
+    rest (embedding through the cache), store predictions and scores.
+
+    Answers come back keyed by source item ids (the model's view) and are stored under the ids
+    annotators see, like human answers and gold."""
     from ml_backend.embedding_cache import EmbeddingCacheError
     from ml_backend.predict import PredictError, PredictRun, job_fingerprint, predict_subsets
 
@@ -337,7 +357,9 @@ def _predict_model(
         except (PredictError, EmbeddingCacheError) as exc:
             raise PredictCommandError(str(exc)) from None
     records = [
-        PredictionRecord(item.hume_id, mv, item.answer, item.score)
+        PredictionRecord(
+            item.hume_id, mv, views[sp.key].shown_answer(item.hume_id, item.answer), item.score
+        )
         for sp in run.predictions
         for item in sp.items
     ]

@@ -7,15 +7,20 @@ them gets a project with every instance of the subset, one annotation per task.
 Identity never depends on a title: the store records each project's id per subset and slot, and
 every project carries a marker (``hume:<hash of study, subset, slot>``) in its description, so a
 run that died between creating a project and recording it finds it again instead of making a
-second one. Tasks already in a project are recognised by the ``hume_id`` in their data, so a
+second one. Tasks already in a project are recognised by the ``hume_ref`` in their data, so a
 rerun imports only what is missing. Titles are for people: ``<study> · <task>/<subset>``,
 shortened in the middle to Label Studio's 50 characters, with a short hash when shortened so
 that two subsets never share a title.
 
 A project deleted in Label Studio is reported with its subset and annotator; ``--recreate-missing``
 makes it again and re-imports its tasks (answers already pulled stay in the store).
-Gold labels never leave the store: tasks are built from the instance content alone, and
-predictions are not uploaded here (they stay sealed).
+Gold labels never leave the store: tasks are built by ``label_studio_configs`` from the
+instance content alone (opaque item ids, shuffled order) and an opaque ``hume_ref``; source ids,
+which can encode gold, stay in the store, and predictions are not uploaded here (they stay sealed).
+
+A store migrated from schema 1 keeps the ids its annotations already use (its ``hume_ref`` *is*
+the old ``hume_id``, items keep their source ids) so that those annotations stay valid; setup
+warns that its tasks show source ids. A new study folder gets opaque ids.
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ from hume_sync.annotators import plan_seats
 from hume_sync.ls_client import LabelStudioClient, LabelStudioNotFoundError
 from hume_sync.progress import progress
 from hume_sync.spec import language_code
-from hume_sync.store import AnnotatorRow, Store, StoreError, SubsetRow
+from hume_sync.store import AnnotatorRow, Store, StoreError, SubsetRow, task_ref
 
 #: Label Studio's limit on project titles (``Project.title`` max_length).
 TITLE_MAX = 50
@@ -75,6 +80,8 @@ class SetupSummary:
     projects: list[ProjectSetup] = field(default_factory=list)
     open_seats: list[OpenSeat] = field(default_factory=list)
     kept_answers: int = 0  # answers of recreated projects that stay in the store
+    #: the store dates from schema 1: its tasks show source ids (kept so annotations stay valid)
+    legacy_ids: bool = False
 
     @property
     def created(self) -> int:
@@ -159,12 +166,13 @@ def recreate_hint(study_dir: str) -> str:
 
 
 def _existing_tasks(client: LabelStudioClient, project_id: int) -> dict[str, int]:
-    """hume_id → task id of the tasks already in the project."""
+    """hume_ref → task id of the tasks already in the project (a store migrated from schema 1
+    keeps the ``hume_id`` its tasks were imported with as their reference: ``task_ref``)."""
     out: dict[str, int] = {}
     for task in client.list_tasks(project_id):
-        hid = (task.get("data") or {}).get("hume_id")
-        if isinstance(hid, str):
-            out.setdefault(hid, int(task["id"]))
+        ref = task_ref(task.get("data"))
+        if ref is not None:
+            out.setdefault(ref, int(task["id"]))
     return out
 
 
@@ -230,15 +238,16 @@ def setup_slot(
     instances = store.instances(subset.key)
     recorded = store.slot_tasks(subset.key, annotator.slot)
     existing = {} if created else _existing_tasks(client, project_id)
-    known = {i.hume_id for i in instances}
     recovered = {
-        hid: tid for hid, tid in existing.items() if hid in known and recorded.get(hid) != tid
+        i.hume_id: existing[i.hume_ref]
+        for i in instances
+        if i.hume_ref in existing and recorded.get(i.hume_id) != existing[i.hume_ref]
     }
     if recovered:
         store.set_slot_tasks(subset.key, annotator.slot, recovered)
-    missing = [i for i in instances if i.hume_id not in existing]
+    missing = [i for i in instances if i.hume_ref not in existing]
     module = label_studio_configs.get(subset.task_type)
-    tasks = [{"data": module.task_data(i.hume_id, i.content)} for i in missing]
+    tasks = [{"data": module.task_data(i.hume_ref, i.content)} for i in missing]
     if tasks:
         ids = client.import_tasks(project_id, tasks)
         store.set_slot_tasks(
@@ -269,7 +278,7 @@ def setup_study(
     study_dir: str = "STUDY_DIR",
 ) -> SetupSummary:
     """Set up every subset on its annotators' servers; safe to run again at any point."""
-    summary = SetupSummary()
+    summary = SetupSummary(legacy_ids=store.id_scheme == "source")
     missing = missing_projects(store, client_for)
     if missing and not recreate_missing:
         shown = "; ".join(str(m) for m in missing[:3])

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hume_sync.progress import say
-from hume_sync.store import STORE_NAME, InstanceRow, Store, StoreError, SubsetRow
+from hume_sync.store import STORE_NAME, InstanceRow, Store, StoreError, SubsetRow, task_ref
 from ml_backend.event_log import EventLog
 
 if TYPE_CHECKING:
@@ -315,15 +315,16 @@ class StudySource:
             if not predictions_visible(store):
                 return out
             subsets = {s.key: s for s in store.subsets()}
+            by_ref = {ref: i.hume_id for ref, i in store.instances_by_ref().items()}
             by_task_id: dict[int, str] = {}
             wanted: dict[str, list[int]] = {}
             for n, task in enumerate(tasks):
-                hid = (task.get("data") or {}).get("hume_id")
-                if not isinstance(hid, str) and isinstance(task.get("id"), int):
+                hid = by_ref.get(task_ref(task.get("data")) or "")
+                if hid is None and isinstance(task.get("id"), int):
                     if not by_task_id:
                         by_task_id = _unique_task_ids(store)
                     hid = by_task_id.get(task["id"])
-                if isinstance(hid, str):
+                if hid is not None:
                     wanted.setdefault(hid, []).append(n)
             if not wanted:
                 return out

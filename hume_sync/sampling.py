@@ -2,7 +2,8 @@
 
 Each subset draws from its own ``numpy.random.Generator`` seeded by the study seed and a stable
 hash of ``<task>/<subset>``, so adding or removing a task never changes another task's sample.
-Records are put in id order before drawing, so the sample does not depend on file order either.
+Records are put in id order before drawing, so *which* records are drawn does not depend on file
+order either (the order models see does: see below).
 
 - classification: balanced across labels (round-robin allocation: ``size // n_labels`` each, the
   leftovers to labels in a seeded order; a label with too few items gives all it has and the
@@ -16,6 +17,14 @@ Records are put in id order before drawing, so the sample does not depend on fil
 Every sampler returns a :class:`Sample`: the records in presentation order (seeded shuffle, never
 grouped by label) and a :class:`SampleReport` with counts and shortfalls.
 :func:`to_instances` turns a sample into the stored instance shape (content without gold, gold).
+
+Two orders, kept apart on purpose. The *presentation* order (instances, clustering items,
+reranking candidates) is a seeded shuffle: it is what annotators see, and it must not encode gold.
+The *source* order is where each record stood in its source; mteb's numbers depend on it
+(classification undersampling, MiniBatchKMeans), so every :class:`Instance` and :class:`ItemRef`
+carries its ``source_position`` and models run in that order, never in the presentation order.
+Items and candidates shown to annotators get opaque ids (their 1-based presentation position)
+unless ``id_scheme="source"`` (stores created before schema 2, whose tasks already show source ids).
 """
 
 from __future__ import annotations
@@ -59,12 +68,54 @@ class Sample:
 
 
 @dataclass(frozen=True)
+class ItemRef:
+    """A clustering item or reranking candidate: the id annotators, answers and gold use
+    (``item_id``), the id it has in its source, and its position there (0-based; a candidate's
+    position is within its query's candidate list)."""
+
+    item_id: str
+    source_id: str
+    source_position: int | None
+
+
+@dataclass(frozen=True)
 class Instance:
-    """One stored instance: ``content`` is what annotators see, ``gold`` is kept apart."""
+    """One stored instance: ``content`` is what annotators see, ``gold`` is kept apart.
+
+    ``source_position`` is the record's 0-based position in its source (a clustering set: the
+    first position of its items); ``items`` maps the ids in ``content`` back to the source.
+    """
 
     source_id: str
     content: dict[str, Any]
     gold: Any
+    source_position: int | None = None
+    items: tuple[ItemRef, ...] = ()
+
+
+#: How the ids of items and candidates in ``content`` are made: ``opaque`` (1-based presentation
+#: position; carries nothing) or ``source`` (the source's own ids, as schema-1 stores have them).
+ID_SCHEMES = ("opaque", "source")
+
+
+@dataclass(frozen=True)
+class SourcePositions:
+    """Where each record (and each reranking candidate) stood in its source, by id."""
+
+    records: Mapping[str, int]
+    candidates: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, records: Sequence[Record]) -> SourcePositions:
+        """Positions of ``records`` as given (the loader's order is the source order)."""
+        return cls(
+            records={r.id: n for n, r in enumerate(records)},
+            candidates={
+                r.id: {c.id: n for n, c in enumerate(r.candidates)}
+                for r in records
+                if isinstance(r, QueryItem)
+            },
+        )
 
 
 def stable_hash(text: str) -> int:
@@ -358,9 +409,11 @@ def take_all(
     """Keep every record (the source already is the sample, as for the HUME MTEB datasets).
 
     Only the presentation order is drawn (items, and reranking candidates unless
-    ``shuffle_candidates`` is false). A clustering source with several MTEB sets keeps the first
-    set. Counts that differ from the spec (``expected`` items, ``labels`` K, ``candidates`` N)
-    are reported, not fatal: the published sample wins over the spec's description of it.
+    ``shuffle_candidates`` is false); it is for annotators only. Models see the records in the
+    source's own order, which :func:`to_instances` keeps as ``source_position``. A clustering
+    source with several MTEB sets keeps the first set. Counts that differ from the spec
+    (``expected`` items, ``labels`` K, ``candidates`` N) are reported, not fatal: the published
+    sample wins over the spec's description of it.
     """
     pool = _by_id(records)
     notes = []
@@ -454,39 +507,81 @@ def sample_subset(
     raise SamplingError(f"unknown task type {task_type!r}")
 
 
-def to_instances(task_type: str, records: Sequence[Record]) -> list[Instance]:
-    """Stored instances of a sample, in order: content for annotators, gold kept apart.
+def _item_id(scheme: str, position: int, source_id: str) -> str:
+    """The id an item or candidate is shown and answered under (see :data:`ID_SCHEMES`)."""
+    return str(position) if scheme == "opaque" else source_id
+
+
+def to_instances(
+    task_type: str,
+    records: Sequence[Record],
+    positions: SourcePositions | None = None,
+    *,
+    id_scheme: str = "opaque",
+) -> list[Instance]:
+    """Stored instances of a sample, in presentation order: content for annotators, gold apart.
 
     A clustering sample is one instance (the whole set, id ``set-0``); the others are one
-    instance per record.
+    instance per record. Items and candidates are named by ``id_scheme``; gold is keyed by the
+    same names, and each :class:`ItemRef` keeps the source id and position behind a name.
+    ``positions`` defaults to the order of ``records`` themselves.
     """
+    if id_scheme not in ID_SCHEMES:
+        raise SamplingError(f"unknown id scheme {id_scheme!r} (expected one of {ID_SCHEMES})")
+    pos = positions if positions is not None else SourcePositions.of(records)
     if task_type == "clustering":
         items = [r for r in records if isinstance(r, TextItem)]
+        refs = tuple(
+            ItemRef(_item_id(id_scheme, n, r.id), r.id, pos.records.get(r.id))
+            for n, r in enumerate(items, start=1)
+        )
+        known = [p for p in (ref.source_position for ref in refs) if p is not None]
         return [
             Instance(
                 source_id="set-0",
-                content={"items": [{"id": r.id, "text": r.text} for r in items]},
-                gold={r.id: r.label for r in items},
+                content={
+                    "items": [
+                        {"id": ref.item_id, "text": r.text}
+                        for ref, r in zip(refs, items, strict=True)
+                    ]
+                },
+                gold={ref.item_id: r.label for ref, r in zip(refs, items, strict=True)},
+                source_position=min(known) if known else None,
+                items=refs,
             )
         ]
     out = []
     for r in records:
+        where = pos.records.get(r.id)
         if isinstance(r, TextItem) and task_type == "classification":
-            out.append(Instance(r.id, {"text": r.text}, r.label))
+            out.append(Instance(r.id, {"text": r.text}, r.label, where))
         elif isinstance(r, QueryItem) and task_type == "reranking":
+            cand_pos = pos.candidates.get(r.id, {})
+            refs = tuple(
+                ItemRef(_item_id(id_scheme, n, c.id), c.id, cand_pos.get(c.id))
+                for n, c in enumerate(r.candidates, start=1)
+            )
             out.append(
                 Instance(
                     r.id,
                     {
                         "query": r.query,
-                        "candidates": [{"id": c.id, "text": c.text} for c in r.candidates],
+                        "candidates": [
+                            {"id": ref.item_id, "text": c.text}
+                            for ref, c in zip(refs, r.candidates, strict=True)
+                        ],
                     },
-                    {c.id: int(c.relevant) for c in r.candidates},
+                    {
+                        ref.item_id: int(c.relevant)
+                        for ref, c in zip(refs, r.candidates, strict=True)
+                    },
+                    where,
+                    refs,
                 )
             )
         elif isinstance(r, PairItem) and task_type == "sts":
             out.append(
-                Instance(r.id, {"sentence1": r.sentence1, "sentence2": r.sentence2}, r.score)
+                Instance(r.id, {"sentence1": r.sentence1, "sentence2": r.sentence2}, r.score, where)
             )
         else:
             raise SamplingError(f"record {r.id!r} is not a {task_type} record")
@@ -494,10 +589,13 @@ def to_instances(task_type: str, records: Sequence[Record]) -> list[Instance]:
 
 
 __all__ = [
+    "ID_SCHEMES",
     "Instance",
+    "ItemRef",
     "Sample",
     "SampleReport",
     "SamplingError",
+    "SourcePositions",
     "sample_classification",
     "sample_clustering",
     "sample_reranking",

@@ -21,6 +21,7 @@ import hashlib
 import json
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -518,6 +519,26 @@ def _hub_unreachable(exc: BaseException) -> bool:
 
 
 _loaded: dict[str, Any] = {}
+
+
+@contextmanager
+def provided_mteb_data(datasets: Mapping[str, Any]) -> Iterator[None]:
+    """Serve the named MTEB tasks from in-memory data instead of the hub, inside the block.
+
+    ``datasets`` maps a task name to what its ``load_data()`` would have put in ``task.dataset``
+    (``{hf_subset: {split: datasets.Dataset}}``, or ``{split: ...}`` for a ``default``-only
+    task). Everything after the hub download runs as usual (``load_subset`` → ``load_mteb``),
+    so tests and offline copies exercise the real path; the same object can be given to the
+    mteb task class itself (``task.dataset = ...``) for a like-for-like comparison.
+    """
+    saved = {name: _loaded[name] for name in datasets if name in _loaded}
+    _loaded.update(datasets)
+    try:
+        yield
+    finally:
+        for name in datasets:
+            _loaded.pop(name, None)
+        _loaded.update(saved)
 
 
 def _offline_mode() -> bool:

@@ -9,20 +9,30 @@ from Label Studio. Design rules:
 - rows are keyed by natural keys (``hume_id = <task>/<subset>/<source id>``, ``(slot, LS
   annotation id)``, ``(hume_id, model_version)``) and upserted, so re-running a step writes
   nothing new;
+- ``hume_id`` never leaves hume: Label Studio tasks carry the instance's ``hume_ref`` (a random
+  token drawn once per instance), and clustering items / reranking candidates are shown under
+  opaque ids (their presentation position); ``instance_items`` maps them back to the source;
+- order is data: every instance, item and train item keeps its ``source_position``, so models
+  run in the order mteb sees the source (:mod:`hume_sync.model_view`), whatever the
+  presentation order (``sample_order``, a seeded shuffle) shown to annotators;
 - re-initialising with a different spec or changed data is refused unless forced;
 - gold is only reachable through :func:`gold`; :meth:`Store.instances` never selects it, so code
   that builds Label Studio tasks cannot leak it by accident;
 - a ``schema_version`` table drives migrations (``MIGRATIONS``).
 
-Schema (version 1, then 3: annotators and their own projects and tasks)::
+Schema (version 1, 2: source order and opaque ids, 3: annotators and their own projects and
+tasks)::
 
     schema_version(version PK, applied_at)
-    meta(key PK, value)    -- schema_version, study_name, seed, spec_hash, spec, created_at
+    meta(key PK, value)    -- schema_version, study_name, seed, spec_hash, spec, created_at,
+                           -- id_scheme ("source" in stores migrated from version 1)
     subsets(subset_key PK "<task>/<subset>", task_name, hf_subset, task_type, language,
             config JSON, samples_per_label, overlap, position, ls_project_id UNIQUE)
     instances(hume_id PK, subset_key FK, source_id, sample_order, content JSON, gold JSON,
-              ls_task_id UNIQUE)
-    train_items(subset_key FK, source_id, text, label; PK(subset_key, source_id))
+              ls_task_id UNIQUE, source_position, hume_ref UNIQUE)
+    instance_items(hume_id FK, item_id, source_id, source_position; PK(hume_id, item_id))
+    train_items(subset_key FK, source_id, text, label, source_position;
+                PK(subset_key, source_id))
     predictions(hume_id FK, model_version, answer JSON, score, sealed, created_at;
                 PK(hume_id, model_version))
     annotations(slot, ls_annotation_id; PK(slot, ls_annotation_id), hume_id FK, ls_task_id,
@@ -44,6 +54,7 @@ from __future__ import annotations
 
 import json
 import math
+import secrets
 import sqlite3
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -54,7 +65,15 @@ from typing import Any
 
 from hume_sync.file_modes import private_dir, private_file
 from hume_sync.gold_checks import check_gold_against_spec
-from hume_sync.sampling import Instance, SamplingError, sample_subset, subset_rng, to_instances
+from hume_sync.sampling import (
+    Instance,
+    ItemRef,
+    SamplingError,
+    SourcePositions,
+    sample_subset,
+    subset_rng,
+    to_instances,
+)
 from hume_sync.sources import SourceData, TextItem, load_subset
 from hume_sync.spec import StudySpec, SubsetSpec, TaskSpec, load_spec
 from hume_sync.store_errors import (
@@ -130,8 +149,33 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         )""",
         """CREATE INDEX annotations_by_instance ON annotations (hume_id)""",
     ),
-    # 2 is another branch's migration (source order); this one does not depend on it.
-    2: (),
+    # Order is data, and nothing shown in Label Studio encodes gold. Rows of a version-1 store
+    # keep the ids their Label Studio tasks already show (hume_ref = hume_id, items named by
+    # their source ids: id_scheme "source"); their source positions are unknown (NULL) until
+    # `init` runs again and records them.
+    2: (
+        """ALTER TABLE instances ADD COLUMN source_position INTEGER""",
+        """ALTER TABLE instances ADD COLUMN hume_ref TEXT""",
+        """UPDATE instances SET hume_ref = hume_id""",
+        """CREATE UNIQUE INDEX instances_by_ref ON instances (hume_ref)""",
+        """ALTER TABLE train_items ADD COLUMN source_position INTEGER""",
+        """CREATE TABLE instance_items (
+            hume_id TEXT NOT NULL REFERENCES instances (hume_id),
+            item_id TEXT NOT NULL,
+            source_id TEXT NOT NULL,
+            source_position INTEGER,
+            PRIMARY KEY (hume_id, item_id),
+            UNIQUE (hume_id, source_id)
+        )""",
+        """INSERT INTO instance_items (hume_id, item_id, source_id, source_position)
+            SELECT i.hume_id, json_extract(j.value, '$.id'), json_extract(j.value, '$.id'), NULL
+            FROM instances i, json_each(i.content, '$.items') j
+            UNION ALL
+            SELECT i.hume_id, json_extract(j.value, '$.id'), json_extract(j.value, '$.id'), NULL
+            FROM instances i, json_each(i.content, '$.candidates') j""",
+        """INSERT INTO meta (key, value) SELECT 'id_scheme', 'source'
+            WHERE EXISTS (SELECT 1 FROM instances)""",
+    ),
     3: (
         """CREATE TABLE annotators (
             slot INTEGER PRIMARY KEY CHECK (slot >= 1),
@@ -205,13 +249,19 @@ class SubsetRow:
 
 @dataclass(frozen=True)
 class InstanceRow:
-    """An instance as Label Studio task code may see it: no gold field at all."""
+    """An instance as Label Studio task code may see it: no gold field at all.
+
+    ``hume_ref`` is the only reference to it that may go into Label Studio; ``hume_id`` and
+    ``source_id`` stay in hume (a source id can encode gold, or find it in a public dataset).
+    """
 
     hume_id: str
     subset_key: str
     source_id: str
     sample_order: int
     content: dict[str, Any]
+    hume_ref: str = ""
+    source_position: int | None = None
 
 
 @dataclass(frozen=True)
@@ -330,6 +380,32 @@ def dumps(value: Any) -> str:
 
 def _now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def unknown_order_message(subset: str) -> str:
+    """Why a store migrated from schema 1 cannot run models yet, and what to do."""
+    return (
+        f"the source order of subset {subset} is not recorded (a study store from before "
+        "schema 2); run 'hume-sync init' on the study again to record it"
+    )
+
+
+#: The task-data key of tasks imported before schema 2 (``<task>/<subset>/<source id>``).
+LEGACY_TASK_KEY = "hume_id"
+
+
+def task_ref(data: Any) -> str | None:
+    """The study reference in a Label Studio task's data: ``hume_ref``, or the ``hume_id`` of a
+    task imported before schema 2 (a migrated store keeps that as the instance's ``hume_ref``)."""
+    if not isinstance(data, Mapping):
+        return None
+    ref = data.get("hume_ref", data.get(LEGACY_TASK_KEY))
+    return ref if isinstance(ref, str) else None
+
+
+def new_ref() -> str:
+    """A fresh ``hume_ref``: random, so it carries nothing about the instance or its source."""
+    return secrets.token_hex(8)
 
 
 def subset_key(task: str, subset: str) -> str:
@@ -476,22 +552,56 @@ class Store:
         raise StoreError(f"no subset {key!r} in {self.path}")
 
     def instances(self, subset: str) -> list[InstanceRow]:
-        """The subset's instances in sample order, without gold."""
+        """The subset's instances in presentation (sample) order, without gold."""
         self.subset(subset)
         rows = self._conn.execute(
-            "SELECT hume_id, subset_key, source_id, sample_order, content "
-            "FROM instances WHERE subset_key = ? ORDER BY sample_order",
+            "SELECT hume_id, subset_key, source_id, sample_order, content, hume_ref, "
+            "source_position FROM instances WHERE subset_key = ? ORDER BY sample_order",
             (subset,),
         ).fetchall()
-        return [InstanceRow(r[0], r[1], r[2], r[3], json.loads(r[4])) for r in rows]
+        return [InstanceRow(r[0], r[1], r[2], r[3], json.loads(r[4]), r[5], r[6]) for r in rows]
+
+    def instances_by_ref(self) -> dict[str, InstanceRow]:
+        """Every instance of the study by its ``hume_ref`` (what Label Studio task data holds)."""
+        return {i.hume_ref: i for s in self.subsets() for i in self.instances(s.key)}
+
+    def item_refs(self, subset: str) -> dict[str, tuple[ItemRef, ...]]:
+        """Per instance (hume_id) of the subset, its items or candidates in presentation order:
+        the id shown and answered under, the source id and the source position."""
+        self.subset(subset)
+        rows = self._conn.execute(
+            "SELECT t.hume_id, t.item_id, t.source_id, t.source_position, i.content "
+            "FROM instance_items t JOIN instances i ON i.hume_id = t.hume_id "
+            "WHERE i.subset_key = ?",
+            (subset,),
+        ).fetchall()
+        refs: dict[str, dict[str, ItemRef]] = {}
+        shown: dict[str, list[str]] = {}
+        for hid, item_id, source_id, position, content in rows:
+            refs.setdefault(hid, {})[item_id] = ItemRef(item_id, source_id, position)
+            if hid not in shown:
+                listed = json.loads(content)
+                shown[hid] = [str(x["id"]) for x in listed.get("items") or listed["candidates"]]
+        return {hid: tuple(refs[hid][i] for i in shown[hid]) for hid in refs}
 
     def train_items(self, subset: str) -> list[TextItem]:
+        """The subset's train pool in its source's order (the order mteb undersamples from).
+
+        Raises StoreError for a store migrated from schema 1 whose positions are not yet known.
+        """
         rows = self._conn.execute(
-            "SELECT source_id, text, label FROM train_items WHERE subset_key = ? "
-            "ORDER BY source_id",
+            "SELECT source_id, text, label, source_position FROM train_items "
+            "WHERE subset_key = ? ORDER BY source_position, rowid",
             (subset,),
         ).fetchall()
+        if any(r[3] is None for r in rows):
+            raise StoreError(unknown_order_message(subset))
         return [TextItem(id=r[0], text=r[1], label=r[2]) for r in rows]
+
+    @property
+    def id_scheme(self) -> str:
+        """How item and candidate ids are made in this store (``sampling.ID_SCHEMES``)."""
+        return self.meta().get("id_scheme", "opaque")
 
     def annotations(
         self, subset: str | None = None, *, include_deleted: bool = False
@@ -923,8 +1033,10 @@ class SubsetPlan:
     samples_per_label: int | None
     overlap: int
     position: int
-    instances: list[tuple[str, str, int, str, str]]  # hume_id, source_id, order, content, gold
-    train: list[tuple[str, str, str]]  # source_id, text, label
+    # hume_id, source_id, presentation order, content, gold, source position
+    instances: list[tuple[str, str, int, str, str, int | None]]
+    items: dict[str, tuple[ItemRef, ...]]  # hume_id → its items/candidates (presentation order)
+    train: list[tuple[str, str, str, int]]  # source_id, text, label, source position
     report: dict[str, Any]
 
 
@@ -932,9 +1044,19 @@ Loader = Callable[[TaskSpec, SubsetSpec], SourceData]
 
 
 def plan_subset(
-    spec: StudySpec, task: TaskSpec, subset: SubsetSpec, position: int, loader: Loader
+    spec: StudySpec,
+    task: TaskSpec,
+    subset: SubsetSpec,
+    position: int,
+    loader: Loader,
+    *,
+    id_scheme: str = "opaque",
 ) -> SubsetPlan:
-    """Load and sample one subset into the rows it will have in the store."""
+    """Load and sample one subset into the rows it will have in the store.
+
+    The loader's record order is the source order: each instance, item and train item keeps its
+    position in it (what models run in), apart from the shuffled presentation order.
+    """
     data = loader(task, subset)
     check_gold_against_spec(spec, task, subset, data)
     rng = subset_rng(spec.seed, task.name, subset.name)
@@ -955,7 +1077,9 @@ def plan_subset(
         )
     except SamplingError as exc:
         raise SamplingError(f"task {task.name!r} subset {subset.name!r}: {exc}") from None
-    instances: list[Instance] = to_instances(task.type, sample.records)
+    instances: list[Instance] = to_instances(
+        task.type, sample.records, SourcePositions.of(data.records), id_scheme=id_scheme
+    )
     key = subset_key(task.name, subset.name)
     config: dict[str, Any] = {
         "sampling": subset.sampling,
@@ -987,10 +1111,16 @@ def plan_subset(
             order,
             dumps(inst.content),
             dumps(inst.gold),
+            inst.source_position,
         )
         for order, inst in enumerate(instances)
     ]
-    train = [(r.id, r.text, r.label) for r in sorted(data.train or (), key=lambda r: r.id)]
+    items = {
+        hume_id(task.name, subset.name, inst.source_id): inst.items
+        for inst in instances
+        if inst.items
+    }
+    train = [(r.id, r.text, r.label, n) for n, r in enumerate(data.train or ())]
     return SubsetPlan(
         key=key,
         task_name=task.name,
@@ -1002,14 +1132,17 @@ def plan_subset(
         overlap=subset.annotators,
         position=position,
         instances=rows,
+        items=items,
         train=train,
         report=sample.report.to_dict(),
     )
 
 
-def plan_study(spec: StudySpec, loader: Loader = load_subset) -> list[SubsetPlan]:
+def plan_study(
+    spec: StudySpec, loader: Loader = load_subset, *, id_scheme: str = "opaque"
+) -> list[SubsetPlan]:
     return [
-        plan_subset(spec, task, subset, pos, loader)
+        plan_subset(spec, task, subset, pos, loader, id_scheme=id_scheme)
         for pos, (task, subset) in enumerate(spec.iter_subsets())
     ]
 
@@ -1027,6 +1160,8 @@ def init_from_spec(
     Running it again with the same spec and data writes nothing. A store initialised from a
     different spec (or data that changed since) is refused unless ``force``; forcing updates the
     rows, and removes instances no longer sampled, but never ones that already have annotations.
+    On a store migrated from schema 1 the same spec writes only what that schema lacked: the
+    source positions (ids, references and everything else stay as they are).
     """
     study_dir = Path(study_dir)
     if spec is None:
@@ -1040,7 +1175,7 @@ def init_from_spec(
                 f"(hash {old_hash[:12]}…, now {spec.spec_hash[:12]}…); "
                 "re-run with force to re-initialise"
             )
-        plans = plan_study(spec, loader)
+        plans = plan_study(spec, loader, id_scheme=store.id_scheme)
         before = store.total_changes
         with store.transaction() as conn:
             summaries = _apply(conn, spec, plans, initialised=old_hash is not None, force=force)
@@ -1154,79 +1289,162 @@ def _has_annotations(conn: sqlite3.Connection, where: str, arg: str) -> bool:
     return row is not None
 
 
+def _fills(old: int | None, new: int | None) -> bool:
+    """A recorded source position that is only being learnt (NULL in a store migrated from
+    schema 1): filling it in is not a change of the study."""
+    return old is None and new is not None
+
+
 def _write_instances(
     conn: sqlite3.Connection, plan: SubsetPlan, summary: SubsetSummary, *, strict: bool
 ) -> None:
     existing = {
-        r[0]: (r[1], r[2], r[3], r[4])
+        r[0]: (r[1], r[2], r[3], r[4], r[5])
         for r in conn.execute(
-            "SELECT hume_id, source_id, sample_order, content, gold FROM instances "
-            "WHERE subset_key = ?",
+            "SELECT hume_id, source_id, sample_order, content, gold, source_position "
+            "FROM instances WHERE subset_key = ?",
             (plan.key,),
         ).fetchall()
     }
     planned = {row[0] for row in plan.instances}
-    for hid, source_id, order, content, gold_json in plan.instances:
+    for hid, source_id, order, content, gold_json, position in plan.instances:
         old = existing.get(hid)
-        if old == (source_id, order, content, gold_json):
-            summary.unchanged += 1
-            continue
+        items = plan.items.get(hid, ())
+        if (
+            old is not None
+            and old[:4] == (source_id, order, content, gold_json)
+            and (old[4] == position or _fills(old[4], position))
+        ):
+            if old[4] != position:
+                conn.execute(
+                    "UPDATE instances SET source_position = ? WHERE hume_id = ?",
+                    (position, hid),
+                )
+            if _write_items(conn, hid, items, strict=strict):
+                summary.unchanged += 1
+                continue
         if strict:
             raise _conflict(f"instance {hid}")
         if old is None:
             conn.execute(
                 "INSERT INTO instances (hume_id, subset_key, source_id, sample_order, content, "
-                "gold) VALUES (?, ?, ?, ?, ?, ?)",
-                (hid, plan.key, source_id, order, content, gold_json),
+                "gold, source_position, hume_ref) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (hid, plan.key, source_id, order, content, gold_json, position, _unused_ref(conn)),
             )
+            _write_items(conn, hid, items, strict=False)
             summary.inserted += 1
             continue
         if (old[2], old[3]) != (content, gold_json):
             if _has_annotations(conn, "i.hume_id = ?", hid):
                 raise StoreError(f"instance {hid} has annotations; its content cannot change")
-            # the LS task and any predictions were made for the old content
+            # the LS task and any predictions were made for the old content: a new reference,
+            # so that setup imports the new content instead of finding the stale task again
             conn.execute("DELETE FROM predictions WHERE hume_id = ?", (hid,))
             conn.execute("DELETE FROM ls_tasks WHERE hume_id = ?", (hid,))
             conn.execute(
-                "UPDATE instances SET content = ?, gold = ?, ls_task_id = NULL WHERE hume_id = ?",
-                (content, gold_json, hid),
+                "UPDATE instances SET content = ?, gold = ?, ls_task_id = NULL, hume_ref = ? "
+                "WHERE hume_id = ?",
+                (content, gold_json, _unused_ref(conn), hid),
             )
         conn.execute(
-            "UPDATE instances SET source_id = ?, sample_order = ? WHERE hume_id = ?",
-            (source_id, order, hid),
+            "UPDATE instances SET source_id = ?, sample_order = ?, source_position = ? "
+            "WHERE hume_id = ?",
+            (source_id, order, position, hid),
         )
+        _write_items(conn, hid, items, strict=False)
         summary.updated += 1
     for hid in sorted(set(existing) - planned):
         if strict:
             raise _conflict(f"instance {hid} is no longer sampled")
         if _has_annotations(conn, "i.hume_id = ?", hid):
             raise StoreError(f"instance {hid} has annotations; it cannot be dropped")
-        conn.execute("DELETE FROM predictions WHERE hume_id = ?", (hid,))
-        conn.execute("DELETE FROM annotations WHERE hume_id = ?", (hid,))
-        conn.execute("DELETE FROM ls_tasks WHERE hume_id = ?", (hid,))
-        conn.execute("DELETE FROM instances WHERE hume_id = ?", (hid,))
+        _delete_instances(conn, "hume_id = ?", hid)
         summary.deleted += 1
+
+
+def _unused_ref(conn: sqlite3.Connection) -> str:
+    """A ``hume_ref`` no instance of the store has (a clash of 64 random bits is only defended
+    against, never expected)."""
+    while True:
+        ref = new_ref()
+        if conn.execute("SELECT 1 FROM instances WHERE hume_ref = ?", (ref,)).fetchone() is None:
+            return ref
+
+
+def _write_items(
+    conn: sqlite3.Connection, hid: str, items: Sequence[ItemRef], *, strict: bool
+) -> bool:
+    """Make ``instance_items`` of one instance equal the plan; True when nothing but unknown
+    source positions had to be written. With ``strict`` a real difference writes nothing."""
+    old = {
+        r[0]: (r[1], r[2])
+        for r in conn.execute(
+            "SELECT item_id, source_id, source_position FROM instance_items WHERE hume_id = ?",
+            (hid,),
+        ).fetchall()
+    }
+    new = {ref.item_id: (ref.source_id, ref.source_position) for ref in items}
+    same = old.keys() == new.keys() and all(
+        old[k][0] == new[k][0] and (old[k][1] == new[k][1] or _fills(old[k][1], new[k][1]))
+        for k in new
+    )
+    if same:
+        for k, (_, position) in new.items():
+            if old[k][1] != position:
+                conn.execute(
+                    "UPDATE instance_items SET source_position = ? WHERE hume_id = ? "
+                    "AND item_id = ?",
+                    (position, hid, k),
+                )
+        return True
+    if strict:
+        return False
+    conn.execute("DELETE FROM instance_items WHERE hume_id = ?", (hid,))
+    conn.executemany(
+        "INSERT INTO instance_items (hume_id, item_id, source_id, source_position) "
+        "VALUES (?, ?, ?, ?)",
+        [(hid, ref.item_id, ref.source_id, ref.source_position) for ref in items],
+    )
+    return False
+
+
+def _delete_instances(conn: sqlite3.Connection, where: str, arg: str) -> None:
+    """Delete instances (``where`` on the instances table) with everything that hangs on them."""
+    chosen = f"SELECT hume_id FROM instances WHERE {where}"
+    for table in ("predictions", "annotations", "instance_items", "ls_tasks"):
+        conn.execute(f"DELETE FROM {table} WHERE hume_id IN ({chosen})", (arg,))
+    conn.execute(f"DELETE FROM instances WHERE {where}", (arg,))
 
 
 def _write_train_items(conn: sqlite3.Connection, plan: SubsetPlan, *, strict: bool) -> None:
     existing = {
-        r[0]: (r[1], r[2])
+        r[0]: (r[1], r[2], r[3])
         for r in conn.execute(
-            "SELECT source_id, text, label FROM train_items WHERE subset_key = ?", (plan.key,)
+            "SELECT source_id, text, label, source_position FROM train_items WHERE subset_key = ?",
+            (plan.key,),
         ).fetchall()
     }
     planned = {row[0] for row in plan.train}
-    for source_id, text, label in plan.train:
+    for source_id, text, label, position in plan.train:
         old = existing.get(source_id)
-        if old == (text, label):
-            continue
+        if old is not None and old[:2] == (text, label):
+            if old[2] == position:
+                continue
+            if _fills(old[2], position):
+                conn.execute(
+                    "UPDATE train_items SET source_position = ? WHERE subset_key = ? "
+                    "AND source_id = ?",
+                    (position, plan.key, source_id),
+                )
+                continue
         if strict:
             raise _conflict(f"train item {plan.key}/{source_id}")
         conn.execute(
-            "INSERT INTO train_items (subset_key, source_id, text, label) VALUES (?, ?, ?, ?) "
-            "ON CONFLICT (subset_key, source_id) DO UPDATE SET text = excluded.text, "
-            "label = excluded.label",
-            (plan.key, source_id, text, label),
+            "INSERT INTO train_items (subset_key, source_id, text, label, source_position) "
+            "VALUES (?, ?, ?, ?, ?) ON CONFLICT (subset_key, source_id) DO UPDATE SET "
+            "text = excluded.text, label = excluded.label, "
+            "source_position = excluded.source_position",
+            (plan.key, source_id, text, label, position),
         )
     for source_id in sorted(set(existing) - planned):
         if strict:
@@ -1244,22 +1462,7 @@ def _drop_unplanned_subsets(conn: sqlite3.Connection, keep: set[str], *, strict:
             raise _conflict(f"subset {key} is not in the spec")
         if _has_annotations(conn, "i.subset_key = ?", key):
             raise StoreError(f"subset {key} has annotations; it cannot be dropped")
-        conn.execute(
-            "DELETE FROM predictions WHERE hume_id IN "
-            "(SELECT hume_id FROM instances WHERE subset_key = ?)",
-            (key,),
-        )
-        conn.execute(
-            "DELETE FROM annotations WHERE hume_id IN "
-            "(SELECT hume_id FROM instances WHERE subset_key = ?)",
-            (key,),
-        )
-        conn.execute(
-            "DELETE FROM ls_tasks WHERE hume_id IN "
-            "(SELECT hume_id FROM instances WHERE subset_key = ?)",
-            (key,),
-        )
+        _delete_instances(conn, "subset_key = ?", key)
         conn.execute("DELETE FROM ls_projects WHERE subset_key = ?", (key,))
-        conn.execute("DELETE FROM instances WHERE subset_key = ?", (key,))
         conn.execute("DELETE FROM train_items WHERE subset_key = ?", (key,))
         conn.execute("DELETE FROM subsets WHERE subset_key = ?", (key,))

@@ -3,7 +3,8 @@
 Each type module (classification, clustering, reranking, sts) offers the same functions:
 
 - ``render_config(*, labels=None, n_groups=None, instructions=None, language="en") -> str``
-- ``task_data(hume_id, content) -> dict`` (the Label Studio task ``data``; never gold)
+- ``task_data(hume_ref, content) -> dict`` (the Label Studio task ``data``: the content and an
+  opaque reference to the study instance; never gold, nor ids that could encode it)
 - ``result_to_answer(result, *, labels=None, n_groups=None, item_ids=None) -> answer``
 - ``answer_to_result(answer, *, labels=None, n_groups=None, item_ids=None) -> list[dict]``
 
@@ -56,7 +57,7 @@ class TaskConfig(Protocol):
         language: str | None = "en",
     ) -> str: ...
 
-    def task_data(self, hume_id: str, content: Mapping[str, Any]) -> dict[str, Any]: ...
+    def task_data(self, hume_ref: str, content: Mapping[str, Any]) -> dict[str, Any]: ...
 
     def result_to_answer(
         self,

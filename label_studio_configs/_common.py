@@ -107,10 +107,12 @@ def check_n_groups(n_groups: int | None) -> int:
     return n_groups
 
 
-def check_hume_id(hume_id: str) -> str:
-    if not isinstance(hume_id, str) or not hume_id:
-        raise InvalidContentError(f"hume_id must be a non-empty string, got {hume_id!r}")
-    return hume_id
+def check_ref(hume_ref: str) -> str:
+    """The task's reference to its study instance: a non-empty string that carries nothing
+    (the study store maps it back; never a source id, which can encode gold)."""
+    if not isinstance(hume_ref, str) or not hume_ref:
+        raise InvalidContentError(f"hume_ref must be a non-empty string, got {hume_ref!r}")
+    return hume_ref
 
 
 def check_text(content: Mapping[str, Any], key: str) -> str:

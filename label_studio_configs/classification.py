@@ -1,6 +1,6 @@
 """Classification: one text per task, the annotator picks the one label that fits.
 
-Task data: ``{"hume_id": str, "text": str}``.
+Task data: ``{"hume_ref": str, "text": str}``.
 Result: ``[{"from_name": "label", "to_name": "text", "type": "choices",
 "value": {"choices": [<label>]}}]``. Answer: the label string.
 """
@@ -12,8 +12,8 @@ from typing import Any
 
 from ._common import (
     Result,
-    check_hume_id,
     check_labels,
+    check_ref,
     check_text,
     choice_list,
     direction_style,
@@ -56,9 +56,9 @@ def render_config(
     )
 
 
-def task_data(hume_id: str, content: Mapping[str, Any]) -> dict[str, Any]:
-    """Label Studio task data: the text and the HUME id only (never the gold label)."""
-    return {"hume_id": check_hume_id(hume_id), "text": check_text(content, "text")}
+def task_data(hume_ref: str, content: Mapping[str, Any]) -> dict[str, Any]:
+    """Label Studio task data: the text and an opaque reference only (never the gold label)."""
+    return {"hume_ref": check_ref(hume_ref), "text": check_text(content, "text")}
 
 
 def result_to_answer(

@@ -3,7 +3,7 @@
 List + Ranker with K buckets "group_1".."group_K" (buckets are static XML, so the config is
 rendered per K). No bucket is the default: texts start in the list's own column ("_" in results)
 and a result that leaves any text there is rejected, so "did not sort" never reads as a group.
-Task data: ``{"hume_id": str, "items": [{"id": str, "title": "#1", "body": str}, ...]}``.
+Task data: ``{"hume_ref": str, "items": [{"id": str, "title": "#1", "body": str}, ...]}``.
 Result: ``[{"from_name": "groups", "to_name": "items", "type": "ranker",
 "value": {"ranker": {"group_1": [ids], ..., "group_K": [ids], "_": []}}}]``.
 Answer: ``{item_id: "group_k"}`` covering every item.
@@ -16,10 +16,10 @@ from typing import Any
 
 from ._common import (
     Result,
-    check_hume_id,
     check_item_ids,
     check_items,
     check_n_groups,
+    check_ref,
     direction_style,
     list_items,
     ranker_buckets,
@@ -73,10 +73,10 @@ def render_config(
     )
 
 
-def task_data(hume_id: str, content: Mapping[str, Any]) -> dict[str, Any]:
-    """Label Studio task data: the texts and the HUME id only (never the gold clusters)."""
+def task_data(hume_ref: str, content: Mapping[str, Any]) -> dict[str, Any]:
+    """Label Studio task data: the texts and an opaque reference only (never the gold clusters)."""
     items = check_items(content, "items")
-    return {"hume_id": check_hume_id(hume_id), "items": list_items(items)}
+    return {"hume_ref": check_ref(hume_ref), "items": list_items(items)}
 
 
 def item_ids(content: Mapping[str, Any]) -> list[str]:

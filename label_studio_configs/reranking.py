@@ -2,7 +2,7 @@
 
 List + Ranker with two buckets; every candidate starts in "Not relevant" (the default bucket),
 so a submitted result always places every candidate.
-Task data: ``{"hume_id": str, "query": str,
+Task data: ``{"hume_ref": str, "query": str,
 "candidates": [{"id": str, "title": "#1", "body": str}, ...]}``.
 Result: ``[{"from_name": "relevance", "to_name": "candidates", "type": "ranker",
 "value": {"ranker": {"relevant": [ids], "not_relevant": [ids]}}}]``.
@@ -16,9 +16,9 @@ from typing import Any
 
 from ._common import (
     Result,
-    check_hume_id,
     check_item_ids,
     check_items,
+    check_ref,
     check_text,
     direction_style,
     list_items,
@@ -64,10 +64,10 @@ def render_config(
     )
 
 
-def task_data(hume_id: str, content: Mapping[str, Any]) -> dict[str, Any]:
-    """Label Studio task data: query, candidates and HUME id only (never the relevance gold)."""
+def task_data(hume_ref: str, content: Mapping[str, Any]) -> dict[str, Any]:
+    """Label Studio task data: query, candidates and an opaque reference (never the relevance)."""
     return {
-        "hume_id": check_hume_id(hume_id),
+        "hume_ref": check_ref(hume_ref),
         "query": check_text(content, "query"),
         "candidates": list_items(check_items(content, "candidates")),
     }

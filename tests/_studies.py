@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from tests._paths import SOURCE_DATA
+
+if TYPE_CHECKING:
+    from hume_sync.spec import StudySpec
 
 SIB = SOURCE_DATA / "sib200"
 SIB_COLUMNS = {"id": "index_id", "text": "text", "label": "category"}
@@ -54,3 +58,39 @@ def write_spec(study: Path, spec: dict[str, Any]) -> Path:
     path = study / "study.yaml"
     path.write_text(yaml.safe_dump(spec), encoding="utf-8")
     return path
+
+
+def make_v1_store(study: Path, spec: StudySpec) -> None:
+    """A study store exactly as schema 1 wrote it: the same sample (sampling is unchanged),
+    items named by their source ids, no positions, no references, train pool without order."""
+    from hume_sync.store import MIGRATIONS, dumps, plan_study
+
+    plans = plan_study(spec, id_scheme="source")
+    conn = sqlite3.connect(study / "study.sqlite")
+    conn.execute("CREATE TABLE schema_version (version INTEGER PRIMARY KEY, applied_at TEXT)")
+    for statement in MIGRATIONS[1]:
+        conn.execute(statement)
+    conn.execute("INSERT INTO schema_version VALUES (1, '2025-01-01T00:00:00Z')")
+    meta = {"schema_version": "1", "study_name": spec.name, "seed": str(spec.seed),
+            "spec_hash": spec.spec_hash, "spec": dumps(spec.to_dict()),
+            "created_at": "2025-01-01T00:00:00Z"}  # fmt: skip
+    conn.executemany("INSERT INTO meta VALUES (?, ?)", meta.items())
+    for p in plans:
+        conn.execute(
+            "INSERT INTO subsets (subset_key, task_name, hf_subset, task_type, language, config, "
+            "samples_per_label, overlap, position) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (p.key, p.task_name, p.hf_subset, p.task_type, p.language, dumps(p.config),
+             p.samples_per_label, p.overlap, p.position),
+        )  # fmt: skip
+        for hid, source_id, order, content, gold_json, _ in p.instances:
+            conn.execute(
+                "INSERT INTO instances (hume_id, subset_key, source_id, sample_order, content, "
+                "gold) VALUES (?, ?, ?, ?, ?, ?)",
+                (hid, p.key, source_id, order, content, gold_json),
+            )
+        for source_id, text, label, _ in sorted(p.train):
+            conn.execute(
+                "INSERT INTO train_items VALUES (?, ?, ?, ?)", (p.key, source_id, text, label)
+            )
+    conn.commit()
+    conn.close()

@@ -378,7 +378,7 @@ def test_tasks_annotations_predictions_and_counts(ls_server) -> None:
     listed = client.list_tasks(pid, page_size=2)  # four pages
     assert [t["id"] for t in sorted(listed, key=lambda t: t["id"])] == sorted(ids)
     by_id = {t["id"]: t for t in listed}
-    assert [by_id[i]["data"]["hume_id"] for i in ids] == [f"h{n}" for n in range(7)]
+    assert [by_id[i]["data"]["hume_ref"] for i in ids] == [f"h{n}" for n in range(7)]
     assert all(isinstance(t, dict) and t["annotations"] == [] for t in listed)
 
     client.create_annotation(ids[0], CLS.answer_to_result("negative", labels=LABELS), 12.5)

@@ -62,9 +62,9 @@ def backend(tmp_path: Path) -> Iterator[tuple[Path, str, PathLog]]:
         thread.join(timeout=10)
 
 
-def versions_by_hume_id(client: Any, project_id: int) -> dict[str, list[str]]:
+def versions_by_ref(client: Any, project_id: int) -> dict[str, list[str]]:
     return {
-        t["data"]["hume_id"]: sorted(p["model_version"] for p in t["predictions"])
+        t["data"]["hume_ref"]: sorted(p["model_version"] for p in t["predictions"])
         for t in client.list_tasks(project_id)
     }
 
@@ -95,9 +95,10 @@ def test_sealed_then_revealed_through_label_studio(
         setup_study(store, clients)
         projects = {p.subset_key: p.ls_project_id for p in store.slot_projects()}
         assert set(projects) == {s.key for s in store.subsets()}
+        ref_of = {i.hume_id: ref for ref, i in store.instances_by_ref().items()}
         expected = {}
         for p in store.predictions():
-            expected.setdefault(p.hume_id, []).append(p.model_version)
+            expected.setdefault(ref_of[p.hume_id], []).append(p.model_version)
         expected = {h: sorted(v) for h, v in expected.items()}
     assert {v for vs in expected.values() for v in vs} == {
         "emb:sentence-transformers/all-MiniLM-L6-v2",
@@ -128,7 +129,7 @@ def test_sealed_then_revealed_through_label_studio(
     with Store.open(study) as store:
         close_study(store, force=True)
     retrieve(client, sts_pid)
-    got = versions_by_hume_id(client, sts_pid)
+    got = versions_by_ref(client, sts_pid)
     assert got == {h: expected[h] for h in got} and all(len(v) == 2 for v in got.values())
 
     # reveal adds the rest and nothing the backend already delivered
@@ -138,7 +139,7 @@ def test_sealed_then_revealed_through_label_studio(
     assert by_subset[STS].created == 0 and by_subset[STS].present == 2 * len(got)
     assert summary.created == sum(len(v) for v in expected.values()) - 2 * len(got)
     for pid in projects.values():
-        got = versions_by_hume_id(client, pid)
+        got = versions_by_ref(client, pid)
         assert got == {h: expected[h] for h in got}
         assert client.get_project(pid)["show_collab_predictions"] is False
 
@@ -158,7 +159,7 @@ def test_sealed_then_revealed_through_label_studio(
         after
         == before
         == {
-            pid: sum(len(expected[h]) for h in versions_by_hume_id(client, pid))
+            pid: sum(len(expected[h]) for h in versions_by_ref(client, pid))
             for pid in projects.values()
         }
     )

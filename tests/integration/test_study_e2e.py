@@ -156,8 +156,8 @@ def test_setup_projects_overlap_and_hidden_predictions(study):
                 assert project["show_collab_predictions"] is False
                 tasks = client.list_tasks(p.ls_project_id)
                 assert {t["id"] for t in tasks} == set(store.slot_tasks(s.key, p.slot).values())
-                assert {t["data"]["hume_id"] for t in tasks} == {
-                    i.hume_id for i in store.instances(s.key)
+                assert {t["data"]["hume_ref"] for t in tasks} == {
+                    i.hume_ref for i in store.instances(s.key)
                 }
 
 
@@ -248,6 +248,7 @@ def test_annotator_token_cannot_read_gold(study):
     b = study["b"]
     client = b.server.client(b.token)
     with Store.open(study["dir"]) as store:
+        refs = {ref: i.hume_id for ref, i in store.instances_by_ref().items()}
         for s in store.subsets():
             golds = gold(store, s.key)
             for p in store.slot_projects(s.key):
@@ -256,10 +257,10 @@ def test_annotator_token_cannot_read_gold(study):
                 for task in client.list_tasks(p.ls_project_id):
                     data = task["data"]
                     allowed = {
-                        "classification": {"hume_id", "text"},
-                        "sts": {"hume_id", "sentence1", "sentence2"},
-                        "reranking": {"hume_id", "query", "candidates"},
-                        "clustering": {"hume_id", "items"},
+                        "classification": {"hume_ref", "text"},
+                        "sts": {"hume_ref", "sentence1", "sentence2"},
+                        "reranking": {"hume_ref", "query", "candidates"},
+                        "clustering": {"hume_ref", "items"},
                     }[s.task_type]
                     assert set(data) == allowed
                     assert task.get("predictions") in ([], None)  # sealed: nothing uploaded
@@ -267,7 +268,7 @@ def test_annotator_token_cannot_read_gold(study):
                     for item in data.get("items", []) + data.get("candidates", []):
                         assert set(item) == {"id", "title", "body"}
                     assert not task.get("meta")
-                    assert data["hume_id"] in golds
+                    assert refs[data["hume_ref"]] in golds
 
 
 class _DyingProxy(ThreadingHTTPServer):

@@ -200,11 +200,11 @@ GOLD_KEYS = {"label", "gold", "labels", "score", "relevant", "cluster", "answer"
 
 def test_task_data_shapes_carry_content_and_id_only() -> None:
     assert classification.task_data("c1", {"text": "hi", "label": "joy", "gold": "joy"}) == {
-        "hume_id": "c1",
+        "hume_ref": "c1",
         "text": "hi",
     }
     assert sts.task_data("s1", {"sentence1": "a", "sentence2": "b", "score": 4.2}) == {
-        "hume_id": "s1",
+        "hume_ref": "s1",
         "sentence1": "a",
         "sentence2": "b",
     }
@@ -220,7 +220,7 @@ def test_task_data_shapes_carry_content_and_id_only() -> None:
         },
     )
     assert rr == {
-        "hume_id": "r1",
+        "hume_ref": "r1",
         "query": "q",
         "candidates": [
             {"id": "d1", "title": "#1", "body": "one"},
@@ -232,7 +232,7 @@ def test_task_data_shapes_carry_content_and_id_only() -> None:
         {"items": [{"id": "a", "text": "x", "label": "cs"}, {"id": "b", "text": "y"}], "gold": {}},
     )
     assert cl == {
-        "hume_id": "k1",
+        "hume_ref": "k1",
         "items": [{"id": "a", "title": "#1", "body": "x"}, {"id": "b", "title": "#2", "body": "y"}],
     }
     for data in (rr, cl):
@@ -241,7 +241,7 @@ def test_task_data_shapes_carry_content_and_id_only() -> None:
 
 
 @pytest.mark.parametrize(
-    ("module", "hume_id", "content"),
+    ("module", "hume_ref", "content"),
     [
         (classification, "x", {}),
         (classification, "x", {"text": 3}),
@@ -256,9 +256,9 @@ def test_task_data_shapes_carry_content_and_id_only() -> None:
         (clustering, "x", {"items": "abc"}),
     ],
 )
-def test_task_data_rejects_malformed_content(module, hume_id, content) -> None:
+def test_task_data_rejects_malformed_content(module, hume_ref, content) -> None:
     with pytest.raises(InvalidContentError):
-        module.task_data(hume_id, content)
+        module.task_data(hume_ref, content)
 
 
 def test_item_ids_follow_content_order() -> None:

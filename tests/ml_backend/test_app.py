@@ -62,11 +62,13 @@ class FakeLabelStudio:
         for n, sub in enumerate(store.subsets()):
             for slot in slots[: sub.overlap]:
                 pid = 100 + 10 * n + slot
-                ids = {i.hume_id: 1000 * pid + k for k, i in enumerate(store.instances(sub.key))}
+                insts = store.instances(sub.key)
+                ids = {i.hume_id: 1000 * pid + k for k, i in enumerate(insts)}
+                refs = {i.hume_id: i.hume_ref for i in insts}
                 store.set_slot_project(sub.key, slot, pid, f"hume:{pid}")
                 store.set_slot_tasks(sub.key, slot, ids)
                 self.tasks[pid] = [
-                    {"id": tid, "data": {"hume_id": hid}, "predictions": []}
+                    {"id": tid, "data": {"hume_ref": refs[hid]}, "predictions": []}
                     for hid, tid in ids.items()
                 ]
                 self.annotated[pid] = []
@@ -80,10 +82,10 @@ class FakeLabelStudio:
             sub = self.store.subset(p.subset_key)
             module = label_studio_configs.get(sub.task_type)
             golds = gold(self.store, sub.key)
-            by_id = {i.hume_id: i for i in self.store.instances(sub.key)}
+            by_ref = {i.hume_ref: i for i in self.store.instances(sub.key)}
             self.annotated[p.ls_project_id] = []
             for task in self.tasks[p.ls_project_id]:
-                inst = by_id[task["data"]["hume_id"]]
+                inst = by_ref[task["data"]["hume_ref"]]
                 answer = golds[inst.hume_id]
                 if sub.task_type == "sts":
                     answer = round(float(answer))
@@ -173,7 +175,7 @@ def tasks_payload(study: Path, subset: str) -> list[dict[str, Any]]:
         sub = store.subset(subset)
         module = label_studio_configs.get(sub.task_type)
         return [
-            {"id": n + 1, "data": module.task_data(i.hume_id, i.content), "predictions": []}
+            {"id": n + 1, "data": module.task_data(i.hume_ref, i.content), "predictions": []}
             for n, i in enumerate(store.instances(subset))
         ]
 
@@ -271,8 +273,8 @@ def test_reveal_refuses_an_open_study(study: Path, fake_ls: FakeLabelStudio) -> 
 
 def test_close_then_reveal_is_idempotent(study: Path, fake_ls: FakeLabelStudio) -> None:
     with Store.open(study) as store:
-        hid = store.instances(STS)[0].hume_id
-        store.add_predictions([PredictionRecord(hid, "llm:tiny", 4)])
+        first = store.instances(STS)[0]
+        store.add_predictions([PredictionRecord(first.hume_id, "llm:tiny", 4)])
         result = close_study(store, force=True)
         assert not result.already and result.closed_by == "forced by the manager"
         assert close_study(store, fake_ls).already
@@ -289,7 +291,7 @@ def test_close_then_reveal_is_idempotent(study: Path, fake_ls: FakeLabelStudio) 
     for tasks in fake_ls.tasks.values():
         for task in tasks:
             versions = sorted(p["model_version"] for p in task["predictions"])
-            want = [FAKE, "llm:tiny"] if task["data"]["hume_id"] == hid else [FAKE]
+            want = [FAKE, "llm:tiny"] if task["data"]["hume_ref"] == first.hume_ref else [FAKE]
             assert versions == want
     with Store.open(study) as store:
         again = reveal_study(store, fake_ls)
@@ -355,6 +357,7 @@ def test_predict_is_empty_while_open_and_answers_once_closed(study: Path, client
     close(study)
     with Store.open(study) as store:
         subs = {s.key: s for s in store.subsets()}
+        refs = {i.hume_ref: i.hume_id for i in store.instances_by_ref().values()}
         stored = {p.hume_id: p for p in store.predictions(model_version=FAKE)}
     for subset in (CLS, CLU, STS, RR):
         tasks = tasks_payload(study, subset)
@@ -364,7 +367,7 @@ def test_predict_is_empty_while_open_and_answers_once_closed(study: Path, client
         for task, preds in zip(tasks, results, strict=True):
             [pred] = preds
             assert pred["model_version"] == FAKE
-            p = stored[task["data"]["hume_id"]]
+            p = stored[refs[task["data"]["hume_ref"]]]
             if subset == CLS:
                 assert (
                     module.result_to_answer(pred["result"], labels=subs[subset].config["label_set"])
@@ -379,12 +382,12 @@ def test_predict_skips_what_the_task_has_and_unknown_tasks(study: Path, client: 
     close(study)
     tasks = tasks_payload(study, STS)[:3]
     tasks[0]["predictions"] = [{"model_version": FAKE, "result": []}]
-    tasks[1] = {"id": 999999, "data": {"hume_id": "No/such/id"}}
+    tasks[1] = {"id": 999999, "data": {"hume_ref": "no-such-ref"}}
     with Store.open(study) as store:
         inst = store.instances(STS)[2]
         slot = store.add_annotator("a@x.org", ["eng"], "http://127.0.0.1:7001", 2).slot
         store.set_slot_tasks(STS, slot, {inst.hume_id: 4242})
-    tasks[2] = {"id": 4242, "data": {"sentence1": "no hume_id here"}}  # found by LS task id
+    tasks[2] = {"id": 4242, "data": {"sentence1": "no hume_ref here"}}  # found by LS task id
     results = client.post("/predict", json={"tasks": tasks}).get_json()["results"]
     assert [len(r) for r in results] == [0, 0, 1]
 

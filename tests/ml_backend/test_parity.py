@@ -15,8 +15,6 @@ as ``task.dataset``) through ``AbsTask.evaluate`` and compares its scores — an
 from __future__ import annotations
 
 import csv
-import json
-import math
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -26,12 +24,11 @@ import pytest
 
 from ml_backend import procedures as P
 from ml_backend.encoders import embed_unique
+from tests._mteb import TOL, max_diff, report, run_mteb
 
 mteb = pytest.importorskip("mteb")
 datasets = pytest.importorskip("datasets")
 
-TOL = 1e-6
-ENCODE_KWARGS = {"batch_size": 32, "show_progress_bar": False}
 CLS_TASK, CLU_TASK, STS_TASK, RR_TASK = (
     "HUMEEmotionClassification",
     "HUMESIB200ClusteringS2S",
@@ -91,43 +88,6 @@ def read_stsb(n: int, step: int = 27) -> list[dict[str, Any]]:
 
 def _dataset(columns: Mapping[str, list[Any]]) -> Any:
     return datasets.Dataset.from_dict(dict(columns))
-
-
-def run_mteb(
-    task_name: str, subset: str, data: Any, model: Any, tmp_path: Path, **attrs: Any
-) -> tuple[dict[str, Any], Any]:
-    """Evaluate ``model`` with mteb's task class on ``data``; return (scores, predictions)."""
-    task = mteb.get_task(task_name)
-    task.dataset = data
-    task.data_loaded = True
-    for key, value in attrs.items():
-        setattr(task, key, value)
-    scores = task.evaluate(
-        model,
-        "test",
-        subsets_to_run=[subset],
-        encode_kwargs=dict(ENCODE_KWARGS),
-        prediction_folder=tmp_path,
-    )
-    predictions = json.loads((tmp_path / task.prediction_file_name).read_text())
-    return dict(scores[subset]), predictions[subset]["test"]
-
-
-def max_diff(ours: Mapping[str, Any], theirs: Mapping[str, Any], keys: Sequence[str]) -> float:
-    """Largest |ours - theirs| over ``keys`` (both must have them; NaN only matches NaN)."""
-    worst = 0.0
-    for key in keys:
-        a, b = float(ours[key]), float(theirs[key])
-        if math.isnan(a) or math.isnan(b):
-            assert math.isnan(a) and math.isnan(b), key
-            continue
-        worst = max(worst, abs(a - b))
-    return worst
-
-
-def report(what: str, value: float, main_score: float | None = None) -> None:
-    extra = "" if main_score is None else f" (main score {main_score:.6f})"
-    print(f"\n[parity] {what}: max |ours - mteb| = {value:.3g}{extra}")
 
 
 class MtebTableEncoder:
