@@ -93,6 +93,13 @@ def _ensure_project(
     if found is not None:
         project_id, created = int(found["id"]), False
         existing = _existing_tasks(client, project_id, known, legacy_store=legacy)
+        strangers = [ref for ref in existing if ref not in known]
+        if strangers:  # references are random per store: these tasks are another store's
+            raise StoreError(
+                f"Label Studio project {project_id} ({title!r}) holds {len(strangers)} task(s) "
+                "this study did not import (another study folder with the same name?); rename "
+                "or delete that project, or run setup from the study it belongs to"
+            )
         client.update_project(project_id, maximum_annotations=subset.overlap)
         client.assert_collab_predictions(project_id, False)
     else:

@@ -225,3 +225,24 @@ def test_setup_recognises_a_schema_1_study_and_refuses_its_tasks_elsewhere(
             setup_study(client, store)
         assert store.subset("Passages/default").ls_project_id is None  # nothing recorded
     assert len(client.list_tasks(projects["Passages/default"])) == 6
+
+
+def test_setup_refuses_a_project_of_another_store_with_the_same_title(ls_server, tmp_path):
+    """References are random per store: a second study folder of the same study finds the
+    first one's project by title and must not import its tasks there a second time."""
+    client = ls_server.client()
+    src = leaky_sources(tmp_path / "src")
+    data = leaky_spec(src, name="twice")
+    stores = []
+    for name in ("first", "second"):
+        study = tmp_path / name
+        init_from_spec(study, parse_spec(data, file=str(study / "study.yaml"), base_dir=study))
+        stores.append(study)
+    with Store.open(stores[0]) as store:
+        first = setup_study(client, store)
+    assert first.imported == 6 + 1 + 12
+    with Store.open(stores[1]) as store:
+        with pytest.raises(StoreError, match=r"holds 6 task\(s\) this study did not import"):
+            setup_study(client, store)
+        assert all(s.ls_project_id is None for s in store.subsets())
+    assert [len(client.list_tasks(p.project_id)) for p in first.projects] == [6, 1, 12]
