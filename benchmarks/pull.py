@@ -27,17 +27,18 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import label_studio_configs  # noqa: E402
-from hume_sync import server  # noqa: E402
-from hume_sync.ls_client import LabelStudioClient  # noqa: E402
-from hume_sync.projects import (  # noqa: E402
+from hume_sync.labelstudio import server  # noqa: E402
+from hume_sync.labelstudio.client import LabelStudioClient  # noqa: E402
+from hume_sync.steps.pull import pull_study  # noqa: E402
+from hume_sync.steps.setup import (  # noqa: E402
     project_marker,
     project_title,
     render_subset_config,
     setup_study,
 )
-from hume_sync.pull import pull_study  # noqa: E402
-from hume_sync.spec import load_spec  # noqa: E402
-from hume_sync.store import Store, init_from_spec  # noqa: E402
+from hume_sync.store import Store  # noqa: E402
+from hume_sync.study.planning import init_from_spec  # noqa: E402
+from hume_sync.study.spec import load_spec  # noqa: E402
 
 LABELS = ["contradiction", "entailment", "neutral"]
 SICK = ROOT.parent / "shared" / "data" / "source" / "SICK_test_annotated.txt"

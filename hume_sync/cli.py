@@ -14,45 +14,9 @@ import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from scoring.errors import ScoringError
+from hume_sync.errors import CliError, HumeError
 
 EXIT_USER_ERROR = 2
-
-
-class CliError(Exception):
-    """An error with a message fit to show the user as is."""
-
-
-def _user_errors() -> tuple[type[BaseException], ...]:
-    """Error types whose message is meant for the user (typed errors of every hume package).
-
-    Imported lazily: the Label Studio SDK and the model stack are optional extras, and the
-    leaderboard must work without them.
-    """
-    errors: list[type[BaseException]] = [CliError, ScoringError]
-    for module, names in (
-        ("hume_sync.spec", ["SpecError"]),
-        ("hume_sync.sources", ["SourceError"]),
-        ("hume_sync.sampling", ["SamplingError"]),
-        ("hume_sync.store", ["StoreError"]),
-        ("hume_sync.store_errors", ["StoreUnavailableError"]),
-        ("hume_sync.study_lock", ["StudyBusyError"]),
-        ("hume_sync.server", ["ServerError"]),
-        ("hume_sync.projects", ["SetupError"]),
-        ("hume_sync.annotators", ["AnnotatorError"]),
-        ("hume_sync.ls_client", ["LabelStudioError"]),
-        ("label_studio_configs.errors", ["ConfigError"]),
-        ("ml_backend.encoders", ["ModelLoadError"]),
-        ("ml_backend.embedding_cache", ["EmbeddingCacheError"]),
-        ("ml_backend.predict", ["PredictError"]),
-        ("ml_backend.llm.client", ["LLMError"]),
-    ):
-        try:
-            mod = __import__(module, fromlist=names)
-        except ImportError:
-            continue
-        errors.extend(getattr(mod, n) for n in names)
-    return tuple(errors)
 
 
 def _require_study(study_dir: str) -> Path:
@@ -72,9 +36,9 @@ def _study_store(study_dir: str):  # -> hume_sync.store.Store
     return Store.open(_require_study(study_dir))
 
 
-def _clients():  # -> hume_sync.ls_servers.Clients
+def _clients():  # -> hume_sync.labelstudio.servers.Clients
     """A client per annotator server (each annotator has a Label Studio of their own)."""
-    from hume_sync.ls_servers import Clients
+    from hume_sync.labelstudio.servers import Clients
 
     return Clients()
 
@@ -84,7 +48,8 @@ def _print_json(obj: object) -> None:
 
 
 def _cmd_up(args: argparse.Namespace) -> int:
-    from hume_sync import ls_servers, server
+    from hume_sync.labelstudio import server
+    from hume_sync.labelstudio import servers as ls_servers
 
     info = server.start(Path(args.data_dir) if args.data_dir else None, port=args.port)
     state = "already running" if info.already_running else "started"
@@ -98,7 +63,8 @@ def _cmd_up(args: argparse.Namespace) -> int:
 
 
 def _cmd_down(args: argparse.Namespace) -> int:
-    from hume_sync import ls_servers, server
+    from hume_sync.labelstudio import server
+    from hume_sync.labelstudio import servers as ls_servers
 
     stopped = server.stop(Path(args.data_dir) if args.data_dir else None)
     print("Label Studio stopped" if stopped else "Label Studio was not running")
@@ -109,8 +75,9 @@ def _cmd_down(args: argparse.Namespace) -> int:
 
 
 def _cmd_init(args: argparse.Namespace) -> int:
-    from hume_sync.spec import load_spec
-    from hume_sync.store import SPEC_NAME, init_from_spec
+    from hume_sync.store import SPEC_NAME
+    from hume_sync.study.planning import init_from_spec
+    from hume_sync.study.spec import load_spec
 
     study = Path(args.study_dir)
     spec_path = Path(args.spec) if args.spec else study / SPEC_NAME
@@ -127,7 +94,7 @@ def _cmd_init(args: argparse.Namespace) -> int:
 
 
 def _cmd_setup(args: argparse.Namespace) -> int:
-    from hume_sync.projects import setup_study
+    from hume_sync.steps.setup import setup_study
 
     with _study_store(args.study_dir) as store:
         summary = setup_study(
@@ -163,7 +130,7 @@ def _cmd_setup(args: argparse.Namespace) -> int:
 
 
 def _cmd_status(args: argparse.Namespace) -> int:
-    from hume_sync import status
+    from hume_sync.steps import status
 
     with _study_store(args.study_dir) as store:
         result = status.study_status(store, _clients())
@@ -175,8 +142,8 @@ def _cmd_status(args: argparse.Namespace) -> int:
 
 
 def _cmd_pull(args: argparse.Namespace) -> int:
-    from hume_sync.projects import recreate_hint
-    from hume_sync.pull import pull_study
+    from hume_sync.steps.pull import pull_study
+    from hume_sync.steps.setup import recreate_hint
 
     with _study_store(args.study_dir) as store:
         summary = pull_study(store, _clients())
@@ -213,7 +180,7 @@ def _parse_revisions(values: Sequence[str] | None) -> dict[str, str]:
 
 
 def _cmd_leaderboard(args: argparse.Namespace) -> int:
-    from hume_sync import leaderboard
+    from hume_sync.report import leaderboard
 
     board = leaderboard.build(
         args.results_dir,
@@ -227,15 +194,98 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_annotators_add(args: argparse.Namespace) -> int:
+    from hume_sync.labelstudio.annotators import add_annotator, parse_languages
+
+    with _study_store(args.study_dir) as store:
+        langs = parse_languages(args.languages) if args.languages else None
+        result = add_annotator(store, args.email, langs, url=args.url, port=args.port)
+    a = result.annotator
+    what = "registered" if result.registered else "already registered"
+    print(f"{a.email}: {what} as slot {a.slot} ({a.key}), languages {', '.join(a.languages)}")
+    state = "started" if result.server_started else "running"
+    print(f"  Label Studio of their own: {a.ls_url} ({state})")
+    if result.account_created:
+        print(f"  account created; login (email and password) in {result.login_file} (mode 0600)")
+    elif result.login_file:
+        print(f"  account exists; login in {result.login_file}")
+    else:
+        print("  account exists on that server (its password was not changed)")
+    print(f"run 'hume-sync setup {args.study_dir}' to create their projects")
+    return 0
+
+
+def _cmd_annotators_list(args: argparse.Namespace) -> int:
+    from hume_sync.labelstudio.annotators import annotator_report, render_list
+
+    with _study_store(args.study_dir) as store:
+        records = annotator_report(store)
+    if args.json:
+        _print_json({"annotators": records})
+    else:
+        print(render_list(records))
+    return 0
+
+
+def _llm_client(args: argparse.Namespace):  # -> ml_backend.llm.OpenAICompatibleClient
+    """The OpenAI-compatible client described by the `--llm-*` options (key from the
+    environment variable they name, never from the command line)."""
+    import os
+
+    from ml_backend.llm import OpenAICompatibleClient
+
+    base_url = args.llm_base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
+    return OpenAICompatibleClient(
+        args.llm,
+        base_url=base_url,
+        api_key_env=args.llm_api_key_env,
+        name=args.llm_name,
+        temperature=args.llm_temperature,
+        max_tokens=args.llm_max_tokens,
+        response_format=args.llm_response_format,
+    )
+
+
+def _predict_models(args: argparse.Namespace) -> None:
+    """Every embedding model's sealed answers and subset scores; one line per model and subset."""
+    from hume_sync.progress import say
+    from hume_sync.steps.predict import predict_study
+
+    if args.chunk_size is not None and args.chunk_size < 1:
+        raise CliError("--chunk-size must be at least 1")
+    with _study_store(args.study_dir) as store:
+        summary = predict_study(
+            Path(args.study_dir),
+            store,
+            args.models,
+            subsets=args.subsets,
+            chunk_size=args.chunk_size,
+            replace=args.replace,
+            progress=sys.stderr.isatty(),
+        )
+    for m in summary.models:
+        say(
+            f"{m.model_version}: {m.subsets - m.skipped} subset(s) computed, {m.skipped} "
+            f"up to date; {m.embedded} text(s) embedded, {m.cached} from the cache, "
+            f"in {m.seconds:.1f} s"
+        )
+        for key, score in m.main_scores.items():
+            shown = "n/a" if score is None else f"{score:.4f}"
+            print(f"  {m.model_version:<45} {key:<50} {shown}")
+        print(
+            f"{m.model_version}: {m.added} prediction(s) added, {m.replaced} replaced, "
+            f"{m.unchanged} unchanged (sealed)"
+        )
+
+
 def _cmd_predict(args: argparse.Namespace) -> int:
     """Embedding models as MTEB runs them, then (with --llm) one LLM annotator."""
-    from hume_sync.llm_cmd import client_from_args, predict_llm
-    from hume_sync.predict_cmd import cmd_predict
+    _predict_models(args)
+    if not args.llm:
+        return 0
+    from hume_sync.steps.llm import predict_llm
 
-    rc = cmd_predict(args)
-    if rc or not args.llm:
-        return rc
-    client = client_from_args(args)
+    client = _llm_client(args)
     with _study_store(args.study_dir) as store:
         summary = predict_llm(
             args.study_dir,
@@ -249,8 +299,40 @@ def _cmd_predict(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_close(args: argparse.Namespace) -> int:
+    from hume_sync.steps.reveal import close_study
+
+    with _study_store(args.study_dir) as store:
+        result = close_study(store, None if args.force else _clients(), force=args.force)
+    if result.already:
+        print(f"study already closed at {result.closed_at} ({result.closed_by})")
+    else:
+        print(f"study closed at {result.closed_at} ({result.closed_by})")
+    return 0
+
+
+def _cmd_reveal(args: argparse.Namespace) -> int:
+    from hume_sync.progress import say
+    from hume_sync.steps.reveal import reveal_study
+
+    with _study_store(args.study_dir) as store:
+        summary = reveal_study(store, _clients(), force=args.force, rule=args.rerank_rule)
+    if summary.closed_now:
+        say("every task of every annotator is answered: the study is now closed")
+    for s in summary.subsets:
+        for problem in s.invalid[:5]:
+            say(f"warning: not revealed: {problem}")
+        where = "no project" if not s.projects else f"{s.projects} project(s)"
+        print(
+            f"  {s.subset:<50} {where}: {s.created} added, {s.present} already there"
+            + (f", {s.without_task} without a task" if s.without_task else "")
+        )
+    print(f"{summary.created} prediction(s) added, {summary.present} already in Label Studio")
+    return 0
+
+
 def _cmd_export(args: argparse.Namespace) -> int:
-    from hume_sync.export import export_study
+    from hume_sync.report.export import export_study
 
     _require_study(args.study_dir)
     report, paths = export_study(
@@ -280,7 +362,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    from hume_sync.demo import run_demo
+    from hume_sync.steps.demo import run_demo
 
     result = run_demo(
         args.dir, data_dir=Path(args.data_dir) if args.data_dir else None, port=args.port
@@ -386,19 +468,9 @@ def build_parser() -> argparse.ArgumentParser:
             )
         p.set_defaults(func=func)
 
-    from hume_sync.annotators import add_parser as add_annotators_parser
-
-    add_annotators_parser(sub)
-
-    from hume_sync.llm_cmd import add_llm_arguments
-    from hume_sync.predict_cmd import add_predict_parser
-    from hume_sync.reveal import add_close_parser, add_reveal_parser
-
-    predict = add_predict_parser(sub)
-    add_llm_arguments(predict)
-    predict.set_defaults(func=_cmd_predict)
-    add_close_parser(sub)
-    add_reveal_parser(sub)
+    _add_annotators_parser(sub)
+    _add_predict_parser(sub)
+    _add_close_and_reveal_parsers(sub)
 
     ex = sub.add_parser(
         "export",
@@ -442,6 +514,120 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _add_annotators_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "annotators",
+        help="register annotators, each with a Label Studio of their own",
+        description="Register the annotators of a study. Each gets a Label Studio server of "
+        "their own (embedded, or --url), an account with a generated password written to a "
+        "0600 file, and the subsets of their languages at the next 'hume-sync setup'.",
+    )
+    actions = p.add_subparsers(dest="annotators_command", required=True, metavar="ACTION")
+    add = actions.add_parser("add", help="register an annotator (idempotent)")
+    add.add_argument("study_dir", metavar="STUDY_DIR")
+    add.add_argument("email", metavar="EMAIL")
+    add.add_argument(
+        "--languages",
+        metavar="CODES",
+        help="languages they annotate, e.g. eng,dan (default: every language of the study)",
+    )
+    add.add_argument(
+        "--url",
+        help="a Label Studio the team runs for this annotator (admin token in "
+        "LABEL_STUDIO_API_KEY); default: an embedded one under $HUME_HOME/annotators",
+    )
+    add.add_argument("--port", type=int, help="port of a new embedded server (default: free)")
+    add.set_defaults(func=_cmd_annotators_add)
+    listing = actions.add_parser("list", help="the study's annotators, their servers and subsets")
+    listing.add_argument("study_dir", metavar="STUDY_DIR")
+    listing.add_argument("--json", action="store_true", help="machine-readable output")
+    listing.set_defaults(func=_cmd_annotators_list)
+
+
+def _add_predict_parser(sub: argparse._SubParsersAction) -> None:
+    from hume_sync.steps.predict import DEFAULT_MODELS
+
+    p = sub.add_parser(
+        "predict",
+        help="compute every model's sealed answers and subset scores (cached, resumable)",
+        description="Embed the study's texts once per model (cache in STUDY_DIR/cache/"
+        "embeddings), answer every instance as MTEB would, and store the answers as sealed "
+        "predictions (model_version emb:<name>) with each model's score per subset.",
+    )
+    p.add_argument("study_dir", metavar="STUDY_DIR")
+    p.add_argument(
+        "--models",
+        nargs="+",
+        default=list(DEFAULT_MODELS),
+        metavar="MODEL",
+        help="sentence-transformers model ids or local directories "
+        "(default: the packaged all-MiniLM-L6-v2)",
+    )
+    p.add_argument(
+        "--subsets", nargs="+", metavar="TASK/SUBSET", help="only these subsets (default: all)"
+    )
+    p.add_argument(
+        "--chunk-size", type=int, default=None, help="texts per encode call and cache commit"
+    )
+    p.add_argument(
+        "--replace",
+        action="store_true",
+        help="overwrite stored predictions that changed (new model revision, changed data)",
+    )
+    g = p.add_argument_group("LLM annotator (any OpenAI-compatible endpoint)")
+    g.add_argument("--llm", metavar="MODEL_ID", help="also annotate with this LLM")
+    g.add_argument(
+        "--llm-base-url",
+        default=None,
+        metavar="URL",
+        help="endpoint (default: $OPENAI_BASE_URL, else https://api.openai.com/v1)",
+    )
+    g.add_argument(
+        "--llm-api-key-env",
+        default="OPENAI_API_KEY",
+        metavar="VAR",
+        help="name of the environment variable holding the API key",
+    )
+    g.add_argument("--llm-name", default=None, help="name in model_version llm:<name>")
+    g.add_argument(
+        "--llm-response-format",
+        default="json_schema",
+        choices=("json_schema", "json_object_schema", "json_object", "none"),
+        help="structured output mode (llama.cpp's server: json_object_schema)",
+    )
+    g.add_argument("--llm-concurrency", type=int, default=4)
+    g.add_argument("--llm-max-tokens", type=int, default=512)
+    g.add_argument("--llm-temperature", type=float, default=0.0)
+    p.set_defaults(func=_cmd_predict)
+
+
+def _add_close_and_reveal_parsers(sub: argparse._SubParsersAction) -> None:
+    close = sub.add_parser(
+        "close",
+        help="mark annotation as over (every project finished, or --force)",
+        description="Mark the study closed so that its sealed predictions may be revealed. "
+        "Without --force every subset's Label Studio project must be finished.",
+    )
+    close.add_argument("study_dir", metavar="STUDY_DIR")
+    close.add_argument("--force", action="store_true", help="close even if projects are unfinished")
+    close.set_defaults(func=_cmd_close)
+    reveal = sub.add_parser(
+        "reveal",
+        help="write the sealed model predictions into the Label Studio projects",
+        description="After the study is closed, add each stored prediction to its task with "
+        "its model_version (re-running adds none). --force reveals an open study.",
+    )
+    reveal.add_argument("study_dir", metavar="STUDY_DIR")
+    reveal.add_argument("--force", action="store_true", help="reveal even if the study is open")
+    reveal.add_argument(
+        "--rerank-rule",
+        choices=("gap", "top1"),
+        default=None,
+        help="which candidates an embedding model marks relevant (default: gap)",
+    )
+    reveal.set_defaults(func=_cmd_reveal)
+
+
 #: Commands that write the study hold its lock for their whole run, one at a time per study
 #: (see :mod:`hume_sync.study_lock`); ``init`` takes it itself once its spec is read.
 LOCKED_COMMANDS = frozenset({"setup", "pull", "predict", "close", "reveal", "demo"})
@@ -482,7 +668,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(_run(args))
-    except _user_errors() as exc:
+    except HumeError as exc:
         print(f"hume-sync {args.command}: error: {exc}", file=sys.stderr)
         return EXIT_USER_ERROR
     except sqlite3.Error as exc:  # a SQLite failure met outside the store's own guards
@@ -495,6 +681,44 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"hume-sync {args.command}: interrupted", file=sys.stderr)
         return 130
+
+
+# --------------------------------------------------------------------------- hume-ml-backend
+
+
+def build_backend_parser() -> argparse.ArgumentParser:
+    from hume_sync.steps.backend import STUDY_DIR_ENV
+    from ml_backend.serve import DEFAULT_BIND
+
+    p = argparse.ArgumentParser(
+        prog="hume-ml-backend",
+        description="Label Studio ML backend for a HUME study: serves the study's sealed model "
+        "predictions through /predict once the study is closed (nothing before).",
+    )
+    p.add_argument("--study-dir", help=f"the study folder (default: ${STUDY_DIR_ENV})")
+    p.add_argument("--bind", default=DEFAULT_BIND, help=f"host:port (default {DEFAULT_BIND})")
+    p.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    p.add_argument("--threads", type=int, default=4, help="threads per worker (default 4)")
+    p.add_argument("--timeout", type=int, default=120, help="worker timeout in seconds")
+    return p
+
+
+def backend_main(argv: Sequence[str] | None = None) -> int:
+    """``hume-ml-backend``: the study's ML backend app under gunicorn (one-line errors)."""
+    args = build_backend_parser().parse_args(argv)
+    try:
+        from hume_sync.steps.backend import create_backend_app
+        from ml_backend.serve import gunicorn_options, serve
+
+        options = gunicorn_options(
+            bind=args.bind, workers=args.workers, threads=args.threads, timeout=args.timeout
+        )
+        app = create_backend_app(args.study_dir)
+    except HumeError as exc:  # a bad study dir or setting: one line, no traceback
+        print(f"hume-ml-backend: error: {exc}", file=sys.stderr)
+        return EXIT_USER_ERROR
+    serve(app, options)
+    return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -13,7 +13,7 @@ from Label Studio. Design rules:
   token drawn once per instance), and clustering items / reranking candidates are shown under
   opaque ids (their presentation position); ``instance_items`` maps them back to the source;
 - order is data: every instance, item and train item keeps its ``source_position``, so models
-  run in the order mteb sees the source (:mod:`hume_sync.model_view`), whatever the
+  run in the order mteb sees the source (:mod:`hume_sync.study.model_view`), whatever the
   presentation order (``sample_order``, a seeded shuffle) shown to annotators;
 - re-initialising with a different spec or changed data is refused unless forced;
 - gold is only reachable through :func:`gold`; :meth:`Store.instances` never selects it, so code
@@ -56,26 +56,15 @@ import json
 import math
 import secrets
 import sqlite3
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from hume_sync.errors import StoreError
 from hume_sync.file_modes import private_dir, private_file
-from hume_sync.gold_checks import check_gold_against_spec
-from hume_sync.sampling import (
-    Instance,
-    ItemRef,
-    SamplingError,
-    SourcePositions,
-    sample_subset,
-    subset_rng,
-    to_instances,
-)
-from hume_sync.sources import SourceData, TextItem, load_subset
-from hume_sync.spec import StudySpec, SubsetSpec, TaskSpec, load_spec
 from hume_sync.store_errors import (
     BUSY_TIMEOUT_S,
     SQLITE_NOTADB,
@@ -84,6 +73,7 @@ from hume_sync.store_errors import (
     is_environmental,
     unavailable,
 )
+from hume_sync.study.records import TextItem
 
 STORE_NAME = "study.sqlite"
 SPEC_NAME = "study.yaml"
@@ -227,12 +217,19 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
 }
 
 
-class StoreError(ValueError):
-    """A refused store operation (conflicting re-init, unknown ids, sealed prediction...)."""
-
-
 # --------------------------------------------------------------------------------------------
 # Records
+
+
+@dataclass(frozen=True)
+class ItemRef:
+    """A clustering item or reranking candidate: the id annotators, answers and gold use
+    (``item_id``), the id it has in its source, and its position there (0-based; a candidate's
+    position is within its query's candidate list)."""
+
+    item_id: str
+    source_id: str
+    source_position: int | None
 
 
 @dataclass(frozen=True)
@@ -358,17 +355,6 @@ class SubsetSummary:
     unchanged: int = 0
 
 
-@dataclass
-class InitSummary:
-    """What ``init_from_spec`` did; ``written`` is the number of rows inserted/updated/deleted."""
-
-    study: str
-    spec_hash: str
-    created: bool
-    written: int
-    subsets: list[SubsetSummary] = field(default_factory=list)
-
-
 # --------------------------------------------------------------------------------------------
 # Helpers
 
@@ -406,6 +392,24 @@ def task_ref(data: Any) -> str | None:
 def new_ref() -> str:
     """A fresh ``hume_ref``: random, so it carries nothing about the instance or its source."""
     return secrets.token_hex(8)
+
+
+#: The study's state lives in ``meta``: annotation is over once ``closed_at`` is set (``close``),
+#: and predictions may be shown once the study is closed or ``revealed_at`` is set (``reveal``).
+CLOSED_AT = "closed_at"
+CLOSED_BY = "closed_by"
+REVEALED_AT = "revealed_at"
+
+
+def is_closed(store: Store) -> bool:
+    """Whether annotation is over (``close`` ran, or ``reveal`` found every project finished)."""
+    return CLOSED_AT in store.meta()
+
+
+def predictions_visible(store: Store) -> bool:
+    """Whether predictions may be shown: the study is closed or was revealed (``--force``)."""
+    meta = store.meta()
+    return CLOSED_AT in meta or REVEALED_AT in meta
 
 
 def subset_key(task: str, subset: str) -> str:
@@ -1017,7 +1021,7 @@ def gold(store: Store, subset: str) -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------------------------------
-# Initialisation from a spec
+# Writing a planned study (``hume_sync.study.planning`` computes the plans)
 
 
 @dataclass
@@ -1040,179 +1044,37 @@ class SubsetPlan:
     report: dict[str, Any]
 
 
-Loader = Callable[[TaskSpec, SubsetSpec], SourceData]
-
-
-def plan_subset(
-    spec: StudySpec,
-    task: TaskSpec,
-    subset: SubsetSpec,
-    position: int,
-    loader: Loader,
-    *,
-    id_scheme: str = "opaque",
-) -> SubsetPlan:
-    """Load and sample one subset into the rows it will have in the store.
-
-    The loader's record order is the source order: each instance, item and train item keeps its
-    position in it (what models run in), apart from the shuffled presentation order.
-    """
-    data = loader(task, subset)
-    check_gold_against_spec(spec, task, subset, data)
-    rng = subset_rng(spec.seed, task.name, subset.name)
-    try:
-        sample = sample_subset(
-            task.type,
-            data.records,
-            rng,
-            sampling=subset.sampling,
-            size=subset.size,
-            labels=subset.labels,
-            items_per_label=subset.items_per_label,
-            candidates=subset.candidates,
-            shuffle_candidates=subset.shuffle_candidates,
-            bins=subset.bins,
-            score_range=subset.score_range,
-            label_set=subset.label_set,
-        )
-    except SamplingError as exc:
-        raise SamplingError(f"task {task.name!r} subset {subset.name!r}: {exc}") from None
-    instances: list[Instance] = to_instances(
-        task.type, sample.records, SourcePositions.of(data.records), id_scheme=id_scheme
-    )
-    key = subset_key(task.name, subset.name)
-    config: dict[str, Any] = {
-        "sampling": subset.sampling,
-        "size": subset.size,
-        "source": dict(data.origin),
-        "instructions": subset.instructions,
-    }
-    if task.type == "classification":
-        labels = {r.label for r in data.records if isinstance(r, TextItem)}
-        labels |= {r.label for r in data.train or ()}
-        config["label_set"] = list(subset.label_set) if subset.label_set else sorted(labels)
-    elif task.type == "clustering":
-        gold_labels = sorted(set(instances[0].gold.values())) if instances else []
-        config["label_set"] = gold_labels
-        config["n_groups"] = len(gold_labels)
-        config["items_per_label"] = subset.items_per_label
-    elif task.type == "reranking":
-        config["candidates"] = subset.candidates
-        config["shuffle_candidates"] = subset.shuffle_candidates
-    else:
-        config["bins"] = subset.bins
-        config["score_range"] = list(subset.score_range) if subset.score_range else None
-    config["report"] = sample.report.to_dict()
-    config = {k: v for k, v in config.items() if v is not None}
-    rows = [
-        (
-            hume_id(task.name, subset.name, inst.source_id),
-            inst.source_id,
-            order,
-            dumps(inst.content),
-            dumps(inst.gold),
-            inst.source_position,
-        )
-        for order, inst in enumerate(instances)
-    ]
-    items = {
-        hume_id(task.name, subset.name, inst.source_id): inst.items
-        for inst in instances
-        if inst.items
-    }
-    train = [(r.id, r.text, r.label, n) for n, r in enumerate(data.train or ())]
-    return SubsetPlan(
-        key=key,
-        task_name=task.name,
-        hf_subset=subset.name,
-        task_type=task.type,
-        language=subset.language,
-        config=config,
-        samples_per_label=subset.samples_per_label if task.type == "classification" else None,
-        overlap=subset.annotators,
-        position=position,
-        instances=rows,
-        items=items,
-        train=train,
-        report=sample.report.to_dict(),
-    )
-
-
-def plan_study(
-    spec: StudySpec, loader: Loader = load_subset, *, id_scheme: str = "opaque"
-) -> list[SubsetPlan]:
-    return [
-        plan_subset(spec, task, subset, pos, loader, id_scheme=id_scheme)
-        for pos, (task, subset) in enumerate(spec.iter_subsets())
-    ]
-
-
-def init_from_spec(
-    study_dir: str | Path,
-    spec: StudySpec | None = None,
-    *,
-    force: bool = False,
-    loader: Loader = load_subset,
-) -> InitSummary:
-    """Load, sample and write a study; idempotent.
-
-    Data is loaded and sampled before the store is touched, then written in one transaction.
-    Running it again with the same spec and data writes nothing. A store initialised from a
-    different spec (or data that changed since) is refused unless ``force``; forcing updates the
-    rows, and removes instances no longer sampled, but never ones that already have annotations.
-    On a store migrated from schema 1 the same spec writes only what that schema lacked: the
-    source positions (ids, references and everything else stay as they are).
-    """
-    study_dir = Path(study_dir)
-    if spec is None:
-        spec = load_spec(study_dir / SPEC_NAME)
-    with Store.open(study_dir / STORE_NAME) as store:
-        meta = store.meta()
-        old_hash = meta.get("spec_hash")
-        if old_hash is not None and old_hash != spec.spec_hash and not force:
-            raise StoreError(
-                f"{store.path}: the study was initialised from a different spec "
-                f"(hash {old_hash[:12]}…, now {spec.spec_hash[:12]}…); "
-                "re-run with force to re-initialise"
-            )
-        plans = plan_study(spec, loader, id_scheme=store.id_scheme)
-        before = store.total_changes
-        with store.transaction() as conn:
-            summaries = _apply(conn, spec, plans, initialised=old_hash is not None, force=force)
-        written = store.total_changes - before
-    return InitSummary(
-        study=spec.name,
-        spec_hash=spec.spec_hash,
-        created=old_hash is None,
-        written=written,
-        subsets=summaries,
-    )
-
-
-def _apply(
-    conn: sqlite3.Connection,
-    spec: StudySpec,
+def apply_plans(
+    store: Store,
+    meta: Mapping[str, str],
     plans: Sequence[SubsetPlan],
     *,
-    initialised: bool,
     force: bool,
 ) -> list[SubsetSummary]:
+    """Write a study's planned rows in one transaction; returns what changed per subset.
+
+    ``meta`` is the study's identity (name, seed, spec hash, canonical spec). An initialised
+    store that differs from the plans is refused unless ``force``; forcing updates the rows and
+    removes instances no longer planned, never ones that already have annotations.
+    """
+    initialised = "spec_hash" in store.meta()
     strict = initialised and not force
-    _write_meta(conn, spec, strict=strict)
-    summaries = []
-    for plan in plans:
-        summary = SubsetSummary(
-            key=plan.key,
-            task_type=plan.task_type,
-            n_instances=len(plan.instances),
-            n_train=len(plan.train),
-            report=plan.report,
-        )
-        _write_subset(conn, plan, strict=strict)
-        _write_instances(conn, plan, summary, strict=strict)
-        _write_train_items(conn, plan, strict=strict)
-        summaries.append(summary)
-    _drop_unplanned_subsets(conn, {p.key for p in plans}, strict=strict)
+    with store.transaction() as conn:
+        _write_meta(conn, meta, strict=strict)
+        summaries = []
+        for plan in plans:
+            summary = SubsetSummary(
+                key=plan.key,
+                task_type=plan.task_type,
+                n_instances=len(plan.instances),
+                n_train=len(plan.train),
+                report=plan.report,
+            )
+            _write_subset(conn, plan, strict=strict)
+            _write_instances(conn, plan, summary, strict=strict)
+            _write_train_items(conn, plan, strict=strict)
+            summaries.append(summary)
+        _drop_unplanned_subsets(conn, {p.key for p in plans}, strict=strict)
     return summaries
 
 
@@ -1222,13 +1084,8 @@ def _conflict(what: str) -> StoreError:
     )
 
 
-def _write_meta(conn: sqlite3.Connection, spec: StudySpec, *, strict: bool) -> None:
-    wanted = {
-        "study_name": spec.name,
-        "seed": str(spec.seed),
-        "spec_hash": spec.spec_hash,
-        "spec": dumps(spec.to_dict()),
-    }
+def _write_meta(conn: sqlite3.Connection, meta: Mapping[str, str], *, strict: bool) -> None:
+    wanted = dict(meta)
     current = dict(conn.execute("SELECT key, value FROM meta").fetchall())
     if "created_at" not in current:
         wanted["created_at"] = _now()

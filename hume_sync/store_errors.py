@@ -12,6 +12,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from hume_sync.errors import StoreUnavailableError
+
 #: How long a command waits for another program's write lock before giving up (seconds).
 BUSY_TIMEOUT_S = 5.0
 
@@ -24,10 +26,6 @@ SQLITE_CORRUPT = 11
 SQLITE_FULL = 13
 SQLITE_CANTOPEN = 14
 SQLITE_NOTADB = 26
-
-
-class StoreUnavailableError(RuntimeError):
-    """The store could not be read or written for a reason outside hume (lock, disk, rights)."""
 
 
 def code_of(exc: sqlite3.Error) -> int | None:

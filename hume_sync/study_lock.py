@@ -24,11 +24,9 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from hume_sync.errors import StudyBusyError
+
 LOCK_NAME = ".hume-sync.lock"
-
-
-class StudyBusyError(RuntimeError):
-    """Another hume-sync command holds the study's lock (or the lock cannot be taken at all)."""
 
 
 def _holder(fd: int) -> str:

@@ -6,6 +6,8 @@ a label set, a task type) does not fit, and the message names what does not fit.
 
 from __future__ import annotations
 
+from scoring.errors import HumeError
+
 __all__ = [
     "ConfigError",
     "InvalidAnswerError",
@@ -15,7 +17,7 @@ __all__ = [
 ]
 
 
-class ConfigError(ValueError):
+class ConfigError(HumeError, ValueError):
     """Base class: a value does not fit a HUME labeling config."""
 
 

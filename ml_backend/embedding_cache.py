@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from ml_backend.encoders import Encoder, Role, mteb_prompt_type
+from scoring.errors import HumeError
 
 CACHE_SCHEMA_VERSION = 1
 DEFAULT_CHUNK_SIZE = 1024  # texts per committed transaction (a multiple of the call size)
@@ -43,7 +44,7 @@ DEFAULT_CALL_SIZE = 32  # texts per encode call when the encoder has no batch_si
 _SQL_BATCH = 500  # host parameters per SELECT ... IN (...)
 
 
-class EmbeddingCacheError(RuntimeError):
+class EmbeddingCacheError(HumeError, RuntimeError):
     """The cache file is unusable (not a cache, newer schema) or an encoder misbehaved."""
 
 

@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
 
+from scoring.errors import HumeError
+
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
 
@@ -51,7 +53,7 @@ MTEB_TASK_TYPES: Mapping[str, str] = {
 DEFAULT_BATCH_SIZE = 32  # mteb.evaluate's default encode batch size
 
 
-class ModelLoadError(RuntimeError):
+class ModelLoadError(HumeError, RuntimeError):
     """A model could not be loaded. ``str(err)`` is one line that names the model and the cause."""
 
     def __init__(self, model: str, reason: str) -> None:

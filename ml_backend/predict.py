@@ -38,15 +38,16 @@ from ml_backend.embedding_cache import (
     EnsureStats,
 )
 from ml_backend.encoders import Encoder
+from scoring.errors import HumeError
 
 TASK_TYPES = ("classification", "clustering", "sts", "reranking")
 DEFAULT_SAMPLES_PER_LABEL = 8  # mteb's AbsTaskClassification.samples_per_label
 #: Bump when a change here or in ``procedures`` changes answers: stored results are then redone.
-#: 2: jobs in the source's order (``hume_sync.model_view``), no longer the presentation order.
+#: 2: jobs in the source's order (``hume_sync.study.model_view``), no longer the presentation order.
 PREDICT_VERSION = 2
 
 
-class PredictError(ValueError):
+class PredictError(HumeError, ValueError):
     """A subset cannot be predicted as given (missing train pool, bad content, ...)."""
 
 

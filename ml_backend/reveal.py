@@ -1,6 +1,6 @@
 """Stored model answers → Label Studio predictions, for managers to compare in the Data Manager.
 
-Pure translation (no store, no server): ``hume_sync.reveal`` and the ML backend app share it,
+Pure translation (no store, no server): ``hume_sync.steps.reveal`` and the ML backend app share it,
 so a prediction looks the same whichever way it reached Label Studio.
 
 Embedding-model answers (``model_version`` ``emb:…``) are raw model outputs and are mapped onto

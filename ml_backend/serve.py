@@ -1,51 +1,33 @@
-"""``hume-ml-backend``: serve the ML backend app with gunicorn.
+"""Serve a WSGI app (the ML backend) with gunicorn, configured for this use.
 
-The app target is a gunicorn app string; the default names the study-backed factory that the
-conductor (``hume_sync``) provides, so this launcher stays free of study code. The app is
-loaded once in the master before workers fork (``preload_app``): a bad study directory fails at
-start with one line, and nothing heavy is loaded per request.
-
-    HUME_STUDY_DIR=studies/pilot hume-ml-backend --bind 127.0.0.1:9090
-    ML_BACKEND_USER=ls ML_BACKEND_PASSWORD=... hume-ml-backend --study-dir studies/pilot
+The app comes as an object: whoever builds it (``hume-ml-backend``, i.e.
+``hume_sync.cli.backend_main``, for a study) hands it over, so this launcher knows no study and
+names no module of the conductor. It runs in the master before workers fork (``preload_app``), so
+nothing heavy is loaded per request.
 """
 
 from __future__ import annotations
 
-import argparse
-import os
-import sys
-from collections.abc import Callable, Sequence
 from typing import Any
 
-DEFAULT_APP = "hume_sync.reveal:create_backend_app()"
+from scoring.errors import HumeError
+
 DEFAULT_BIND = "127.0.0.1:9090"
-STUDY_DIR_ENV = "HUME_STUDY_DIR"
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="hume-ml-backend",
-        description="Label Studio ML backend for a HUME study: serves the study's sealed model "
-        "predictions through /predict once the study is closed (nothing before).",
-    )
-    p.add_argument(
-        "--study-dir", help=f"the study folder (default: ${STUDY_DIR_ENV})", default=None
-    )
-    p.add_argument("--bind", default=DEFAULT_BIND, help=f"host:port (default {DEFAULT_BIND})")
-    p.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
-    p.add_argument("--threads", type=int, default=4, help="threads per worker (default 4)")
-    p.add_argument("--timeout", type=int, default=120, help="worker timeout in seconds")
-    p.add_argument("--app", default=DEFAULT_APP, help="gunicorn app target (module:factory())")
-    return p
+class ServeError(HumeError, RuntimeError):
+    """The server cannot run as asked (gunicorn missing, bad settings)."""
 
 
-def gunicorn_options(args: argparse.Namespace) -> dict[str, Any]:
+def gunicorn_options(*, bind: str, workers: int, threads: int, timeout: int) -> dict[str, Any]:
     """gunicorn settings; those the installed gunicorn does not know are left out at load."""
+    if workers < 1 or threads < 1:
+        raise ServeError("--workers and --threads must be at least 1")
     return {
-        "bind": args.bind,
-        "workers": args.workers,
-        "threads": args.threads,
-        "timeout": args.timeout,
+        "bind": bind,
+        "workers": workers,
+        "threads": threads,
+        "timeout": timeout,
         "worker_class": "gthread",
         "preload_app": True,
         "accesslog": "-",
@@ -57,37 +39,16 @@ def gunicorn_options(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def load_target(target: str) -> Callable[..., Any]:
-    """Import a gunicorn-style app target (``module:name`` or ``module:factory()``)."""
-    from gunicorn.util import import_app
-
-    return import_app(target)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    if args.study_dir:
-        os.environ[STUDY_DIR_ENV] = args.study_dir
-    if args.workers < 1 or args.threads < 1:
-        print("hume-ml-backend: error: --workers and --threads must be at least 1", file=sys.stderr)
-        return 2
+def serve(app: Any, options: dict[str, Any]) -> None:
+    """Run ``app`` under gunicorn with ``options`` (see :func:`gunicorn_options`) until stopped."""
     try:
         from gunicorn.app.base import BaseApplication
     except ImportError:
-        print(
-            "hume-ml-backend: error: gunicorn is not installed (pip install 'hume[models]')",
-            file=sys.stderr,
-        )
-        return 2
-    try:
-        app = load_target(args.app)
-    except Exception as exc:  # a bad study dir or target: one line, no traceback
-        print(f"hume-ml-backend: error: {exc}", file=sys.stderr)
-        return 2
+        raise ServeError("gunicorn is not installed (pip install 'hume[models]')") from None
 
     class _Server(BaseApplication):  # type: ignore[misc]
         def load_config(self) -> None:
-            for key, value in gunicorn_options(args).items():
+            for key, value in options.items():
                 if key in self.cfg.settings:  # older gunicorn: no control socket to turn off
                     self.cfg.set(key, value)
 
@@ -95,8 +56,3 @@ def main(argv: Sequence[str] | None = None) -> int:
             return app
 
     _Server().run()
-    return 0
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

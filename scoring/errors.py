@@ -1,13 +1,21 @@
-"""Typed errors of the scoring core.
+"""The root of hume's errors, and the typed errors of the scoring core.
 
-All derive from :class:`ScoringError` (itself a ``ValueError``), so a caller such as the CLI can
-turn any of them into a one-line message without catching unrelated bugs.
+:class:`HumeError` is the root of every error hume reports to a user as one line: the packages
+above (``label_studio_configs``, ``ml_backend``, ``hume_sync``) derive theirs from it, so the CLI
+catches exactly one type and anything else is a bug. It lives here, in the leaf package, because
+every package may import ``scoring`` and ``scoring`` imports nothing of theirs.
+
+The scoring core's own errors derive from :class:`ScoringError` (also a ``ValueError``).
 """
 
 from __future__ import annotations
 
 
-class ScoringError(ValueError):
+class HumeError(Exception):
+    """Root of every error whose message is fit to show as is (one line, no secret)."""
+
+
+class ScoringError(HumeError, ValueError):
     """Base class: bad input to a scoring function, with a message that names what is wrong."""
 
 

@@ -11,7 +11,7 @@ import yaml
 from tests._paths import SOURCE_DATA
 
 if TYPE_CHECKING:
-    from hume_sync.spec import StudySpec
+    from hume_sync.study.spec import StudySpec
 
 SIB = SOURCE_DATA / "sib200"
 SIB_COLUMNS = {"id": "index_id", "text": "text", "label": "category"}
@@ -63,7 +63,8 @@ def write_spec(study: Path, spec: dict[str, Any]) -> Path:
 def make_v1_store(study: Path, spec: StudySpec) -> None:
     """A study store exactly as schema 1 wrote it: the same sample (sampling is unchanged),
     items named by their source ids, no positions, no references, train pool without order."""
-    from hume_sync.store import MIGRATIONS, dumps, plan_study
+    from hume_sync.store import MIGRATIONS, dumps
+    from hume_sync.study.planning import plan_study
 
     plans = plan_study(spec, id_scheme="source")
     conn = sqlite3.connect(study / "study.sqlite")

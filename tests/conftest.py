@@ -1,8 +1,8 @@
 """Shared fixtures. `ls_server`: one real Label Studio for the whole test session.
 
-The server is started through `hume_sync.server.start` (the code behind `hume-sync up`), on a free
-loopback port, with SQLite in a temporary data dir; tests that use it carry
-``@pytest.mark.labelstudio``. It is stopped (its process group terminated) at the end.
+The server is started through `hume_sync.labelstudio.server.start` (the code behind
+`hume-sync up`), on a free loopback port, with SQLite in a temporary data dir; tests that use
+it carry ``@pytest.mark.labelstudio``. It is stopped (its process group terminated) at the end.
 `annotator_servers` are two more, one per annotator (README "Blind annotation": every annotator
 works in a Label Studio of their own), each with its annotator's account; `annotator_servers_pg`
 are the same on a private PostgreSQL cluster (`postgres_cluster`, tests/_postgres.py), one
@@ -31,7 +31,7 @@ _ROOT = str(Path(__file__).resolve().parents[1])
 if _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 
-from hume_sync import server  # noqa: E402
+from hume_sync.labelstudio import server  # noqa: E402
 from tests._postgres import (  # noqa: E402
     PostgresCluster,
     PostgresCommandError,
@@ -41,7 +41,7 @@ from tests._postgres import (  # noqa: E402
 )
 
 if TYPE_CHECKING:
-    from hume_sync.ls_client import LabelStudioClient
+    from hume_sync.labelstudio.client import LabelStudioClient
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,9 @@ class LSServer:
 
     def client(self, token: str | None = None, **kwargs: float) -> LabelStudioClient:
         """A `LabelStudioClient` for the admin (or for `token`)."""
-        from hume_sync import ls_client  # the SDK is an optional extra: import it only here
+        from hume_sync.labelstudio import (
+            client as ls_client,
+        )  # the SDK is an optional extra: import it only here
 
         return ls_client.LabelStudioClient(self.url, token or self.token, **kwargs)
 

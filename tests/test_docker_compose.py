@@ -70,8 +70,8 @@ def test_every_label_studio_has_its_own_database_on_the_postgres_service():
 
 
 def test_ml_backend_environment_is_what_the_code_reads():
+    from hume_sync.steps.backend import STUDY_DIR_ENV
     from ml_backend.app import AUTH_PASSWORD_ENV, AUTH_USER_ENV
-    from ml_backend.serve import STUDY_DIR_ENV
 
     ml = env("ml-backend")
     # The backend answers from the study store alone: it needs the study and its own login,
@@ -118,7 +118,7 @@ def test_ml_backend_healthcheck_authenticates_against_a_real_app(tmp_path, monke
 
     from werkzeug.serving import make_server
 
-    from hume_sync.reveal import create_backend_app
+    from hume_sync.steps.backend import create_backend_app
     from ml_backend import healthcheck
 
     assert SERVICES["ml-backend"]["healthcheck"]["test"][1:] == [

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from hume_sync import server
 from hume_sync.cli import main
+from hume_sync.labelstudio import server
 from tests._paths import MTEB_RESULTS, REPO_ROOT
 
 DEMO = REPO_ROOT / "hume_sync" / "demo_data"

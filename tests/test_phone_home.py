@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from hume_sync import server
+from hume_sync.labelstudio import server
 
 ROOT = Path(__file__).resolve().parents[1]
 label_studio = pytest.importorskip("label_studio", reason="the server extra is not installed")

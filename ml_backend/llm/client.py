@@ -20,6 +20,8 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 from urllib.parse import urlsplit, urlunsplit
 
+from scoring.errors import HumeError
+
 log = logging.getLogger(__name__)
 
 #: How structured output is asked for. ``json_schema``: OpenAI's strict schema (OpenAI, vLLM,
@@ -40,7 +42,7 @@ Message = dict[str, str]
 NO_KEY_PLACEHOLDER = "no-key"
 
 
-class LLMError(RuntimeError):
+class LLMError(HumeError, RuntimeError):
     """A call failed for good (after retries where retrying makes sense).
 
     ``kind`` is one of "rate_limit", "server", "timeout", "connection", "client", "unknown";

@@ -56,9 +56,9 @@ def test_existing_study_is_tightened_when_opened(tmp_path, capsys):
 
 
 def test_caches_logs_and_events_are_private(tmp_path, monkeypatch):
-    from hume_sync.llm_cmd import predict_llm
-    from hume_sync.predict_cmd import predict_study
-    from hume_sync.reveal import StudySource
+    from hume_sync.steps.backend import StudySource
+    from hume_sync.steps.llm import predict_llm
+    from hume_sync.steps.predict import predict_study
     from ml_backend.llm import OpenAICompatibleClient, RetryPolicy
     from tests.ml_backend.test_predict import FakeEncoder
 

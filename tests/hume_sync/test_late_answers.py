@@ -16,14 +16,14 @@ from pathlib import Path
 import pytest
 
 from hume_sync.cli import main
-from hume_sync.late_answers import (
+from hume_sync.steps.late_answers import (
     EDITED_NOTE,
     LateAnswerError,
     late_answers,
     lateness,
     parse_time,
 )
-from hume_sync.reveal import CLOSED_AT
+from hume_sync.steps.reveal import CLOSED_AT
 from hume_sync.store import AnnotationRecord, AnnotationRow, Store, gold
 from tests._studies import real_data_spec, write_spec
 

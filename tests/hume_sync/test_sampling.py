@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hume_sync.sampling import (
+from hume_sync.study.sampling import (
     SamplingError,
     _allocate,
     sample_classification,
@@ -25,7 +25,7 @@ from hume_sync.sampling import (
     take_all,
     to_instances,
 )
-from hume_sync.sources import PairItem, QueryItem, TextItem, load_records
+from hume_sync.study.sources import PairItem, QueryItem, TextItem, load_records
 from tests._paths import SOURCE_DATA
 
 DATA = Path(__file__).parent / "data"

@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 from datasets import ClassLabel, Dataset, DatasetDict, Features, Value
 
-from hume_sync import sources
-from hume_sync.sources import (
+from hume_sync.study import sources
+from hume_sync.study.planning import load_subset
+from hume_sync.study.sources import (
     Candidate,
     PairItem,
     QueryItem,
@@ -21,7 +22,6 @@ from hume_sync.sources import (
     TextItem,
     load_mteb,
     load_records,
-    load_subset,
     mteb_task_info,
     records_from_classification,
     records_from_clustering,
@@ -29,7 +29,7 @@ from hume_sync.sources import (
     records_from_retrieval,
     records_from_sts,
 )
-from hume_sync.spec import parse_spec
+from hume_sync.study.spec import parse_spec
 from tests._paths import SOURCE_DATA
 
 os.environ["HF_HUB_OFFLINE"] = "1"

@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 import yaml
 
-from hume_sync.presets import HUME_V1, preset_tasks
-from hume_sync.spec import SpecError, annotators_for, load_spec, parse_spec
+from hume_sync.errors import SpecError
+from hume_sync.study.presets import HUME_V1, preset_tasks
+from hume_sync.study.spec import annotators_for, load_spec, parse_spec
 from tests._paths import SOURCE_DATA
 
 os.environ["HF_HUB_OFFLINE"] = "1"

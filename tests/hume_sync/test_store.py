@@ -16,8 +16,6 @@ import yaml
 from datasets import Dataset, DatasetDict
 
 from hume_sync import store as store_mod
-from hume_sync.sources import load_mteb, load_records
-from hume_sync.spec import StudySpec, parse_spec
 from hume_sync.store import (
     SCHEMA_VERSION,
     AnnotationRecord,
@@ -25,8 +23,10 @@ from hume_sync.store import (
     Store,
     StoreError,
     gold,
-    init_from_spec,
 )
+from hume_sync.study.planning import init_from_spec
+from hume_sync.study.sources import load_mteb, load_records
+from hume_sync.study.spec import StudySpec, parse_spec
 from tests._paths import SOURCE_DATA
 
 os.environ["HF_HUB_OFFLINE"] = "1"

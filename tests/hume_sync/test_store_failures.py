@@ -97,7 +97,7 @@ def test_exclusive_lock_is_not_called_a_broken_store(study, capsys, monkeypatch)
 
 def test_full_disk_rolls_back_with_one_line(study):
     """SQLITE_FULL through the store's own transaction (max_page_count caps the file)."""
-    from hume_sync.cli import _user_errors
+    from hume_sync.errors import HumeError
 
     before = dump(study)
     with Store.open(study) as store:
@@ -105,7 +105,7 @@ def test_full_disk_rolls_back_with_one_line(study):
         store._conn.execute(f"PRAGMA max_page_count = {pages}")
         with pytest.raises(Exception) as caught:
             store.set_meta({"note": "x" * 200_000})
-    assert isinstance(caught.value, _user_errors()), repr(caught.value)  # a message, no trace
+    assert isinstance(caught.value, HumeError), repr(caught.value)  # a message, no trace
     message = str(caught.value)
     assert "\n" not in message
     assert "the disk holding" in message and "is full; free some space" in message

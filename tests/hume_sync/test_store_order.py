@@ -15,9 +15,6 @@ from typing import Any
 import pytest
 import yaml
 
-from hume_sync.model_view import model_view, shown_ids_from_source
-from hume_sync.sources import load_mteb, load_subset, provided_mteb_data
-from hume_sync.spec import StudySpec, parse_spec
 from hume_sync.store import (
     SCHEMA_VERSION,
     AnnotationRecord,
@@ -26,8 +23,11 @@ from hume_sync.store import (
     StoreError,
     dumps,
     gold,
-    init_from_spec,
 )
+from hume_sync.study.model_view import model_view, shown_ids_from_source
+from hume_sync.study.planning import init_from_spec, load_subset
+from hume_sync.study.sources import load_mteb, provided_mteb_data
+from hume_sync.study.spec import StudySpec, parse_spec
 from tests._paths import SOURCE_DATA
 from tests._studies import make_v1_store
 
@@ -269,6 +269,6 @@ def test_provided_mteb_data_feeds_the_real_loader_and_is_undone() -> None:
         loaded = load_subset(task, subset)
     assert [r.id for r in loaded.records] == ["0", "1"]
     assert loaded.records == load_mteb("HUMESTS22", "en", dataset=data).records
-    from hume_sync import sources
+    from hume_sync.study import sources
 
     assert "HUMESTS22" not in sources._loaded

@@ -12,9 +12,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from hume_sync import server
-from hume_sync.annotators import logins_path
 from hume_sync.cli import main
+from hume_sync.labelstudio import server
+from hume_sync.labelstudio.annotators import logins_path
 from hume_sync.store import Store
 from tests._studies import real_data_spec, write_spec
 
@@ -120,6 +120,6 @@ def test_onboarding_on_a_server_of_their_own(study: Path, tmp_path: Path, monkey
 
 
 def server_client(info: server.ServerInfo):
-    from hume_sync.ls_client import LabelStudioClient
+    from hume_sync.labelstudio.client import LabelStudioClient
 
     return LabelStudioClient(info.url, info.token)

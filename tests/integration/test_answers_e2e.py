@@ -28,9 +28,9 @@ from typing import Any
 import pytest
 
 import label_studio_configs
-from hume_sync import ls_servers
 from hume_sync.cli import main
-from hume_sync.pull import pull_study, task_url
+from hume_sync.labelstudio import servers as ls_servers
+from hume_sync.steps.pull import pull_study, task_url
 from hume_sync.store import Store, gold
 from tests._annotate import register
 from tests._studies import real_data_spec, write_spec

@@ -10,7 +10,7 @@ from collections import Counter
 import pytest
 
 from hume_sync.cli import main
-from hume_sync.demo import demo_data_dir
+from hume_sync.steps.demo import demo_data_dir
 from hume_sync.store import Store, gold
 
 pytestmark = [pytest.mark.labelstudio, pytest.mark.model]
@@ -18,7 +18,8 @@ pytestmark = [pytest.mark.labelstudio, pytest.mark.model]
 
 def test_demo_end_to_end_and_rerun(tmp_path, monkeypatch, capsys):
     """The real `make demo` path: two embedded Label Studio servers, one per example annotator."""
-    from hume_sync import ls_servers, server
+    from hume_sync.labelstudio import server
+    from hume_sync.labelstudio import servers as ls_servers
 
     monkeypatch.setenv("HUME_HOME", str(tmp_path / "hume-home"))
     monkeypatch.delenv("LABEL_STUDIO_URL", raising=False)
@@ -50,7 +51,7 @@ def test_demo_end_to_end_and_rerun(tmp_path, monkeypatch, capsys):
 
 
 def check_demo(study, port, out):
-    from hume_sync import ls_servers
+    from hume_sync.labelstudio import servers as ls_servers
 
     assert f"Report:       {(study / 'report').resolve() / 'report.html'}" in out
     with Store.open(study) as store:

@@ -19,9 +19,9 @@ from typing import Any
 
 import pytest
 
-from hume_sync import ls_servers
 from hume_sync.cli import main
-from hume_sync.projects import TITLE_MAX, project_marker, render_subset_config, setup_study
+from hume_sync.labelstudio import servers as ls_servers
+from hume_sync.steps.setup import TITLE_MAX, project_marker, render_subset_config, setup_study
 from hume_sync.store import PredictionRecord, Store, gold
 from tests._annotate import bad_label, gold_result, register
 from tests._studies import real_data_spec, write_spec

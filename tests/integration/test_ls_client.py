@@ -1,4 +1,5 @@
-"""LabelStudioClient and hume_sync.server, against a real Label Studio and real failing servers.
+"""LabelStudioClient and hume_sync.labelstudio.server, against a real Label Studio and real
+failing servers.
 
 Faults are caused for real: a stopped server is a free loopback port (connection refused), a
 wrong token gets a real 401, and 500s and timeouts come from a tiny local http.server (a real
@@ -22,11 +23,11 @@ from pathlib import Path
 import pytest
 
 import label_studio_configs as lsc
-from hume_sync import server
+from hume_sync.labelstudio import server
 
 pytest.importorskip("label_studio_sdk", reason="the labelstudio extra is not installed")
 
-from hume_sync.ls_client import (
+from hume_sync.labelstudio.client import (
     LabelStudioAuthError,
     LabelStudioClient,
     LabelStudioError,
@@ -218,7 +219,7 @@ def test_client_requires_url_and_key() -> None:
         LabelStudioClient("localhost:8080", SECRET)
 
 
-# -- hume_sync.server without starting Label Studio ----------------------------------------
+# -- hume_sync.labelstudio.server without starting Label Studio -------------------------------
 
 
 def test_connection_from_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -20,8 +20,8 @@ import pytest
 import yaml
 
 from hume_sync.cli import main
-from hume_sync.spec import parse_spec
 from hume_sync.store import Store, gold
+from hume_sync.study.spec import parse_spec
 from tests._annotate import register
 from tests._paths import SOURCE_DATA
 from tests._studies import make_v1_store

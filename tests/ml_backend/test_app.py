@@ -19,17 +19,13 @@ import httpx
 import pytest
 
 import label_studio_configs
-from hume_sync.reveal import (
-    CLOSED_AT,
-    REVEALED_AT,
+from hume_sync.steps.backend import (
     SEALED_MODEL_VERSION,
-    RevealError,
     StudySource,
-    close_study,
     create_backend_app,
     read_events,
-    reveal_study,
 )
+from hume_sync.steps.reveal import CLOSED_AT, REVEALED_AT, RevealError, close_study, reveal_study
 from hume_sync.store import PredictionRecord, Store, gold
 from ml_backend.app import create_app
 from ml_backend.reveal import ls_prediction, rerank_marks, sts_level
@@ -112,7 +108,7 @@ class FakeLabelStudio:
         return {1: "manager@x.org"}  # nobody but the manager and the slot's annotator
 
     def get_project(self, pid: int) -> dict[str, Any]:
-        from hume_sync.projects import render_subset_config
+        from hume_sync.steps.setup import render_subset_config
 
         [key] = [p.subset_key for p in self.store.slot_projects() if p.ls_project_id == pid]
         return {
@@ -141,7 +137,7 @@ def predicted_small(tmp_path_factory: pytest.TempPathFactory) -> Path:
     study = make_study(
         tmp_path_factory.mktemp("app") / "study", study_spec(cls_size=14, sts_size=10, rr_size=4)
     )
-    from hume_sync.predict_cmd import predict_study
+    from hume_sync.steps.predict import predict_study
 
     with Store.open(study) as store:
         predict_study(study, store, encoders=[FakeEncoder()], progress=False)
@@ -479,11 +475,17 @@ def _free_port() -> int:
 
 
 def test_serve_bad_study_is_one_line(tmp_path: Path, capsys: Any) -> None:
-    from ml_backend import serve
+    from hume_sync.cli import backend_main
 
-    assert serve.main(["--study-dir", str(tmp_path / "missing")]) == 2
+    assert backend_main(["--study-dir", str(tmp_path / "missing")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "not a study" in err[0]
+
+
+#: ``hume-ml-backend`` as a subprocess of this interpreter (the console script's own code).
+BACKEND_MAIN = (
+    "import sys; from hume_sync.cli import backend_main; sys.exit(backend_main(sys.argv[1:]))"
+)
 
 
 def test_gunicorn_serves_the_protocol(study: Path) -> None:
@@ -493,8 +495,8 @@ def test_gunicorn_serves_the_protocol(study: Path) -> None:
     proc = subprocess.Popen(
         [
             sys.executable,
-            "-m",
-            "ml_backend.serve",
+            "-c",
+            BACKEND_MAIN,
             "--study-dir",
             str(study),
             "--bind",

@@ -19,7 +19,7 @@ import pytest
 import yaml
 
 from hume_sync.cli import main
-from hume_sync.reveal import create_backend_app, read_events
+from hume_sync.steps.backend import create_backend_app, read_events
 from tests._paths import REPO_ROOT
 
 DEMO = REPO_ROOT / "hume_sync" / "demo_data"
@@ -131,12 +131,18 @@ def test_event_log_is_safe_across_processes(tmp_path):
         assert [r["n"] for r in records if r["w"] == w] == list(range(250))
 
 
+#: ``hume-ml-backend`` as a subprocess of this interpreter (the console script's own code).
+BACKEND_MAIN = (
+    "import sys; from hume_sync.cli import backend_main; sys.exit(backend_main(sys.argv[1:]))"
+)
+
+
 def _start_backend(study: Path, port: int, home: Path) -> subprocess.Popen[bytes]:
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "HOME": str(home)}
     for key in ("XDG_RUNTIME_DIR", "ML_BACKEND_USER", "ML_BACKEND_PASSWORD"):
         env.pop(key, None)
     return subprocess.Popen(
-        [sys.executable, "-m", "ml_backend.serve", "--study-dir", str(study), "--bind",
+        [sys.executable, "-c", BACKEND_MAIN, "--study-dir", str(study), "--bind",
          f"127.0.0.1:{port}"],
         env=env,
         stdout=subprocess.DEVNULL,
@@ -146,7 +152,7 @@ def _start_backend(study: Path, port: int, home: Path) -> subprocess.Popen[bytes
 
 
 def test_two_backends_do_not_share_a_control_socket(study, tmp_path):
-    from hume_sync.server import free_port
+    from hume_sync.labelstudio.server import free_port
 
     home = tmp_path / "home"
     home.mkdir()

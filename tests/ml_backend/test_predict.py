@@ -23,16 +23,17 @@ import yaml
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-from hume_sync import predict_cmd
-from hume_sync.predict_cmd import (
+from hume_sync.cli import main as cli_main
+from hume_sync.steps.predict import (
     PredictCommandError,
     build_jobs,
     cache_path,
     model_subset_scores,
     predict_study,
 )
-from hume_sync.spec import parse_spec
-from hume_sync.store import PredictionRecord, Store, init_from_spec
+from hume_sync.store import PredictionRecord, Store
+from hume_sync.study.planning import init_from_spec
+from hume_sync.study.spec import parse_spec
 from ml_backend.embedding_cache import (
     EmbeddingCache,
     EncodeRequest,
@@ -283,9 +284,7 @@ def test_each_text_embedded_once_across_tasks(tmp_path: Path, minilm: Any) -> No
 
 def test_unknown_model_offline_is_one_line(real_study: Path, capsys: Any) -> None:
     pytest.importorskip("sentence_transformers")
-    rc = predict_cmd.main(
-        ["predict", str(real_study), "--models", "no-such-org/no-such-model-hume"]
-    )
+    rc = cli_main(["predict", str(real_study), "--models", "no-such-org/no-such-model-hume"])
     err = capsys.readouterr().err
     assert rc == 2
     lines = [line for line in err.splitlines() if line.strip()]
@@ -389,9 +388,9 @@ def test_stale_scores_are_flagged(small_study: Path) -> None:
 
 
 def test_predict_cli_errors_are_one_line(tmp_path: Path, small_study: Path, capsys: Any) -> None:
-    assert predict_cmd.main(["predict", str(tmp_path / "nothing")]) == 2
+    assert cli_main(["predict", str(tmp_path / "nothing")]) == 2
     assert "not a study" in capsys.readouterr().err
-    assert predict_cmd.main(["predict", str(small_study), "--subsets", "No/such"]) == 2
+    assert cli_main(["predict", str(small_study), "--subsets", "No/such"]) == 2
     err = capsys.readouterr().err
     assert "no such subset" in err and len(err.strip().splitlines()) == 1
 
@@ -435,7 +434,7 @@ def test_copy_of_a_study_reuses_its_cache(small_study: Path, tmp_path: Path) -> 
 def test_embedding_noise_is_not_a_change(small_study: Path) -> None:
     """Recomputed from scratch in other batches (cache deleted), cosines move by ~1e-8: the
     stored sealed answers stay, nothing needs --replace."""
-    from hume_sync.predict_cmd import same_answer
+    from hume_sync.steps.predict import same_answer
 
     assert same_answer({"a": 0.5, "b": [1, 2.0]}, {"a": 0.5 + 1e-8, "b": [1, 2]})
     assert not same_answer({"a": 0.5}, {"a": 0.51})

@@ -28,10 +28,11 @@ import numpy as np
 import pytest
 import yaml
 
-from hume_sync.predict_cmd import model_subset_scores, predict_study
-from hume_sync.sources import provided_mteb_data
-from hume_sync.spec import parse_spec
-from hume_sync.store import Store, init_from_spec
+from hume_sync.steps.predict import model_subset_scores, predict_study
+from hume_sync.store import Store
+from hume_sync.study.planning import init_from_spec
+from hume_sync.study.sources import provided_mteb_data
+from hume_sync.study.spec import parse_spec
 from ml_backend import procedures as P
 from tests._mteb import TOL, max_diff, report, run_mteb
 from tests._paths import SOURCE_DATA

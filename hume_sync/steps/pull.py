@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import label_studio_configs
-from hume_sync.late_answers import LateAnswer, late_answers
-from hume_sync.ls_client import LabelStudioClient, LabelStudioNotFoundError
+from hume_sync.labelstudio.client import LabelStudioClient, LabelStudioNotFoundError
 from hume_sync.progress import progress
+from hume_sync.steps.late_answers import LateAnswer, late_answers
 from hume_sync.store import (
     AnnotationCounts,
     AnnotationRecord,

@@ -1,4 +1,5 @@
-"""Render a :class:`hume_sync.export.StudyReport` as Markdown and as one self-contained HTML page.
+"""Render a :class:`hume_sync.report.export.StudyReport` as Markdown and as one self-contained
+HTML page.
 
 The HTML has no external resources (inline CSS and SVG plots), so it opens offline and can be
 mailed as one file. Every number printed here was computed by :mod:`scoring`; rendering only
@@ -11,12 +12,12 @@ import html as html_lib
 import math
 from typing import TYPE_CHECKING, Any
 
-from hume_sync.late_answers import EDITED_NOTE
-from hume_sync.safe_text import md_cell, md_text
+from hume_sync.report.safe_text import md_cell, md_text
+from hume_sync.steps.late_answers import EDITED_NOTE
 from scoring.tasks import TASK_TYPES
 
 if TYPE_CHECKING:
-    from hume_sync.export import StudyReport
+    from hume_sync.report.model import StudyReport
 
 MAX_ITEMS_LISTED = 20
 
@@ -90,7 +91,7 @@ def _pct(x: float | None) -> str:
 
 
 def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
-    """A Markdown table; cells are data, so HTML in them is escaped (see hume_sync.safe_text)."""
+    """A Markdown table; cells are data, so HTML in them is escaped (hume_sync.report.safe_text)."""
     out = ["| " + " | ".join(md_cell(h) for h in header) + " |", "|" + "---|" * len(header)]
     out += ["| " + " | ".join(md_cell(c) for c in r) + " |" for r in rows]
     return [*out, ""]

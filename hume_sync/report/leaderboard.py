@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from hume_sync.safe_text import csv_rows, md_cell, md_text
+from hume_sync.report.safe_text import csv_rows, md_cell, md_text
 from scoring.comparison import (
     HumanVsModels,
     RankRow,

@@ -2,8 +2,9 @@
 
 mteb's numbers depend on order: classification undersamples the train pool after a seeded
 shuffle of the pool *in its given order*, and MiniBatchKMeans clusters a set *in its given
-order*. Annotators see a seeded shuffle under opaque ids (:mod:`hume_sync.sampling`); a model run
-on that order would score differently from mteb, and its score would move with the study seed.
+order*. Annotators see a seeded shuffle under opaque ids (:mod:`hume_sync.study.sampling`); a
+model run on that order would score differently from mteb, and its score would move with the
+study seed.
 So models always run on this view, never on the presentation order:
 
 - instances in the source's order: for sets taken whole (``sampling: all``, the HUME presets)
@@ -24,9 +25,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from hume_sync.sampling import ItemRef
-from hume_sync.sources import TextItem
-from hume_sync.store import InstanceRow, Store, StoreError, gold, unknown_order_message
+from hume_sync.store import InstanceRow, ItemRef, Store, StoreError, gold, unknown_order_message
+from hume_sync.study.sources import TextItem
 
 #: The content key that lists an instance's items, per task type that has items.
 ITEM_LISTS: Mapping[str, str] = {"clustering": "items", "reranking": "candidates"}

@@ -36,6 +36,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hume_sync.errors import (
+    ConnectionNotConfiguredError,
+    PortInUseError,
+    ServerError,
+    ServerStartError,
+)
+
 __all__ = [
     "CREDENTIALS_FILE",
     "LOG_FILE",
@@ -104,22 +111,6 @@ _SHADOWING_NAMES = frozenset(
     | {"USER_TOKEN", "DJANGO_SETTINGS_MODULE", "SECRET_KEY", "DISABLE_SIGNUP_WITHOUT_LINK"}
 )
 _SHADOWING_PREFIXES = ("LABEL_STUDIO_", "HEARTEX_", "POSTGRE_", "MYSQL_")
-
-
-class ServerError(RuntimeError):
-    """Base class for problems with the embedded Label Studio server."""
-
-
-class ServerStartError(ServerError):
-    """The server could not be started or did not become healthy in time."""
-
-
-class PortInUseError(ServerStartError):
-    """The asked port is taken by another program (Label Studio would silently pick another)."""
-
-
-class ConnectionNotConfiguredError(ServerError):
-    """Neither the environment nor an embedded server says where Label Studio is."""
 
 
 @dataclass(frozen=True)

@@ -1,18 +1,13 @@
-"""`hume-sync export`: the score report of a study, computed by :mod:`scoring` from the store.
+"""The study's report as data: gathered from the store and computed by :mod:`scoring`, once.
 
 Reads gold, the valid human annotations, the LLM annotators' answers and the embedding models'
 subset scores from the study store; every number is produced by :mod:`scoring`
 (:func:`scoring.subset_report.evaluate_subset` per subset, :mod:`scoring.comparison` across
-subsets); this module only gathers the inputs and writes the outputs:
-``report.md``, ``report.html``, ``scores.csv``, ``scores.json`` and MTEB result files for the
-humans (and each annotator) and for each LLM annotator, in the results-repository layout.
+subsets). :mod:`hume_sync.report.render` draws it and :mod:`hume_sync.report.export` writes it.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import tempfile
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -20,9 +15,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from hume_sync.late_answers import CLOSED_AT, closed_at, lateness
-from hume_sync.llm_cmd import llm_file_name
-from hume_sync.safe_text import csv_records
+from hume_sync.steps.late_answers import CLOSED_AT, closed_at, lateness
 from hume_sync.store import Store, SubsetRow, gold
 from scoring.comparison import (
     HumanVsModels,
@@ -36,22 +29,19 @@ from scoring.errors import ScoringError
 from scoring.results import (
     Rater,
     SubsetScore,
-    agreement_to_block,
     read_results_dir,
     subset_id,
-    write_model_meta,
-    write_result_file,
 )
-from scoring.safe_paths import check_component, confined
 from scoring.subset_report import (
-    ANNOTATOR_METHOD,
     SubsetInput,
     SubsetReport,
     evaluate_subset,
 )
-from scoring.tasks import language_code
+from scoring.tasks import normalise_language
 
 HUMAN_MODEL_NAME = "baseline/Human"
+
+
 MAIN_SCORE_NAME = {
     "classification": "accuracy",
     "clustering": "v_measure",
@@ -86,10 +76,6 @@ class StudyReport:
         return sum(sum(getattr(s.input, kind).values()) for s in self.subsets)
 
 
-# ------------------------------------------------------------------------------------------
-# Gathering the inputs
-
-
 def _text_of(task_type: str, content: Mapping[str, Any]) -> str:
     if task_type == "classification":
         return str(content.get("text", ""))
@@ -111,7 +97,7 @@ def _human_answers(
 ) -> tuple[dict[str, dict[str, Any]], dict[str, int], dict[str, int], dict[str, int]]:
     """(answers scored, invalid, late, late edited) of one subset, per annotator.
 
-    Invalid answers are never scored; late ones (see :mod:`hume_sync.late_answers`) only with
+    Invalid answers are never scored; late ones (see :mod:`hume_sync.steps.late_answers`) only with
     ``include_late``. Both are counted, never dropped from the store.
     """
     humans: dict[str, dict[str, Any]] = {}
@@ -143,7 +129,7 @@ def subset_inputs(store: Store, *, include_late: bool = False) -> list[SubsetInp
     ``include_late``; either way they are counted in each input's ``late``.
     """
     try:
-        from hume_sync.predict_cmd import model_subset_scores
+        from hume_sync.steps.predict import model_subset_scores
 
         model_scores = model_subset_scores(store)
     except ImportError:  # the model stack is an optional extra
@@ -198,16 +184,6 @@ def subset_inputs(store: Store, *, include_late: bool = False) -> list[SubsetInp
     return out
 
 
-# ------------------------------------------------------------------------------------------
-# Across subsets
-
-
-def _lang3(language: str) -> str:
-    from scoring.tasks import normalise_language
-
-    return normalise_language(language)
-
-
 def _raters(reports: list[SubsetReport], ids: dict[str, str]) -> list[Rater]:
     """The study's humans, LLMs and models as :class:`Rater` objects for scoring.comparison."""
     raters: dict[tuple[str, str], Rater] = {}
@@ -245,7 +221,9 @@ def build_report(
     """Evaluate every subset, then compare raters across subsets (late answers: see
     :func:`subset_inputs`)."""
     inputs = subset_inputs(store, include_late=include_late)
-    ids = {i.key: subset_id(i.task_name, i.hf_subset, _lang3(i.language)) for i in inputs}
+    ids = {
+        i.key: subset_id(i.task_name, i.hf_subset, normalise_language(i.language)) for i in inputs
+    }
     if len(set(ids.values())) != len(ids):  # two subsets of one task in one language
         ids = {i.key: i.key for i in inputs}
     extra_models: list[Rater] = []
@@ -264,7 +242,7 @@ def build_report(
             r.input.task_name,
             r.input.hf_subset,
             r.input.task_type,
-            _lang3(r.input.language),
+            normalise_language(r.input.language),
         )
         for r in reports
     }
@@ -297,223 +275,3 @@ def build_report(
         closed_at=store.meta().get(CLOSED_AT),
         include_late=include_late,
     )
-
-
-# ------------------------------------------------------------------------------------------
-# Flat tables
-
-
-def score_rows(report: StudyReport) -> list[dict[str, Any]]:
-    """One row per subset and rater: humans (aggregate and each annotator), LLMs, models."""
-    rows: list[dict[str, Any]] = []
-    for rep in report.subsets:
-        inp = rep.input
-        base = {
-            "subset": inp.key,
-            "task_name": inp.task_name,
-            "hf_subset": inp.hf_subset,
-            "task_type": inp.task_type,
-            "language": inp.language,
-        }
-        low = rep.low_agreement
-        if rep.human is not None and rep.interval is not None:
-            rows.append(
-                {
-                    **base,
-                    "rater": HUMAN_MODEL_NAME,
-                    "kind": "human",
-                    "score": rep.human.value,
-                    "method": rep.human.method,
-                    "ci_low": rep.interval.low,
-                    "ci_high": rep.interval.high,
-                    "ci_method": rep.interval.method,
-                    "position": "",
-                    "low_agreement": low,
-                    "n_items": rep.human.n_items,
-                }
-            )
-            for annotator, value in sorted(rep.human.per_rater.items()):
-                rows.append(
-                    {
-                        **base,
-                        "rater": annotator,
-                        "kind": "annotator",
-                        "score": value,
-                        "method": ANNOTATOR_METHOD[inp.task_type],
-                        "ci_low": None,
-                        "ci_high": None,
-                        "ci_method": "",
-                        "position": "",
-                        "low_agreement": None,
-                        "n_items": None,
-                    }
-                )
-        for name, score in sorted(rep.llm_scores.items()):
-            rows.append(
-                {
-                    **base,
-                    "rater": name,
-                    "kind": "llm",
-                    "score": score.value,
-                    "method": score.method,
-                    "ci_low": None,
-                    "ci_high": None,
-                    "ci_method": "",
-                    "position": rep.model_positions.get(name, ""),
-                    "low_agreement": None,
-                    "n_items": score.n_items,
-                }
-            )
-        for name, value in sorted(inp.models.items()):
-            rows.append(
-                {
-                    **base,
-                    "rater": name,
-                    "kind": "model",
-                    "score": value,
-                    "method": f"mteb:{MAIN_SCORE_NAME[inp.task_type]}",
-                    "ci_low": None,
-                    "ci_high": None,
-                    "ci_method": "",
-                    "position": rep.model_positions.get(name, ""),
-                    "low_agreement": None,
-                    "n_items": None,
-                }
-            )
-    return rows
-
-
-def report_json(report: StudyReport) -> dict[str, Any]:
-    return {
-        "study": report.study,
-        "complete": report.complete,
-        "subsets": [s.to_dict() for s in report.subsets],
-        "rows": score_rows(report),
-        "table": [r.to_dict() for r in report.rows],
-        "human_vs_models": None
-        if report.human_vs_models is None
-        else report.human_vs_models.to_dict(),
-        "human_llm_correlation": report.human_llm_correlation,
-        "results_models": report.results_models,
-        "problems": report.problems,
-        "closed_at": report.closed_at,
-        "include_late": report.include_late,
-        "late_answers": report.total_left_out("late"),
-        "invalid_answers": report.total_left_out("invalid"),
-    }
-
-
-# ------------------------------------------------------------------------------------------
-# Writing
-
-
-def _atomic_text(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _mteb_blocks(rep: SubsetReport, value: float, extra: Mapping[str, Any]) -> dict[str, Any]:
-    inp = rep.input
-    name = MAIN_SCORE_NAME[inp.task_type]
-    return {
-        name: value,
-        "main_score": value,
-        "hf_subset": inp.hf_subset,
-        "languages": [_language_tag(inp.language)],
-        **extra,
-    }
-
-
-def _language_tag(language: str) -> str:
-    """MTEB languages are ``xxx-Scrp`` tags; keep a full tag, else map the common codes."""
-    if "-" in language and len(language.split("-")[1]) == 4:
-        return language
-    scripts = {"ara": "Arab", "arb": "Arab", "rus": "Cyrl"}
-    code = language_code(language)
-    code3 = _lang3(code)
-    return f"{code3}-{scripts.get(code3, 'Latn')}"
-
-
-def write_mteb_results(report: StudyReport, root: Path) -> list[Path]:
-    """Human (aggregate + one folder per annotator) and LLM result files, results layout."""
-    revision = report.study
-    written: list[Path] = []
-    per_task: dict[tuple[str, str], dict[str, list[dict[str, Any]]]] = {}
-
-    def add(model: str, rev: str, rep: SubsetReport, block: dict[str, Any]) -> None:
-        per_task.setdefault((model, rev), {}).setdefault(rep.input.task_name, []).append(block)
-
-    for rep in report.subsets:
-        if rep.human is not None:
-            extra: dict[str, Any] = {
-                "scores_per_experiment": [
-                    {MAIN_SCORE_NAME[rep.input.task_type]: v}
-                    for _, v in sorted(rep.human.per_rater.items())
-                ],
-                "method": rep.human.method,
-            }
-            head = rep.headline_agreement
-            if head is not None and len(rep.input.humans) > 1:
-                extra["agreement"] = agreement_to_block(head)
-            if rep.interval is not None:
-                extra["confidence_interval"] = rep.interval.to_dict()
-            add(HUMAN_MODEL_NAME, revision, rep, _mteb_blocks(rep, rep.human.value, extra))
-            for annotator, value in rep.human.per_rater.items():
-                add(HUMAN_MODEL_NAME, f"annotator_{annotator}", rep, _mteb_blocks(rep, value, {}))
-        for name, score in rep.llm_scores.items():
-            add(
-                f"llm/{llm_file_name(name)}",
-                revision,
-                rep,
-                _mteb_blocks(rep, score.value, {"method": score.method}),
-            )
-    for (model, rev), tasks in sorted(per_task.items()):
-        languages: set[str] = set()
-        for task, blocks in sorted(tasks.items()):
-            written.append(
-                write_result_file(
-                    root, model_name=model, revision=rev, task_name=task, subsets=blocks
-                )
-            )
-            languages.update(lang for b in blocks for lang in b["languages"])
-        written.append(
-            write_model_meta(root, model_name=model, revision=rev, languages=sorted(languages))
-        )
-    return written
-
-
-def export_study(
-    study_dir: str | Path,
-    out_dir: str | Path,
-    *,
-    results_dir: str | None = None,
-    include_late: bool = False,
-) -> tuple[StudyReport, list[Path]]:
-    """Compute the report and write every output under ``out_dir``; returns the paths."""
-    from hume_sync import report_render
-
-    with Store.open(Path(study_dir)) as store:
-        report = build_report(store, results_dir=results_dir, include_late=include_late)
-    check_component(report.study, "study name")  # it names the result folders: refuse early
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    data = report_json(report)
-    files = {
-        "scores.json": json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n",
-        "scores.csv": csv_records(score_rows(report)),
-        "report.md": report_render.markdown(report),
-        "report.html": report_render.html(report),
-    }
-    paths = []
-    for name, text in files.items():
-        path = confined(out, name)
-        _atomic_text(path, text)
-        paths.append(path)
-    paths += write_mteb_results(report, confined(out, "mteb_results"))
-    return report, paths

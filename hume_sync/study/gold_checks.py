@@ -10,16 +10,17 @@ silently and spoil the measurement:
 - an STS gold score outside the subset's ``score_range``: the range sets the annotators' scale and
   the sampling bins, so a score outside it means the range (or the data) is wrong.
 
-Each problem raises :class:`~hume_sync.spec.SpecError` naming the spec file, the task, the field,
-the offending value and the data file it came from.
+Each problem raises :class:`~hume_sync.study.spec.SpecError` naming the spec file, the task, the
+field, the offending value and the data file it came from.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from hume_sync.sources import PairItem, Record, SourceData, TextItem
-from hume_sync.spec import SpecError, StudySpec, SubsetSpec, TaskSpec
+from hume_sync.errors import SpecError
+from hume_sync.study.sources import PairItem, Record, SourceData, TextItem
+from hume_sync.study.spec import StudySpec, SubsetSpec, TaskSpec
 
 MAX_LISTED = 5
 

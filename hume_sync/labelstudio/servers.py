@@ -23,15 +23,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from hume_sync import server
-from hume_sync.ls_client import LabelStudioClient
+from hume_sync.errors import ServerRegistryError
+from hume_sync.labelstudio import server
+from hume_sync.labelstudio.client import LabelStudioClient
 
 REGISTRY_FILE = "label-studio-servers.json"
 ANNOTATORS_DIR = "annotators"
-
-
-class ServerRegistryError(server.ServerError):
-    """No token is known for a server, or the registry file is unreadable."""
 
 
 def hume_home() -> Path:

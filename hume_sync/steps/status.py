@@ -19,13 +19,13 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
-from hume_sync.annotators import other_accounts, plan_seats
-from hume_sync.ls_client import LabelStudioClient, LabelStudioNotFoundError
+from hume_sync.labelstudio.annotators import other_accounts, plan_seats
+from hume_sync.labelstudio.client import LabelStudioClient, LabelStudioNotFoundError
 from hume_sync.progress import progress
-from hume_sync.projects import render_subset_config
-from hume_sync.pull import author_id, translate
-from hume_sync.spec import language_code
+from hume_sync.steps.pull import author_id, translate
+from hume_sync.steps.setup import render_subset_config
 from hume_sync.store import AnnotatorRow, SlotProject, Store, SubsetRow
+from hume_sync.study.spec import language_code
 
 ClientFor = Callable[[str], LabelStudioClient]
 

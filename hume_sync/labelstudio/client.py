@@ -30,6 +30,16 @@ import httpx
 from label_studio_sdk import LabelStudio
 from label_studio_sdk.core.api_error import ApiError
 
+from hume_sync.errors import (
+    LabelStudioAuthError,
+    LabelStudioError,
+    LabelStudioNotFoundError,
+    LabelStudioRequestError,
+    LabelStudioServerError,
+    LabelStudioTimeoutError,
+    LabelStudioUnreachableError,
+)
+
 __all__ = [
     "LabelStudioAuthError",
     "LabelStudioClient",
@@ -59,49 +69,6 @@ COUNT_FIELDS = (
     "skipped_annotations_number",
     "total_predictions_number",
 )
-
-
-class LabelStudioError(RuntimeError):
-    """A Label Studio call failed; the message is one line with the URL and the operation."""
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        url: str,
-        operation: str,
-        status_code: int | None = None,
-        attempts: int = 1,
-    ) -> None:
-        super().__init__(" ".join(message.split()))
-        self.url = url
-        self.operation = operation
-        self.status_code = status_code
-        self.attempts = attempts
-
-
-class LabelStudioUnreachableError(LabelStudioError):
-    """No HTTP answer: connection refused or dropped, DNS failure."""
-
-
-class LabelStudioTimeoutError(LabelStudioUnreachableError):
-    """The server did not answer within the timeout."""
-
-
-class LabelStudioAuthError(LabelStudioError):
-    """401/403: the API token was rejected or lacks access."""
-
-
-class LabelStudioNotFoundError(LabelStudioError):
-    """404: the project, task or endpoint does not exist (or is Enterprise-only)."""
-
-
-class LabelStudioRequestError(LabelStudioError):
-    """Another 4xx: the server refused the request as sent (e.g. an invalid labeling config)."""
-
-
-class LabelStudioServerError(LabelStudioError):
-    """5xx: the server failed (after the retries allowed for the call)."""
 
 
 def _plain(obj: Any) -> Any:

@@ -24,10 +24,10 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from hume_sync.spec import SubsetSpec, TaskSpec
+from hume_sync.errors import SourceError
+from hume_sync.study.records import RECORD_FIELDS, Candidate, PairItem, QueryItem, Record, TextItem
 
 #: MTEB's task types mapped to ours (MTEB calls its retrieval-style reranking tasks "Reranking").
 MTEB_TYPES: dict[str, str] = {
@@ -36,54 +36,6 @@ MTEB_TYPES: dict[str, str] = {
     "Reranking": "reranking",
     "STS": "sts",
 }
-
-
-class SourceError(ValueError):
-    """Unreadable or malformed source data; the message names the file (and line) at fault."""
-
-    def __init__(self, where: str | Path, reason: str, *, line: int | None = None) -> None:
-        self.where = str(where)
-        self.line = line
-        self.reason = reason
-        loc = f"{self.where}:{line}" if line is not None else self.where
-        super().__init__(f"{loc}: {reason}")
-
-
-@dataclass(frozen=True)
-class TextItem:
-    """A labelled text (classification item or clustering item); ``group`` is an MTEB set index."""
-
-    id: str
-    text: str
-    label: str
-    group: str | None = None
-
-
-@dataclass(frozen=True)
-class Candidate:
-    id: str
-    text: str
-    relevant: bool
-
-
-@dataclass(frozen=True)
-class QueryItem:
-    """A reranking query with its candidates (order as in the source)."""
-
-    id: str
-    query: str
-    candidates: tuple[Candidate, ...]
-
-
-@dataclass(frozen=True)
-class PairItem:
-    id: str
-    sentence1: str
-    sentence2: str
-    score: float
-
-
-Record = TextItem | QueryItem | PairItem
 
 
 @dataclass(frozen=True)
@@ -197,37 +149,6 @@ def _build_records(
     return records
 
 
-def load_subset(task: TaskSpec, subset: SubsetSpec) -> SourceData:
-    """Load one subset as the spec describes it (local files or MTEB)."""
-    src = task.source
-    if src.is_mteb:
-        return load_mteb(src.mteb or "", subset.name, task_type=task.type, split=src.split)
-    assert subset.resolved_path is not None, "spec guarantees a path for local sources"
-    fmt = src.format or infer_format(subset.resolved_path)
-    records = load_records(
-        task.type, subset.resolved_path, fmt=fmt, columns=src.columns, header=src.header
-    )
-    origin: dict[str, Any] = {
-        "path": subset.path,
-        "format": fmt,
-        "sha256": file_sha256(subset.resolved_path),
-    }
-    train: tuple[TextItem, ...] | None = None
-    if subset.resolved_train_path is not None:
-        tfmt = src.format or infer_format(subset.resolved_train_path)
-        train_records = load_records(
-            "classification",
-            subset.resolved_train_path,
-            fmt=tfmt,
-            columns=src.columns,
-            header=src.header,
-        )
-        train = tuple(r for r in train_records if isinstance(r, TextItem))
-        origin["train_path"] = subset.train_path
-        origin["train_sha256"] = file_sha256(subset.resolved_train_path)
-    return SourceData(records=tuple(records), train=train, origin=origin)
-
-
 def _jsonl_rows(
     path: Path, columns: Mapping[str, str | int]
 ) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -253,8 +174,6 @@ def _delimited_rows(
     columns: Mapping[str, str | int],
     header: bool,
 ) -> Iterator[tuple[int, dict[str, Any]]]:
-    from hume_sync.spec import RECORD_FIELDS
-
     csv.field_size_limit(1 << 28)  # long documents (e.g. WikiCities) exceed the 128 KiB default
     kwargs: dict[str, Any] = (
         {"delimiter": "\t", "quoting": csv.QUOTE_NONE} if fmt == "tsv" else {"delimiter": ","}

@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from hume_sync.spec import SpecError
+from hume_sync.errors import SpecError
 
 
 def _task(

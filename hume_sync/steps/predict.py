@@ -15,36 +15,28 @@ export and flags scores whose instances changed since.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
-import sys
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hume_sync.errors import PredictCommandError
 from hume_sync.file_modes import private_dir, private_file
-from hume_sync.model_view import ModelView, model_view
-from hume_sync.progress import say
 from hume_sync.store import (
-    STORE_NAME,
     PredictionRecord,
     Store,
-    StoreError,
     dumps,
     gold,
 )
+from hume_sync.study.model_view import ModelView, model_view
 
 DEFAULT_MODELS: tuple[str, ...] = ("all-MiniLM-L6-v2",)
 CACHE_DIR = Path("cache") / "embeddings"
 CACHE_FILE = "embeddings.sqlite"
 SCORE_PREFIX = "model_score/"
-
-
-class PredictCommandError(StoreError):
-    """A prediction step refused for a reason the user can fix (shown as one line)."""
 
 
 def cache_path(study_dir: str | Path) -> Path:
@@ -92,8 +84,8 @@ def build_jobs(
 ) -> list[Any]:
     """The study's subsets (all, or the named ones) as ``SubsetJob``s, gold included.
 
-    Jobs are built from :func:`hume_sync.model_view.model_view`: instances, items and train pool
-    in the source's order under source ids (mteb's view), never the presentation order.
+    Jobs are built from :func:`hume_sync.study.model_view.model_view`: instances, items and
+    train pool in the source's order under source ids (mteb's view), never the presentation order.
     """
     from ml_backend.predict import SubsetJob
 
@@ -397,117 +389,3 @@ def _predict_model(
         seconds=time.perf_counter() - started,
         main_scores={job.key: main_scores.get(job.key) for job in jobs},
     )
-
-
-# --------------------------------------------------------------------------- CLI
-
-
-def add_predict_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Register ``predict`` on an argparse sub-parsers object."""
-    p = subparsers.add_parser(
-        "predict",
-        help="compute every model's sealed answers and subset scores (cached, resumable)",
-        description="Embed the study's texts once per model (cache in STUDY_DIR/cache/"
-        "embeddings), answer every instance as MTEB would, and store the answers as sealed "
-        "predictions (model_version emb:<name>) with each model's score per subset.",
-    )
-    p.add_argument("study_dir", metavar="STUDY_DIR")
-    p.add_argument(
-        "--models",
-        nargs="+",
-        default=list(DEFAULT_MODELS),
-        metavar="MODEL",
-        help="sentence-transformers model ids or local directories "
-        "(default: the packaged all-MiniLM-L6-v2)",
-    )
-    p.add_argument(
-        "--subsets", nargs="+", metavar="TASK/SUBSET", help="only these subsets (default: all)"
-    )
-    p.add_argument(
-        "--chunk-size", type=int, default=None, help="texts per encode call and cache commit"
-    )
-    p.add_argument(
-        "--replace",
-        action="store_true",
-        help="overwrite stored predictions that changed (new model revision, changed data)",
-    )
-    p.set_defaults(func=cmd_predict)
-    return p
-
-
-def cmd_predict(args: argparse.Namespace) -> int:
-    """Run ``predict`` from parsed arguments; prints one line per model and subset."""
-    study = Path(args.study_dir)
-    if not (study / STORE_NAME).is_file():
-        raise PredictCommandError(
-            f"{study}: not a study (no {STORE_NAME}); run 'hume-sync init' first"
-        )
-    if args.chunk_size is not None and args.chunk_size < 1:
-        raise PredictCommandError("--chunk-size must be at least 1")
-    with Store.open(study / STORE_NAME) as store:
-        summary = predict_study(
-            study,
-            store,
-            args.models,
-            subsets=args.subsets,
-            chunk_size=args.chunk_size,
-            replace=args.replace,
-            progress=sys.stderr.isatty(),
-        )
-    for m in summary.models:
-        say(
-            f"{m.model_version}: {m.subsets - m.skipped} subset(s) computed, {m.skipped} "
-            f"up to date; {m.embedded} text(s) embedded, {m.cached} from the cache, "
-            f"in {m.seconds:.1f} s"
-        )
-        for key, score in m.main_scores.items():
-            shown = "n/a" if score is None else f"{score:.4f}"
-            print(f"  {m.model_version:<45} {key:<50} {shown}")
-        print(
-            f"{m.model_version}: {m.added} prediction(s) added, {m.replaced} replaced, "
-            f"{m.unchanged} unchanged (sealed)"
-        )
-    return 0
-
-
-def _user_errors() -> tuple[type[BaseException], ...]:
-    from label_studio_configs.errors import ConfigError
-    from ml_backend.encoders import ModelLoadError
-
-    errors: list[type[BaseException]] = [StoreError, ModelLoadError, ConfigError]
-    try:
-        from hume_sync.ls_client import LabelStudioError
-
-        errors.append(LabelStudioError)
-    except ImportError:  # the Label Studio SDK is an optional extra
-        pass
-    return tuple(errors)
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """``predict``, ``close`` and ``reveal`` on their own (until ``hume-sync`` wires them)."""
-    from hume_sync import reveal
-
-    parser = argparse.ArgumentParser(prog="hume-sync")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    add_predict_parser(sub)
-    reveal.add_close_parser(sub)
-    reveal.add_reveal_parser(sub)
-    return parser
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point with the CLI's error contract: one line on stderr, exit code 2."""
-    args = build_parser().parse_args(argv)
-    try:
-        return int(args.func(args))
-    except _user_errors() as exc:
-        print(f"hume-sync {args.command}: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print(f"hume-sync {args.command}: interrupted", file=sys.stderr)
-        return 130
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

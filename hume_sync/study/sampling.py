@@ -38,11 +38,9 @@ from typing import Any
 
 import numpy as np
 
-from hume_sync.sources import PairItem, QueryItem, Record, TextItem
-
-
-class SamplingError(ValueError):
-    """The records cannot satisfy the requested design (e.g. too few labels for K clusters)."""
+from hume_sync.errors import SamplingError
+from hume_sync.store import ItemRef
+from hume_sync.study.records import PairItem, QueryItem, Record, TextItem
 
 
 @dataclass
@@ -65,17 +63,6 @@ class SampleReport:
 class Sample:
     records: list[Record]
     report: SampleReport
-
-
-@dataclass(frozen=True)
-class ItemRef:
-    """A clustering item or reranking candidate: the id annotators, answers and gold use
-    (``item_id``), the id it has in its source, and its position there (0-based; a candidate's
-    position is within its query's candidate list)."""
-
-    item_id: str
-    source_id: str
-    source_position: int | None
 
 
 @dataclass(frozen=True)

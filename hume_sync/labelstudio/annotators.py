@@ -12,7 +12,6 @@ password written to a 0600 file, never printed; API tokens stay in 0600 files to
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import re
@@ -21,18 +20,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hume_sync import ls_servers, server
-from hume_sync.ls_client import LabelStudioClient
-from hume_sync.spec import language_code
-from hume_sync.store import AnnotatorRow, Store, StoreError, SubsetRow
+from hume_sync.errors import AnnotatorError
+from hume_sync.labelstudio import server
+from hume_sync.labelstudio import servers as ls_servers
+from hume_sync.labelstudio.client import LabelStudioClient
+from hume_sync.store import AnnotatorRow, Store, SubsetRow
+from hume_sync.study.spec import language_code
 
 LOGINS_FILE = "logins.json"
 _EMAIL_RE = re.compile(r"^[^@\s/\\]+@[^@\s/\\]+\.[^@\s/\\]+$")
 _LANG_RE = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z]{4})?$")
-
-
-class AnnotatorError(StoreError):
-    """An annotator cannot be registered as asked (bad email or language, unsafe server...)."""
 
 
 def parse_languages(text: str) -> tuple[str, ...]:
@@ -266,77 +263,3 @@ def render_list(records: list[dict[str, Any]]) -> str:
             f"{r['label_studio'][:28]:<28} {subsets or '-'}"
         )
     return "\n".join(lines)
-
-
-# --------------------------------------------------------------------------- CLI
-
-
-def add_parser(subparsers: Any) -> argparse.ArgumentParser:
-    p = subparsers.add_parser(
-        "annotators",
-        help="register annotators, each with a Label Studio of their own",
-        description="Register the annotators of a study. Each gets a Label Studio server of "
-        "their own (embedded, or --url), an account with a generated password written to a "
-        "0600 file, and the subsets of their languages at the next 'hume-sync setup'.",
-    )
-    sub = p.add_subparsers(dest="annotators_command", required=True, metavar="ACTION")
-    add = sub.add_parser("add", help="register an annotator (idempotent)")
-    add.add_argument("study_dir", metavar="STUDY_DIR")
-    add.add_argument("email", metavar="EMAIL")
-    add.add_argument(
-        "--languages",
-        metavar="CODES",
-        help="languages they annotate, e.g. eng,dan (default: every language of the study)",
-    )
-    add.add_argument(
-        "--url",
-        help="a Label Studio the team runs for this annotator (admin token in "
-        "LABEL_STUDIO_API_KEY); default: an embedded one under $HUME_HOME/annotators",
-    )
-    add.add_argument("--port", type=int, help="port of a new embedded server (default: free)")
-    add.set_defaults(func=cmd_add)
-    ls = sub.add_parser("list", help="the study's annotators, their servers and subsets")
-    ls.add_argument("study_dir", metavar="STUDY_DIR")
-    ls.add_argument("--json", action="store_true", help="machine-readable output")
-    ls.set_defaults(func=cmd_list)
-    return p
-
-
-def _open(study_dir: str) -> Store:
-    from hume_sync.store import STORE_NAME
-
-    path = Path(study_dir) / STORE_NAME
-    if not path.is_file():
-        raise AnnotatorError(
-            f"{study_dir}: not a study (no {STORE_NAME}); run 'hume-sync init' first"
-        )
-    return Store.open(path)
-
-
-def cmd_add(args: argparse.Namespace) -> int:
-    with _open(args.study_dir) as store:
-        langs = parse_languages(args.languages) if args.languages else None
-        result = add_annotator(store, args.email, langs, url=args.url, port=args.port)
-    a = result.annotator
-    what = "registered" if result.registered else "already registered"
-    print(f"{a.email}: {what} as slot {a.slot} ({a.key}), languages {', '.join(a.languages)}")
-    state = "started" if result.server_started else "running"
-    print(f"  Label Studio of their own: {a.ls_url} ({state})")
-    if result.account_created:
-        print(f"  account created; login (email and password) in {result.login_file} (mode 0600)")
-    elif result.login_file:
-        print(f"  account exists; login in {result.login_file}")
-    else:
-        print("  account exists on that server (its password was not changed)")
-    print(f"run 'hume-sync setup {args.study_dir}' to create their projects")
-    return 0
-
-
-def cmd_list(args: argparse.Namespace) -> int:
-    with _open(args.study_dir) as store:
-        records = annotator_report(store)
-    if args.json:
-        print(json.dumps({"annotators": records}, indent=2, ensure_ascii=False))
-    else:
-        print(render_list(records))
-    return 0

@@ -31,11 +31,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import label_studio_configs
-from hume_sync.annotators import plan_seats
-from hume_sync.ls_client import LabelStudioClient, LabelStudioNotFoundError
+from hume_sync.errors import SetupError
+from hume_sync.labelstudio.annotators import plan_seats
+from hume_sync.labelstudio.client import LabelStudioClient, LabelStudioNotFoundError
 from hume_sync.progress import progress
-from hume_sync.spec import language_code
-from hume_sync.store import AnnotatorRow, Store, StoreError, SubsetRow, task_ref
+from hume_sync.store import AnnotatorRow, Store, SubsetRow, task_ref
+from hume_sync.study.spec import language_code
 
 #: Label Studio's limit on project titles (``Project.title`` max_length).
 TITLE_MAX = 50
@@ -43,10 +44,6 @@ TITLE_MAX = 50
 ANNOTATIONS_PER_TASK = 1
 
 ClientFor = Callable[[str], LabelStudioClient]
-
-
-class SetupError(StoreError):
-    """Setup cannot go on as asked (a project deleted in Label Studio, ...)."""
 
 
 @dataclass

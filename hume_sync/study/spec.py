@@ -39,20 +39,14 @@ from typing import Any
 
 import yaml
 
+from hume_sync.errors import SpecError
+from hume_sync.study.records import RECORD_FIELDS
 from scoring.safe_paths import component_problem
 
 TASK_TYPES: tuple[str, ...] = ("classification", "clustering", "reranking", "sts")
 FORMATS: tuple[str, ...] = ("jsonl", "csv", "tsv")
 SAMPLING_MODES: tuple[str, ...] = ("sample", "all")
 
-#: Record fields of each task type, in the positional order used when a CSV has no header
-#: (``id`` is last in that order because header-less files rarely carry one).
-RECORD_FIELDS: dict[str, tuple[str, ...]] = {
-    "classification": ("text", "label", "id"),
-    "clustering": ("text", "label", "id"),
-    "reranking": ("query", "candidates", "id", "instruction"),
-    "sts": ("sentence1", "sentence2", "score", "id"),
-}
 
 #: HUME: two annotators for English, one for every other language.
 DEFAULT_ANNOTATORS: dict[str, int] = {"eng": 2, "default": 1}
@@ -106,24 +100,6 @@ _TASK_KEYS = {"name", "type", "source", "subsets", *_SIZING_KEYS}
 _PRESET_ENTRY_KEYS = {"preset", "only"}
 _SUBSET_KEYS = {"name", "language", "path", "train_path", *_SIZING_KEYS}
 _SOURCE_KEYS = {"mteb", "hf_subsets", "split", "path", "train_path", "format", "columns", "header"}
-
-
-class SpecError(ValueError):
-    """An invalid study spec; the message is one line naming file, task and field."""
-
-    def __init__(
-        self, file: str | Path, reason: str, *, task: str | None = None, field: str | None = None
-    ) -> None:
-        self.file = str(file)
-        self.task = task
-        self.field = field
-        self.reason = reason
-        where = [self.file]
-        if task is not None:
-            where.append(f"task {task!r}")
-        if field is not None:
-            where.append(field)
-        super().__init__(": ".join([*where, reason]))
 
 
 @dataclass(frozen=True)
@@ -443,7 +419,7 @@ def _parse_annotators(value: Any, file: str) -> dict[str, int]:
 
 
 def _expand_preset(entry: Mapping[str, Any], file: str) -> list[dict[str, Any]]:
-    from hume_sync.presets import preset_tasks  # presets imports SpecError from here
+    from hume_sync.study.presets import preset_tasks  # presets imports SpecError from here
 
     _check_keys(entry, _PRESET_ENTRY_KEYS, file, None, "preset entry: ")
     preset = entry["preset"]
@@ -643,7 +619,7 @@ def _parse_source(value: Any, file: str, task: str, task_type: str) -> SourceSpe
 
 def _mteb_languages(name: str, file: str, task: str, task_type: str) -> dict[str, str]:
     """hf_subset → first language tag of an MTEB task; checks the name and type on the way."""
-    from hume_sync.sources import SourceError, mteb_task_info
+    from hume_sync.study.sources import SourceError, mteb_task_info
 
     try:
         info = mteb_task_info(name)

@@ -20,17 +20,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from hume_sync.reveal import CLOSED_AT
-from hume_sync.store import AnnotationRow, Store, StoreError
+from hume_sync.errors import LateAnswerError
+from hume_sync.store import CLOSED_AT, AnnotationRow, Store
 
 EDITED_NOTE = (
     "an annotation edited after the close counts as late as a whole: the store keeps only its "
     "latest version, so its answer from before the close is not available"
 )
-
-
-class LateAnswerError(StoreError):
-    """A time stamp that cannot be read (in the store's meta or an annotation)."""
 
 
 def parse_time(value: str | None, *, what: str = "time") -> datetime | None:

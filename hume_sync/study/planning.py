@@ -1,0 +1,243 @@
+"""Planning a study: load each subset's source, sample it, and turn it into the rows the store
+writes (:class:`~hume_sync.store.SubsetPlan`); ``init`` is that plan applied in one transaction.
+
+Kept out of the store so that the store is data access only: it knows rows, not specs, sources or
+sampling.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hume_sync.errors import SamplingError, StoreError
+from hume_sync.store import (
+    SPEC_NAME,
+    STORE_NAME,
+    Store,
+    SubsetPlan,
+    SubsetSummary,
+    apply_plans,
+    dumps,
+    hume_id,
+    subset_key,
+)
+from hume_sync.study.gold_checks import check_gold_against_spec
+from hume_sync.study.records import TextItem
+from hume_sync.study.sampling import (
+    Instance,
+    SourcePositions,
+    sample_subset,
+    subset_rng,
+    to_instances,
+)
+from hume_sync.study.sources import (
+    SourceData,
+    file_sha256,
+    infer_format,
+    load_mteb,
+    load_records,
+)
+from hume_sync.study.spec import StudySpec, SubsetSpec, TaskSpec, load_spec
+
+
+def load_subset(task: TaskSpec, subset: SubsetSpec) -> SourceData:
+    """Load one subset as the spec describes it (local files or MTEB)."""
+    src = task.source
+    if src.is_mteb:
+        return load_mteb(src.mteb or "", subset.name, task_type=task.type, split=src.split)
+    assert subset.resolved_path is not None, "spec guarantees a path for local sources"
+    fmt = src.format or infer_format(subset.resolved_path)
+    records = load_records(
+        task.type, subset.resolved_path, fmt=fmt, columns=src.columns, header=src.header
+    )
+    origin: dict[str, Any] = {
+        "path": subset.path,
+        "format": fmt,
+        "sha256": file_sha256(subset.resolved_path),
+    }
+    train: tuple[TextItem, ...] | None = None
+    if subset.resolved_train_path is not None:
+        tfmt = src.format or infer_format(subset.resolved_train_path)
+        train_records = load_records(
+            "classification",
+            subset.resolved_train_path,
+            fmt=tfmt,
+            columns=src.columns,
+            header=src.header,
+        )
+        train = tuple(r for r in train_records if isinstance(r, TextItem))
+        origin["train_path"] = subset.train_path
+        origin["train_sha256"] = file_sha256(subset.resolved_train_path)
+    return SourceData(records=tuple(records), train=train, origin=origin)
+
+
+@dataclass
+class InitSummary:
+    """What ``init_from_spec`` did; ``written`` is the number of rows inserted/updated/deleted."""
+
+    study: str
+    spec_hash: str
+    created: bool
+    written: int
+    subsets: list[SubsetSummary] = field(default_factory=list)
+
+
+Loader = Callable[[TaskSpec, SubsetSpec], SourceData]
+
+
+def plan_subset(
+    spec: StudySpec,
+    task: TaskSpec,
+    subset: SubsetSpec,
+    position: int,
+    loader: Loader,
+    *,
+    id_scheme: str = "opaque",
+) -> SubsetPlan:
+    """Load and sample one subset into the rows it will have in the store.
+
+    The loader's record order is the source order: each instance, item and train item keeps its
+    position in it (what models run in), apart from the shuffled presentation order.
+    """
+    data = loader(task, subset)
+    check_gold_against_spec(spec, task, subset, data)
+    rng = subset_rng(spec.seed, task.name, subset.name)
+    try:
+        sample = sample_subset(
+            task.type,
+            data.records,
+            rng,
+            sampling=subset.sampling,
+            size=subset.size,
+            labels=subset.labels,
+            items_per_label=subset.items_per_label,
+            candidates=subset.candidates,
+            shuffle_candidates=subset.shuffle_candidates,
+            bins=subset.bins,
+            score_range=subset.score_range,
+            label_set=subset.label_set,
+        )
+    except SamplingError as exc:
+        raise SamplingError(f"task {task.name!r} subset {subset.name!r}: {exc}") from None
+    instances: list[Instance] = to_instances(
+        task.type, sample.records, SourcePositions.of(data.records), id_scheme=id_scheme
+    )
+    key = subset_key(task.name, subset.name)
+    config: dict[str, Any] = {
+        "sampling": subset.sampling,
+        "size": subset.size,
+        "source": dict(data.origin),
+        "instructions": subset.instructions,
+    }
+    if task.type == "classification":
+        labels = {r.label for r in data.records if isinstance(r, TextItem)}
+        labels |= {r.label for r in data.train or ()}
+        config["label_set"] = list(subset.label_set) if subset.label_set else sorted(labels)
+    elif task.type == "clustering":
+        gold_labels = sorted(set(instances[0].gold.values())) if instances else []
+        config["label_set"] = gold_labels
+        config["n_groups"] = len(gold_labels)
+        config["items_per_label"] = subset.items_per_label
+    elif task.type == "reranking":
+        config["candidates"] = subset.candidates
+        config["shuffle_candidates"] = subset.shuffle_candidates
+    else:
+        config["bins"] = subset.bins
+        config["score_range"] = list(subset.score_range) if subset.score_range else None
+    config["report"] = sample.report.to_dict()
+    config = {k: v for k, v in config.items() if v is not None}
+    rows = [
+        (
+            hume_id(task.name, subset.name, inst.source_id),
+            inst.source_id,
+            order,
+            dumps(inst.content),
+            dumps(inst.gold),
+            inst.source_position,
+        )
+        for order, inst in enumerate(instances)
+    ]
+    items = {
+        hume_id(task.name, subset.name, inst.source_id): inst.items
+        for inst in instances
+        if inst.items
+    }
+    train = [(r.id, r.text, r.label, n) for n, r in enumerate(data.train or ())]
+    return SubsetPlan(
+        key=key,
+        task_name=task.name,
+        hf_subset=subset.name,
+        task_type=task.type,
+        language=subset.language,
+        config=config,
+        samples_per_label=subset.samples_per_label if task.type == "classification" else None,
+        overlap=subset.annotators,
+        position=position,
+        instances=rows,
+        items=items,
+        train=train,
+        report=sample.report.to_dict(),
+    )
+
+
+def plan_study(
+    spec: StudySpec, loader: Loader = load_subset, *, id_scheme: str = "opaque"
+) -> list[SubsetPlan]:
+    return [
+        plan_subset(spec, task, subset, pos, loader, id_scheme=id_scheme)
+        for pos, (task, subset) in enumerate(spec.iter_subsets())
+    ]
+
+
+def init_from_spec(
+    study_dir: str | Path,
+    spec: StudySpec | None = None,
+    *,
+    force: bool = False,
+    loader: Loader = load_subset,
+) -> InitSummary:
+    """Load, sample and write a study; idempotent.
+
+    Data is loaded and sampled before the store is touched, then written in one transaction.
+    Running it again with the same spec and data writes nothing. A store initialised from a
+    different spec (or data that changed since) is refused unless ``force``; forcing updates the
+    rows, and removes instances no longer sampled, but never ones that already have annotations.
+    On a store migrated from schema 1 the same spec writes only what that schema lacked: the
+    source positions (ids, references and everything else stay as they are).
+    """
+    study_dir = Path(study_dir)
+    if spec is None:
+        spec = load_spec(study_dir / SPEC_NAME)
+    with Store.open(study_dir / STORE_NAME) as store:
+        meta = store.meta()
+        old_hash = meta.get("spec_hash")
+        if old_hash is not None and old_hash != spec.spec_hash and not force:
+            raise StoreError(
+                f"{store.path}: the study was initialised from a different spec "
+                f"(hash {old_hash[:12]}…, now {spec.spec_hash[:12]}…); "
+                "re-run with force to re-initialise"
+            )
+        plans = plan_study(spec, loader, id_scheme=store.id_scheme)
+        before = store.total_changes
+        summaries = apply_plans(store, study_meta(spec), plans, force=force)
+        written = store.total_changes - before
+    return InitSummary(
+        study=spec.name,
+        spec_hash=spec.spec_hash,
+        created=old_hash is None,
+        written=written,
+        subsets=summaries,
+    )
+
+
+def study_meta(spec: StudySpec) -> dict[str, str]:
+    """The study's identity as the store keeps it in ``meta``."""
+    return {
+        "study_name": spec.name,
+        "seed": str(spec.seed),
+        "spec_hash": spec.spec_hash,
+        "spec": dumps(spec.to_dict()),
+    }
