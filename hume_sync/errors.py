@@ -39,6 +39,7 @@ __all__ = [
     "StoreError",
     "StoreUnavailableError",
     "StudyBusyError",
+    "UnknownTaskTypeError",
 ]
 
 
@@ -172,3 +173,7 @@ class LabelStudioRequestError(LabelStudioError):
 
 class LabelStudioServerError(LabelStudioError):
     """5xx: the server failed (after the retries allowed for the call)."""
+
+
+class UnknownTaskTypeError(HumeError, LookupError):
+    """A task type no registered class answers to (``hume_sync.task_types``)."""

@@ -1,0 +1,7 @@
+"""Classification: the interface concern (filled in by the interface layer's conversion)."""
+
+from __future__ import annotations
+
+
+class ClassificationInterface:
+    """Classification's interface behaviour."""

@@ -1,0 +1,7 @@
+"""Classification: the llm concern (filled in by the llm layer's conversion)."""
+
+from __future__ import annotations
+
+
+class ClassificationLLM:
+    """Classification's llm behaviour."""

@@ -1,0 +1,7 @@
+"""Classification: the model concern (filled in by the model layer's conversion)."""
+
+from __future__ import annotations
+
+
+class ClassificationModel:
+    """Classification's model behaviour."""

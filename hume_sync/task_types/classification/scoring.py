@@ -1,0 +1,7 @@
+"""Classification: the scoring concern (filled in by the scoring layer's conversion)."""
+
+from __future__ import annotations
+
+
+class ClassificationScoring:
+    """Classification's scoring behaviour."""

@@ -1,0 +1,7 @@
+"""Clustering: the interface concern (filled in by the interface layer's conversion)."""
+
+from __future__ import annotations
+
+
+class ClusteringInterface:
+    """Clustering's interface behaviour."""

@@ -1,0 +1,7 @@
+"""Clustering: the llm concern (filled in by the llm layer's conversion)."""
+
+from __future__ import annotations
+
+
+class ClusteringLLM:
+    """Clustering's llm behaviour."""

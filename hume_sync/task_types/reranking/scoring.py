@@ -1,0 +1,7 @@
+"""Reranking: the scoring concern (filled in by the scoring layer's conversion)."""
+
+from __future__ import annotations
+
+
+class RerankingScoring:
+    """Reranking's scoring behaviour."""

@@ -1,0 +1,7 @@
+"""STS: the interface concern (filled in by the interface layer's conversion)."""
+
+from __future__ import annotations
+
+
+class STSInterface:
+    """STS's interface behaviour."""

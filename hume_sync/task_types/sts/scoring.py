@@ -1,0 +1,7 @@
+"""STS: the scoring concern (filled in by the scoring layer's conversion)."""
+
+from __future__ import annotations
+
+
+class STSScoring:
+    """STS's scoring behaviour."""
