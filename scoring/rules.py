@@ -54,9 +54,17 @@ class ScoringRules(ABC):
 
     @property
     @abstractmethod
+    def score_mteb_main_name(self) -> str:
+        """mteb's ``main_score`` key for the type, what an embedding model's result file reports
+        (``cosine_spearman`` for STS, ``map_at_1000`` for mteb v2 reranking); it can differ
+        from :attr:`score_main_name`, the key HUME's human result files use."""
+
+    @property
     def score_metric_keys(self) -> tuple[str, ...]:
         """Keys of an MTEB score block that identify the type when the task is not a HUME(v1)
-        task (types are tried in registration order, the first with any key wins)."""
+        task (types are tried in registration order, the first with any key wins): the two
+        main-score names."""
+        return tuple(dict.fromkeys((self.score_main_name, self.score_mteb_main_name)))
 
     @property
     @abstractmethod

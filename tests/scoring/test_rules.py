@@ -82,7 +82,7 @@ def test_type_implements_scoring_rules_fully(name: str) -> None:
     assert isinstance(t.score_main_name, str) and t.score_main_name
     low, high = t.score_main_range
     assert low < high
-    assert t.score_metric_keys and all(isinstance(k, str) for k in t.score_metric_keys)
+    assert isinstance(t.score_mteb_main_name, str) and t.score_mteb_main_name
     assert isinstance(t.score_annotator_method, str) and t.score_annotator_method
     assert isinstance(t.score_headline_agreement, str) and t.score_headline_agreement
     assert t.score_human_machine_statistic in agreement._HM_STATS
@@ -96,11 +96,10 @@ def test_every_member_is_prefixed() -> None:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_a_result_file_we_write_reads_back_as_the_same_type(name: str) -> None:
-    """A block holding the type's main score (as export writes it) is recognised as the type,
-    and the types are told apart in registration order."""
+    """A block holding the type's main score (as export writes it, or as mteb writes a model's)
+    is recognised as the type: the types are told apart in registration order."""
     t = task_types.get(name)
-    assert task_type("SomeStudyTask", {t.score_main_name: 0.5}, known_types()) is t
-    for key in t.score_metric_keys:
+    for key in (t.score_main_name, t.score_mteb_main_name):
         assert task_type("SomeStudyTask", {key: 0.5}, known_types()) is t
 
 

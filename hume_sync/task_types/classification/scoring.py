@@ -21,8 +21,8 @@ class ClassificationScoring(ScoringRules):
     """
 
     score_main_name = "accuracy"
+    score_mteb_main_name = "accuracy"
     score_main_range = (0.0, 1.0)
-    score_metric_keys = ("accuracy",)
     score_annotator_method = "accuracy"
     score_headline_agreement = "fleiss_kappa"
     score_human_machine_statistic = "cohen_kappa"

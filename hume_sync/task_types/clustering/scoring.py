@@ -19,8 +19,8 @@ class ClusteringScoring(ScoringRules):
     """
 
     score_main_name = "v_measure"
+    score_mteb_main_name = "v_measure"
     score_main_range = (0.0, 1.0)
-    score_metric_keys = ("v_measure",)
     score_annotator_method = "v_measure"
     score_headline_agreement = "mean_pairwise_ari"
     score_human_machine_statistic = "ari"

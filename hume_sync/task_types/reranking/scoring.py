@@ -21,8 +21,8 @@ class RerankingScoring(ScoringRules):
     """
 
     score_main_name = "map"
+    score_mteb_main_name = "map_at_1000"
     score_main_range = (0.0, 1.0)
-    score_metric_keys = ("map", "map_at_1000")
     score_annotator_method = "mean_over_queries(map:sklearn)"
     score_headline_agreement = "reranking:mean_spearman"
     score_human_machine_statistic = "reranking_binary_kappa"

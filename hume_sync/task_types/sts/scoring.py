@@ -25,9 +25,9 @@ class STSScoring(ScoringRules):
     """
 
     score_main_name = "spearman"
+    score_mteb_main_name = "cosine_spearman"
     # mteb's STS main score is a Spearman correlation, which may be negative.
     score_main_range = (-1.0, 1.0)
-    score_metric_keys = ("cosine_spearman", "spearman")
     score_annotator_method = "spearman"
     score_headline_agreement = "mean_pairwise_spearman"
     score_human_machine_statistic = "spearman"
