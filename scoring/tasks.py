@@ -1,17 +1,17 @@
 """Task metadata the scoring core needs: task type per task, languages, the HUME(v1) subset list.
 
 Kept as data so the leaderboard can classify any MTEB result file: the HUME(v1) tasks are named
-here; any other task's type is inferred from the metric names in its score block.
+here; any other task's type is inferred from the metric names in its score block, by asking the
+known task types (:class:`scoring.rules.ScoringRules`) which metrics identify them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from scoring.errors import InvalidInputError
-
-TASK_TYPES = ("classification", "clustering", "reranking", "sts")
+from scoring.rules import ScoringRules
 
 #: The 16 HUME(v1) tasks and their type (arXiv 2510.10062, Table 1; mteb benchmark "HUME(v1)").
 HUME_V1_TASKS: Mapping[str, str] = {
@@ -36,25 +36,24 @@ HUME_V1_TASKS: Mapping[str, str] = {
 #: Languages whose subsets the HUME(v1) benchmark leaves out of every mean.
 EXCLUDED_LANGUAGES_V1 = frozenset({"fra"})
 
-#: Which metric key identifies a task type when the task is not one of ours (first match wins).
-_TYPE_BY_METRIC = (
-    ("accuracy", "classification"),
-    ("v_measure", "clustering"),
-    ("map", "reranking"),
-    ("map_at_1000", "reranking"),
-    ("cosine_spearman", "sts"),
-    ("spearman", "sts"),
-)
 
-
-def task_type(task_name: str, score_block: Mapping[str, Any] | None = None) -> str:
-    """Type of ``task_name``: from the HUME table, else inferred from the metrics it reports."""
+def task_type(
+    task_name: str,
+    score_block: Mapping[str, Any] | None,
+    types: Sequence[ScoringRules],
+) -> ScoringRules:
+    """Type of ``task_name`` among ``types``: from the HUME table, else the first type (in the
+    order given) whose :attr:`~scoring.rules.ScoringRules.score_metric_keys` the block reports."""
+    by_name = {t.name: t for t in types}
     if task_name in HUME_V1_TASKS:
-        return HUME_V1_TASKS[task_name]
+        name = HUME_V1_TASKS[task_name]
+        if name not in by_name:
+            raise InvalidInputError(f"{task_name!r} is a {name} task, not a known task type")
+        return by_name[name]
     if score_block:
-        for key, kind in _TYPE_BY_METRIC:
-            if key in score_block:
-                return kind
+        for t in types:
+            if any(key in score_block for key in t.score_metric_keys):
+                return t
     raise InvalidInputError(f"cannot tell the task type of {task_name!r}")
 
 

@@ -12,9 +12,9 @@ import html as html_lib
 import math
 from typing import TYPE_CHECKING, Any
 
+from hume_sync import task_types
 from hume_sync.report.safe_text import md_cell, md_text
 from hume_sync.steps.late_answers import EDITED_NOTE
-from scoring.tasks import TASK_TYPES
 
 if TYPE_CHECKING:
     from hume_sync.report.model import StudyReport
@@ -153,7 +153,8 @@ def _left_out_rows(report: StudyReport) -> tuple[list[str], list[list[str]]]:
 
 
 def _table1(report: StudyReport) -> tuple[list[str], list[list[str]]]:
-    types = [t for t in TASK_TYPES if any(s.input.task_type == t for s in report.subsets)]
+    present = {s.input.task_type.name for s in report.subsets}
+    types = [t for t in task_types.names() if t in present]
     langs = sorted({lang for r in report.rows for lang in r.by_language})
     header = ["rank", "rater", "kind", "mean %", "subsets", *types, *langs]
     n = len(report.ids)
@@ -208,7 +209,7 @@ def _subset_rows(report: StudyReport) -> tuple[list[str], list[list[str]]]:
         rows.append(
             [
                 inp.key,
-                inp.task_type,
+                inp.task_type.name,
                 inp.language,
                 "–" if s.human is None else _f(s.human.value),
                 ci,
