@@ -463,17 +463,13 @@ def test_mteb_sourced_study_with_an_in_memory_dataset(tmp_path: Path) -> None:
 
 def test_stored_content_is_what_label_studio_configs_accepts(study: Path) -> None:
     """Contract with label_studio_configs/: every stored content renders as LS task data."""
-    import label_studio_configs as lsc
+    from hume_sync import task_types
 
     with Store.open(study) as st:
         for sub in st.subsets():
-            module = lsc.get(sub.task_type)
-            xml = module.render_config(
-                labels=sub.config.get("label_set"),
-                n_groups=sub.config.get("n_groups"),
-                language=sub.language,
-            )
+            interface = task_types.get(sub.task_type)
+            xml = interface.ls_subset_config(sub.config, language=sub.language)
             assert xml.lstrip().startswith("<View")
             for row in st.instances(sub.key):
-                data = module.task_data(row.hume_ref, row.content)
+                data = interface.ls_task_data(row.hume_ref, row.content)
                 assert data["hume_ref"] == row.hume_ref
