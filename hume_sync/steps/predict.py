@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hume_sync import task_types
 from hume_sync.errors import PredictCommandError
 from hume_sync.file_modes import private_dir, private_file
 from hume_sync.store import (
@@ -87,7 +88,7 @@ def build_jobs(
     Jobs are built from :func:`hume_sync.study.model_view.model_view`: instances, items and
     train pool in the source's order under source ids (mteb's view), never the presentation order.
     """
-    from ml_backend.predict import SubsetJob
+    from ml_backend.model_procedure import SubsetJob
 
     if views is None:
         views = model_views(store, subsets)
@@ -98,7 +99,7 @@ def build_jobs(
         jobs.append(
             SubsetJob(
                 key=sub.key,
-                task_type=sub.task_type,
+                task=task_types.get(sub.task_type),
                 task_name=sub.task_name,
                 hume_ids=tuple(i.hume_id for i in view.instances),
                 contents=tuple(i.content for i in view.instances),
