@@ -1,8 +1,9 @@
 """`hume-sync predict`: every model's sealed answers for every instance, and its subset scores.
 
 For each model (default: the packaged all-MiniLM-L6-v2) the study's subsets become
-``ml_backend.predict.SubsetJob``s; each distinct text is embedded once per model and encoding
-context into the content-addressed cache ``STUDY_DIR/cache/embeddings/embeddings.sqlite``
+``ml_backend.model_procedure.SubsetJob``s, each carrying its type from ``hume_sync.task_types``
+(whose model procedure answers as mteb does); each distinct text is embedded once per model and
+encoding context into the content-addressed cache ``STUDY_DIR/cache/embeddings/embeddings.sqlite``
 (committed chunk by chunk, so an interrupted run resumes where it stopped and a rerun or a new
 subset embeds only new texts). Answers are stored as sealed predictions with ``model_version``
 ``emb:<name>``; a rerun that changes nothing writes nothing.
