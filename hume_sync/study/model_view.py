@@ -116,8 +116,7 @@ def model_view(store: Store, subset: str) -> ModelView:
         store.instances(subset), key=lambda i: (_position(i.source_position, subset), i.hume_id)
     )
     instances = tuple(
-        _model_instance(task, i, golds[i.hume_id], refs.get(i.hume_id, ()), subset)
-        for i in rows
+        _model_instance(task, i, golds[i.hume_id], refs.get(i.hume_id, ()), subset) for i in rows
     )
     train = tuple(store.train_items(subset)) if task.model_needs_train_pool else ()
     return ModelView(subset, row.task_type, instances, train)
