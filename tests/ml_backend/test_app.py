@@ -29,7 +29,8 @@ from hume_sync.steps.reveal import CLOSED_AT, REVEALED_AT, RevealError, close_st
 from hume_sync.store import PredictionRecord, Store, gold
 from ml_backend.app import create_app
 from ml_backend.reveal import ls_prediction, rerank_marks, sts_level
-from tests.ml_backend.test_predict import CLS, CLU, RR, STS, FakeEncoder, make_study, study_spec
+from tests._fake_encoder import FakeEncoder
+from tests.ml_backend.test_predict import CLS, CLU, RR, STS, make_study, study_spec
 
 ROOT = Path(__file__).resolve().parents[2]
 FAKE = "emb:test/fake"
