@@ -22,6 +22,15 @@ from typing import Any
 
 from scoring.records import Agreement, Interval, Score
 
+#: The Methods topics each type describes (see :attr:`ScoringRules.score_methods`).
+METHOD_TOPICS = (
+    "Human score",
+    "Model score",
+    "Interval (95 %)",
+    "Agreement",
+    "Candidate gold errors",
+)
+
 #: A per-item decomposition of the human score for the bootstrap: the records resampled (a NumPy
 #: array, resampled along its first axis) and the statistic that maps a resample to the score.
 PerItem = tuple[Any, Callable[[Any], float]]
@@ -135,6 +144,16 @@ class ScoringRules(ABC):
     ) -> tuple[int | None, str]:
         """Items needed for an interval of half-width ``target``, and how that was worked out
         (``None`` where it cannot be)."""
+
+    # --------------------------------------------------------------------------------------
+    # How the report names the methods
+
+    @property
+    @abstractmethod
+    def score_methods(self) -> Mapping[str, str]:
+        """The report's Methods section, this type's part: one short phrase for each of
+        ``METHOD_TOPICS`` (how humans are scored, how models are, the interval, agreement, gold
+        errors), so a new type names its own methods without editing the report."""
 
     # --------------------------------------------------------------------------------------
     # Items worth a look: disagreements and candidate gold errors

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -20,6 +20,15 @@ class ClassificationScoring(ScoringRules):
     nominal Krippendorff α).
     """
 
+    score_methods: ClassVar[Mapping[str, str]] = {
+        "Human score": (
+            "majority vote per item, ties to the alphabetically first label, then accuracy"
+        ),
+        "Model score": "logistic regression over 10 seeded experiments",
+        "Interval (95 %)": "Wilson",
+        "Agreement": "Fleiss' κ (+ pairwise Cohen κ, percentage, Krippendorff α)",
+        "Candidate gold errors": "all annotators (≥ 2) agree on a label other than gold",
+    }
     score_main_name = "accuracy"
     score_mteb_main_name = "accuracy"
     score_main_range = (0.0, 1.0)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 from scoring import aggregation, agreement, intervals
 from scoring.records import Agreement, Interval, Score
@@ -18,6 +18,13 @@ class ClusteringScoring(ScoringRules):
     interval; agreement is mean pairwise ARI.
     """
 
+    score_methods: ClassVar[Mapping[str, str]] = {
+        "Human score": "V-measure per annotator, mean over annotators",
+        "Model score": "MiniBatchKMeans",
+        "Interval (95 %)": "range across annotators",
+        "Agreement": "mean pairwise ARI",
+        "Candidate gold errors": "none (a partition has no per-set gold answer to agree on)",
+    }
     score_main_name = "v_measure"
     score_mteb_main_name = "v_measure"
     score_main_range = (0.0, 1.0)

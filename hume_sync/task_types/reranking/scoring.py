@@ -4,7 +4,7 @@ per annotator, then mean over annotators)."""
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -20,6 +20,16 @@ class RerankingScoring(ScoringRules):
     interval; agreement is per-query Spearman (plus Kendall τ and binary κ), averaged.
     """
 
+    score_methods: ClassVar[Mapping[str, str]] = {
+        "Human score": (
+            "scikit-learn average precision of each annotator's binary marks, mean over "
+            "queries then annotators"
+        ),
+        "Model score": "cosine + MAP",
+        "Interval (95 %)": "range across annotators",
+        "Agreement": "per-query Spearman / Kendall τ / binary κ",
+        "Candidate gold errors": "all annotators (≥ 2) give the same marks, not gold's",
+    }
     score_main_name = "map"
     score_mteb_main_name = "map_at_1000"
     score_main_range = (0.0, 1.0)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from scipy.stats import rankdata
@@ -24,6 +24,13 @@ class STSScoring(ScoringRules):
     mean pairwise Spearman (plus interval Krippendorff α).
     """
 
+    score_methods: ClassVar[Mapping[str, str]] = {
+        "Human score": "mean rating per pair, then Spearman (HUME)",
+        "Model score": "cosine + Spearman",
+        "Interval (95 %)": "Fisher z",
+        "Agreement": "mean pairwise Spearman (+ α interval)",
+        "Candidate gold errors": "mean rating ≥ 2 points from gold",
+    }
     score_main_name = "spearman"
     score_mteb_main_name = "cosine_spearman"
     # mteb's STS main score is a Spearman correlation, which may be negative.
