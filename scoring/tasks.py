@@ -1,7 +1,9 @@
 """Task metadata the scoring core needs: task type per task, languages, the HUME(v1) subset list.
 
 Kept as data so the leaderboard can classify any MTEB result file: the HUME(v1) tasks are named
-here; any other task's type is inferred from the metric names in its score block.
+in :mod:`scoring.hume_v1` (the one HUME(v1) table); any other task's type is inferred from the
+metric names in its score block. Language codes come from :mod:`scoring.languages` (re-exported
+here for the callers that always imported them from this module).
 """
 
 from __future__ import annotations
@@ -10,28 +12,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from scoring.errors import InvalidInputError
+from scoring.hume_v1 import HUME_V1_TASKS
+from scoring.languages import language_code as language_code  # re-exported
+from scoring.languages import normalise_language as normalise_language  # re-exported
 
 TASK_TYPES = ("classification", "clustering", "reranking", "sts")
-
-#: The 16 HUME(v1) tasks and their type (arXiv 2510.10062, Table 1; mteb benchmark "HUME(v1)").
-HUME_V1_TASKS: Mapping[str, str] = {
-    "HUMEEmotionClassification": "classification",
-    "HUMEToxicConversationsClassification": "classification",
-    "HUMETweetSentimentExtractionClassification": "classification",
-    "HUMEMultilingualSentimentClassification": "classification",
-    "HUMEArxivClusteringP2P": "clustering",
-    "HUMERedditClusteringP2P": "clustering",
-    "HUMEWikiCitiesClustering": "clustering",
-    "HUMESIB200ClusteringS2S": "clustering",
-    "HUMECore17InstructionReranking": "reranking",
-    "HUMENews21InstructionReranking": "reranking",
-    "HUMERobust04InstructionReranking": "reranking",
-    "HUMEWikipediaRerankingMultilingual": "reranking",
-    "HUMESICK-R": "sts",
-    "HUMESTS12": "sts",
-    "HUMESTSBenchmark": "sts",
-    "HUMESTS22": "sts",
-}
 
 #: Languages whose subsets the HUME(v1) benchmark leaves out of every mean.
 EXCLUDED_LANGUAGES_V1 = frozenset({"fra"})
@@ -56,28 +41,3 @@ def task_type(task_name: str, score_block: Mapping[str, Any] | None = None) -> s
             if key in score_block:
                 return kind
     raise InvalidInputError(f"cannot tell the task type of {task_name!r}")
-
-
-def language_code(tag: str) -> str:
-    """ISO 639-3 code of a language tag: ``"eng-Latn"`` → ``"eng"``, ``"nob-Latn"`` → ``"nob"``."""
-    return tag.split("-")[0].split("_")[0].lower()
-
-
-_TWO_TO_THREE = {
-    "en": "eng",
-    "ar": "ara",
-    "ru": "rus",
-    "da": "dan",
-    "no": "nob",
-    "nb": "nob",
-    "fr": "fra",
-    "de": "deu",
-    "es": "spa",
-    "zh": "zho",
-}
-
-
-def normalise_language(code: str) -> str:
-    """Accept ``en``, ``eng`` or ``eng-Latn`` from a user and return the 639-3 code."""
-    base = language_code(code.strip())
-    return _TWO_TO_THREE.get(base, base)

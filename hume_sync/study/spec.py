@@ -41,6 +41,7 @@ import yaml
 
 from hume_sync.errors import SpecError
 from hume_sync.study.records import RECORD_FIELDS
+from scoring.languages import normalise_language
 from scoring.safe_paths import component_problem
 
 TASK_TYPES: tuple[str, ...] = ("classification", "clustering", "reranking", "sts")
@@ -56,28 +57,6 @@ DEFAULT_SAMPLES_PER_LABEL = 8
 #: Default number of equal-width score bins for STS sampling.
 DEFAULT_STS_BINS = 5
 
-# Two-letter codes that may appear in specs (HUME's languages and a few common ones), so that an
-# annotators entry for "eng" also covers a subset tagged "en".
-_ISO1_TO_3 = {
-    "en": "eng",
-    "ar": "ara",
-    "da": "dan",
-    "no": "nor",
-    "nb": "nob",
-    "ru": "rus",
-    "fr": "fra",
-    "de": "deu",
-    "es": "spa",
-    "it": "ita",
-    "nl": "nld",
-    "pt": "por",
-    "sv": "swe",
-    "fi": "fin",
-    "pl": "pol",
-    "zh": "zho",
-    "ja": "jpn",
-    "ko": "kor",
-}
 _LANG_RE = re.compile(r"^[a-z]{2,3}(-[A-Z][a-z]{3})?$")
 _NAME_RE = re.compile(r"^[^/\s]+$")
 
@@ -337,31 +316,18 @@ def parse_spec(
 
 
 def annotators_for(language: str, policy: Mapping[str, int]) -> int:
-    """Annotators per item for a language: full tag, then base code (en≡eng), then ``default``."""
+    """Annotators per item for a language: the full tag, then the code as written, then any
+    policy code for the same language (``en`` ≡ ``eng``, ``no`` ≡ ``nb`` ≡ ``nob``: one table,
+    :mod:`scoring.languages`), then ``default``."""
     base = language.split("-")[0]
-    for key in (language, base, _ISO1_TO_3.get(base, base)):
+    for key in (language, base):
         if key in policy:
             return policy[key]
-    # a policy keyed by a two-letter code also covers the three-letter tag
+    code = normalise_language(language)
     for key, value in policy.items():
-        if _ISO1_TO_3.get(key) == base:
+        if "-" not in key and key != "default" and normalise_language(key) == code:
             return value
     return policy.get("default", 1)
-
-
-def language_code(tag: str) -> str:
-    """The three-letter base code of a language tag: ``eng-Latn``, ``eng`` and ``en`` → ``eng``.
-
-    Standard Arabic (``arb``, as SIB-200 tags it) counts as Arabic (``ara``, as HUME does).
-    """
-    base = tag.split("-")[0].lower()
-    code = _ISO1_TO_3.get(base, base)
-    return "ara" if code == "arb" else code
-
-
-def is_english(language: str) -> bool:
-    base = language.split("-")[0]
-    return base in ("en", "eng")
 
 
 # --------------------------------------------------------------------------------------------
