@@ -25,11 +25,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from hume_sync import task_types
 from hume_sync.store import InstanceRow, ItemRef, Store, StoreError, gold, unknown_order_message
-from hume_sync.study.sources import TextItem
-
-#: The content key that lists an instance's items, per task type that has items.
-ITEM_LISTS: Mapping[str, str] = {"clustering": "items", "reranking": "candidates"}
+from hume_sync.study.records import TextItem
 
 
 @dataclass(frozen=True)
@@ -87,7 +85,7 @@ def _position(value: int | None, subset: str) -> int:
 def _model_instance(
     task_type: str, inst: InstanceRow, gold_value: Any, refs: Sequence[ItemRef], subset: str
 ) -> ModelInstance:
-    key = ITEM_LISTS.get(task_type)
+    key = task_types.get(task_type).study_item_list
     if key is None:
         return ModelInstance(inst.hume_id, dict(inst.content), gold_value, {})
     by_shown = {r.item_id: r for r in refs}
@@ -119,7 +117,8 @@ def model_view(store: Store, subset: str) -> ModelView:
         _model_instance(row.task_type, i, golds[i.hume_id], refs.get(i.hume_id, ()), subset)
         for i in rows
     )
-    train = tuple(store.train_items(subset)) if row.task_type == "classification" else ()
+    has_pool = task_types.get(row.task_type).study_has_train_pool
+    train = tuple(store.train_items(subset)) if has_pool else ()
     return ModelView(subset, row.task_type, instances, train)
 
 

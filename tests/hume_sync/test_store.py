@@ -27,6 +27,7 @@ from hume_sync.store import (
 from hume_sync.study.planning import init_from_spec
 from hume_sync.study.sources import load_mteb, load_records
 from hume_sync.study.spec import StudySpec, parse_spec
+from hume_sync.task_types import get
 from tests._paths import SOURCE_DATA
 
 os.environ["HF_HUB_OFFLINE"] = "1"
@@ -245,7 +246,7 @@ def test_changed_spec_is_refused_unless_forced(study: Path) -> None:
 def test_changed_data_file_is_detected(tmp_path: Path) -> None:
     d = tmp_path / "study"
     src = tmp_path / "pairs.jsonl"
-    pairs = load_records("sts", SOURCE_DATA / "stsb-en-test.csv", header=False)[:60]
+    pairs = load_records(get("sts"), SOURCE_DATA / "stsb-en-test.csv", header=False)[:60]
     lines = [json.dumps(dataclasses.asdict(p)) for p in pairs]
     src.write_text("\n".join(lines) + "\n", encoding="utf-8")
     task = {
@@ -427,7 +428,7 @@ def test_store_schema_guards(tmp_path: Path) -> None:
 
 def test_mteb_sourced_study_with_an_in_memory_dataset(tmp_path: Path) -> None:
     """The MTEB path end to end minus the hub: a HUMESTS22-shaped dataset built from STSB."""
-    pairs = load_records("sts", SOURCE_DATA / "stsb-en-test.csv", header=False)[:30]
+    pairs = load_records(get("sts"), SOURCE_DATA / "stsb-en-test.csv", header=False)[:30]
     # STS22's gold scale is 1-4 (the preset's score_range): STSB's 0-5 scores mapped onto it
     scores = [1 + 3 * p.score / 5 for p in pairs]  # type: ignore[union-attr]
     ds = Dataset.from_dict(
@@ -445,7 +446,7 @@ def test_mteb_sourced_study_with_an_in_memory_dataset(tmp_path: Path) -> None:
     spec = dataclasses.replace(spec, tasks=(dataclasses.replace(task, subsets=task.subsets[:1]),))
 
     def loader(task: Any, subset: Any) -> Any:
-        return load_mteb(task.source.mteb, subset.name, task_type=task.type, dataset=fake)
+        return load_mteb(task.source.mteb, subset.name, kind=get(task.type), dataset=fake)
 
     d = tmp_path / "study"
     summary = init_from_spec(d, spec, loader=loader)
