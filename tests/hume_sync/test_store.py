@@ -17,6 +17,7 @@ from datasets import Dataset, DatasetDict
 
 from hume_sync import store as store_mod
 from hume_sync.store import (
+    MIGRATIONS,
     SCHEMA_VERSION,
     AnnotationRecord,
     PredictionRecord,
@@ -147,7 +148,7 @@ def test_init_from_real_data(tmp_path: Path) -> None:
     }
     with Store.open(d) as st:
         meta = st.meta()
-        assert meta["schema_version"] == str(SCHEMA_VERSION) == "3"
+        assert meta["schema_version"] == str(SCHEMA_VERSION) == "4"
         assert (meta["study_name"], meta["seed"], meta["spec_hash"]) == (
             "pilot",
             "42",
@@ -424,6 +425,52 @@ def test_store_schema_guards(tmp_path: Path) -> None:
     junk.write_bytes(b"this is not a database at all" * 100)
     with pytest.raises(StoreError, match="not a study store"):
         Store.open(junk)
+
+
+def test_schema_4_drops_the_list_of_task_types(tmp_path: Path) -> None:
+    """A store written by schema 1 (which listed four task types) takes any registered type's
+    name after migrating; its rows, references and foreign keys survive the table's rebuild."""
+    path = tmp_path / "v1.sqlite"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE schema_version (version INTEGER PRIMARY KEY, applied_at TEXT)")
+    for statement in MIGRATIONS[1]:
+        conn.execute(statement)
+    conn.execute("INSERT INTO schema_version VALUES (1, 'then')")
+    conn.execute(
+        "INSERT INTO subsets VALUES ('T/s', 'T', 's', 'sts', 'eng-Latn', '{}', NULL, 2, 0, 17)"
+    )
+    conn.execute("INSERT INTO instances VALUES ('T/s/1', 'T/s', '1', 0, '{}', '3.0', 40)")
+    conn.commit()
+    with pytest.raises(sqlite3.IntegrityError, match="CHECK"):
+        conn.execute(
+            "INSERT INTO subsets VALUES ('U/s', 'U', 's', 'pairs', 'eng', '{}', NULL, 1, 1, NULL)"
+        )
+    conn.close()
+    with Store.open(path) as st:
+        assert st.schema_version == SCHEMA_VERSION == 4
+        [row] = st.subsets()
+        assert (row.key, row.task_type, row.overlap) == ("T/s", "sts", 2)
+        assert [i.hume_id for i in st.instances("T/s")] == ["T/s/1"]
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA foreign_keys = ON")
+    assert conn.execute("SELECT ls_project_id FROM subsets").fetchone() == (17,)
+    assert (
+        "CHECK (task_type"
+        not in conn.execute("SELECT sql FROM sqlite_master WHERE name = 'subsets'").fetchone()[0]
+    )
+    conn.execute(  # a type registered after the store was made
+        "INSERT INTO subsets VALUES ('U/s', 'U', 's', 'pairs', 'eng', '{}', NULL, 1, 1, NULL)"
+    )
+    with pytest.raises(sqlite3.IntegrityError, match="FOREIGN KEY"):  # references still hold
+        conn.execute(
+            "INSERT INTO instances (hume_id, subset_key, source_id, sample_order, content, gold) "
+            "VALUES ('X/1', 'nowhere', '1', 0, '{}', '1')"
+        )
+    assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
+    conn.commit()
+    conn.close()
+    with Store.open(path) as st:  # opening again migrates nothing
+        assert st.schema_version == 4 and len(st.subsets()) == 2
 
 
 def test_mteb_sourced_study_with_an_in_memory_dataset(tmp_path: Path) -> None:
