@@ -25,7 +25,7 @@ from hume_sync.labelstudio import server
 from hume_sync.labelstudio import servers as ls_servers
 from hume_sync.labelstudio.client import LabelStudioClient
 from hume_sync.store import AnnotatorRow, Store, SubsetRow
-from hume_sync.study.spec import language_code
+from scoring.languages import annotator_language as language_code
 
 LOGINS_FILE = "logins.json"
 _EMAIL_RE = re.compile(r"^[^@\s/\\]+@[^@\s/\\]+\.[^@\s/\\]+$")

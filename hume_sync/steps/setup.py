@@ -36,7 +36,7 @@ from hume_sync.labelstudio.annotators import plan_seats
 from hume_sync.labelstudio.client import LabelStudioClient, LabelStudioNotFoundError
 from hume_sync.progress import progress
 from hume_sync.store import AnnotatorRow, Store, SubsetRow, task_ref
-from hume_sync.study.spec import language_code
+from scoring.languages import annotator_language as language_code
 
 #: Label Studio's limit on project titles (``Project.title`` max_length).
 TITLE_MAX = 50

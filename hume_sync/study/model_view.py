@@ -27,7 +27,7 @@ from typing import Any
 
 from hume_sync import task_types
 from hume_sync.store import InstanceRow, ItemRef, Store, StoreError, gold, unknown_order_message
-from hume_sync.study.sources import TextItem
+from hume_sync.study.records import TextItem
 from ml_backend.model_procedure import ModelProcedure
 
 
