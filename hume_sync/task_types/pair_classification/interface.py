@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from label_studio_configs import pair_classification as lsc_pair
-from label_studio_configs.errors import InvalidAnswerError
+from label_studio_configs.errors import InvalidAnswerError, InvalidContentError
 
 #: Prefix of embedding-model ``model_version``s (their answers are raw cosines, not 0/1).
 EMBEDDING_PREFIX = "emb:"
@@ -29,11 +29,11 @@ def pair_labels_from_config(config: Mapping[str, Any]) -> dict[int, str] | None:
     if raw is None:
         return None
     if not isinstance(raw, Mapping):
-        raise InvalidAnswerError(f"pair_labels must be a mapping, got {type(raw).__name__}")
+        raise InvalidContentError(f"pair_labels must be a mapping, got {type(raw).__name__}")
     out: dict[int, str] = {}
     for key, text in raw.items():
         if str(key) not in ("0", "1"):
-            raise InvalidAnswerError(f"pair_labels key {key!r} is not 1 or 0")
+            raise InvalidContentError(f"pair_labels key {key!r} is not 1 or 0")
         out[int(str(key))] = text
     return lsc_pair.labels_of(out)
 
