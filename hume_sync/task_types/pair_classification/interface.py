@@ -1,22 +1,24 @@
 """Pair classification: the interface concern (Label Studio config, task data, answers, reveal).
 
-The Label Studio side lives in :mod:`label_studio_configs.pair_classification` (the layer that
-renders configs and checks results); this mixin exposes it under the ``ls_`` names the interface
-protocol calls, and adds what depends on the study: which stored config keys reword the two
-answers, and how a model's raw answer (a cosine) becomes the Yes/No shown after annotation.
+Written to the interface protocol of issue 12 (``label_studio_configs.interface.TaskInterface``
+and ``ml_backend.reveal.RevealedInterface``, which arrive with the interface concern's
+conversion): the same ``ls_*`` names and signatures, so registering the type means adding those
+two bases to this class and nothing else. Until then every method is spelled out here, with the
+bodies the protocol's shared methods have.
+
+The Label Studio side lives in :mod:`label_studio_configs.pair_classification`; what depends on
+the study is which stored config key rewords the two answers (``pair_labels``), and how an
+embedding model's stored answer is shown (it already is the 1/0 decision mteb's
+``cosine_accuracy`` counts, see :mod:`.model`; its cosine is the prediction's score).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from label_studio_configs import pair_classification as lsc_pair
 from label_studio_configs.errors import InvalidAnswerError, InvalidContentError
-
-#: Prefix of embedding-model ``model_version``s (their answers are raw cosines, not 0/1).
-EMBEDDING_PREFIX = "emb:"
 
 
 def pair_labels_from_config(config: Mapping[str, Any]) -> dict[int, str] | None:
@@ -39,25 +41,49 @@ def pair_labels_from_config(config: Mapping[str, Any]) -> dict[int, str] | None:
 
 
 class PairClassificationInterface:
-    """Pair classification's interface behaviour (Label Studio config and answer shapes)."""
+    """Pair classification's interface behaviour (``TaskInterface`` + ``RevealedInterface``)."""
 
-    #: The control whose result holds the answer, and the shape of that result.
-    ls_from_name: str = lsc_pair.FROM_NAME
-    ls_to_name: str = lsc_pair.TO_NAME
-    ls_result_type: str = lsc_pair.RESULT_TYPE
-    ls_default_instructions: str = lsc_pair.DEFAULT_INSTRUCTIONS
+    #: The type's config module (the protocol's ``ls_module``).
+    ls_module = lsc_pair
+
+    def ls_labels(self, config: Mapping[str, Any]) -> dict[int, str] | None:
+        """The two answers' wording from the stored config (None: the module's Yes / No)."""
+        return pair_labels_from_config(config)
+
+    def ls_item_ids(self, content: Mapping[str, Any]) -> list[str] | None:
+        """A pair has no inner items (no ids a result must cover)."""
+        del content
+        return None
+
+    def ls_translation_kwargs(
+        self, config: Mapping[str, Any], content: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        """The keywords :meth:`ls_result_to_answer` / :meth:`ls_answer_to_result` need."""
+        return {
+            "labels": self.ls_labels(config),
+            "n_groups": config.get("n_groups"),
+            "item_ids": self.ls_item_ids(content),
+        }
 
     def ls_render_config(
         self,
-        config: Mapping[str, Any] | None = None,
         *,
+        labels: Any = None,
+        n_groups: int | None = None,
         instructions: str | None = None,
         language: str | None = "en",
     ) -> str:
-        """The labeling config of a subset (its stored config may reword the two answers)."""
+        """The labeling config XML from explicit parameters (``labels``: {1: text, 0: text})."""
         return lsc_pair.render_config(
-            labels=pair_labels_from_config(config or {}),
-            instructions=instructions,
+            labels=labels, n_groups=n_groups, instructions=instructions, language=language
+        )
+
+    def ls_subset_config(self, config: Mapping[str, Any], *, language: str | None) -> str:
+        """The labeling config XML of a subset, from its stored config (never from gold)."""
+        return self.ls_render_config(
+            labels=self.ls_labels(config),
+            n_groups=config.get("n_groups"),
+            instructions=config.get("instructions"),
             language=language,
         )
 
@@ -65,80 +91,47 @@ class PairClassificationInterface:
         """Label Studio task data: both texts and the opaque reference, never gold."""
         return lsc_pair.task_data(hume_ref, content)
 
-    def ls_item_ids(self, content: Mapping[str, Any]) -> list[str] | None:
-        """A pair has no inner items (no ids to check a result against)."""
-        del content
-        return None
-
-    def ls_labels(self, config: Mapping[str, Any]) -> dict[int, str]:
-        """The two answers as shown, {1: text, 0: text}."""
-        return lsc_pair.labels_of(pair_labels_from_config(config))
-
-    def ls_translation_kwargs(
-        self, config: Mapping[str, Any], content: Mapping[str, Any]
-    ) -> dict[str, Any]:
-        """The keywords :meth:`ls_result_to_answer` / :meth:`ls_answer_to_result` need."""
-        del content
-        return {"labels": pair_labels_from_config(config), "n_groups": None, "item_ids": None}
-
-    def ls_result_to_answer(self, result: list[dict[str, Any]], **kwargs: Any) -> int:
-        """An annotation's answer, 1 or 0 (InvalidResultError for anything else)."""
-        return lsc_pair.result_to_answer(result, **kwargs)
-
-    def ls_answer_to_result(self, answer: int, **kwargs: Any) -> list[dict[str, Any]]:
-        """The Label Studio result for an answer 1 or 0 (annotations and predictions)."""
-        return lsc_pair.answer_to_result(answer, **kwargs)
-
-    def ls_display_answer(
-        self, model_version: str, answer: Any, *, threshold: float | None = None
-    ) -> int:
-        """The Yes/No shown for a stored answer.
-
-        LLM and human answers are 1/0 already. An embedding model's answer is the pair's cosine;
-        it is shown as the decision mteb's ``cosine_accuracy`` counts, i.e. 1 when the cosine is
-        above the subset's best-accuracy threshold (``cosine_accuracy_threshold`` of the
-        model's score record). That threshold is chosen with gold, which is why model answers
-        are revealed only after annotation; without it an embedding answer cannot be shown.
-        """
-        if not model_version.startswith(EMBEDDING_PREFIX):
-            if isinstance(answer, bool) or answer not in (0, 1):
-                raise InvalidAnswerError(f"pair classification answer {answer!r} is not 1 or 0")
-            return int(answer)
-        if threshold is None:
-            raise InvalidAnswerError(
-                "an embedding model's pair answer is a cosine; showing it as Yes/No needs the "
-                "subset's cosine_accuracy_threshold"
-            )
-        value = float(answer)
-        if not math.isfinite(value):
-            raise InvalidAnswerError(f"cosine {answer!r} is not finite")
-        return int(value > float(threshold))
-
-    def ls_prediction(
+    def ls_result_to_answer(
         self,
-        model_version: str,
-        answer: Any,
-        score: float | None,
+        result: list[dict[str, Any]],
         *,
-        config: Mapping[str, Any],
-        threshold: float | None = None,
-    ) -> dict[str, Any]:
-        """A Label Studio prediction ``{model_version, result[, score]}`` for a stored answer.
+        labels: Any = None,
+        n_groups: int | None = None,
+        item_ids: Sequence[str] | None = None,
+    ) -> int:
+        """An annotation's answer, 1 or 0 (InvalidResultError for anything else)."""
+        return lsc_pair.result_to_answer(
+            result, labels=labels, n_groups=n_groups, item_ids=item_ids
+        )
 
-        An embedding model's prediction carries its cosine as ``score`` (what its AP ranks).
+    def ls_answer_to_result(
+        self,
+        answer: Any,
+        *,
+        labels: Any = None,
+        n_groups: int | None = None,
+        item_ids: Sequence[str] | None = None,
+    ) -> list[dict[str, Any]]:
+        """The Label Studio result for an answer 1 or 0 (annotations and predictions)."""
+        return lsc_pair.answer_to_result(
+            answer, labels=labels, n_groups=n_groups, item_ids=item_ids
+        )
+
+    def ls_shown_embedding_answer(self, answer: Any, *, rule: str) -> int:
+        """An embedding model's stored answer as shown: it is already the 1/0 decision.
+
+        The model concern stores the decision (at mteb's best-accuracy cosine threshold, see
+        :mod:`.model`) and keeps the cosine as the prediction's score, so nothing is cut
+        here and the reranking ``rule`` does not apply.
         """
-        shown = self.ls_display_answer(model_version, answer, threshold=threshold)
-        result = lsc_pair.answer_to_result(shown, labels=pair_labels_from_config(config))
-        out: dict[str, Any] = {"model_version": model_version, "result": result}
-        if score is None and model_version.startswith(EMBEDDING_PREFIX):
-            score = float(answer)
-        if score is not None and math.isfinite(float(score)):
-            out["score"] = float(score)
-        return out
+        del rule
+        if isinstance(answer, bool) or answer not in (0, 1):
+            raise InvalidAnswerError(
+                f"an embedding model's pair answer must be its 1/0 decision, got {answer!r}"
+            )
+        return int(answer)
 
-    def ls_answers_from_results(
-        self, results: Sequence[list[dict[str, Any]]], config: Mapping[str, Any]
-    ) -> list[int]:
-        """Many annotations at once (one subset's config), in order."""
-        labels = pair_labels_from_config(config)
-        return [lsc_pair.result_to_answer(r, labels=labels) for r in results]
+    def ls_shown_item_ids(self, item_ids: list[str] | None, answer: Any) -> list[str] | None:
+        """A pair has no items to order."""
+        del answer
+        return item_ids

@@ -1,5 +1,11 @@
 """Pair classification: the LLM concern (the prompt an LLM annotator gets, and reading its reply).
 
+Written to the LLM protocol of issue 12 (``ml_backend.llm.task.LLMTask``: ``llm_spec``,
+``llm_prompt``, ``llm_answer``, which arrives with the LLM concern's conversion): registering the
+type means adding that base. ``llm_answer`` raises the protocol's ``Reject`` (imported where used,
+so this module loads before it exists); :meth:`PairClassificationLLM.llm_parse` reads a whole raw
+reply the same way without it.
+
 The LLM is given what a human annotator is given (:mod:`label_studio_configs.pair_classification`:
 the same instructions, the same two texts, the same two answers) and asked for one JSON object
 ``{"label": 1 | 0}``. Replies are read strictly, in the style of :mod:`ml_backend.llm.parsing`:
@@ -14,28 +20,17 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from label_studio_configs import pair_classification as lsc_pair
 from label_studio_configs._common import check_text
 from ml_backend.llm.parsing import ParseOutcome
-from ml_backend.llm.prompts import SYSTEM_PROMPT, Prompt, language_name
+from ml_backend.llm.prompts import SYSTEM_PROMPT, Prompt, TaskSpec, language_name
 
 #: Bumped whenever the wording below changes (recorded with every answer).
 PROMPT_VERSION = "hume-llm-prompts/pair_classification/1"
 
 _FENCE = re.compile(r"^```[A-Za-z0-9_-]*\s*\n?(.*?)\n?```$", re.DOTALL)
-
-
-@dataclass(frozen=True)
-class PairLLMSpec:
-    """What is fixed for a whole subset: the answers' wording, the language, the instructions."""
-
-    task_type: str = "pair_classification"
-    labels: Mapping[int, str] = field(default_factory=lambda: dict(lsc_pair.DEFAULT_LABELS))
-    language: str | None = None
-    instructions: str | None = None
 
 
 class _Reject(Exception):
@@ -71,7 +66,7 @@ def _json_object(raw: str) -> dict[str, Any]:
     return value
 
 
-def _answer(spec: PairLLMSpec, value: Any) -> int:
+def _answer(spec: TaskSpec, value: Any) -> int:
     """1 or 0 from the ``label`` value (see the module docstring for accepted spellings)."""
     if isinstance(value, bool):
         return int(value)
@@ -83,17 +78,17 @@ def _answer(spec: PairLLMSpec, value: Any) -> int:
         text = value.strip()
         if text in ("0", "1"):
             return int(text)
-        named = [lab for lab, shown in spec.labels.items() if shown.casefold() == text.casefold()]
+        named = [lab for lab, shown in spec.levels.items() if shown.casefold() == text.casefold()]
         if len(named) == 1:
             return named[0]
         raise _Reject("invalid", f"label {value!r} is not 1 or 0")
     raise _Reject("parse_error", f'"label" must be 1 or 0, got {type(value).__name__}')
 
 
-def build_pair_prompt(spec: PairLLMSpec, content: Mapping[str, Any]) -> Prompt:
+def build_pair_prompt(spec: TaskSpec, content: Mapping[str, Any]) -> Prompt:
     """The prompt for one pair (``content``: the study store's ``{"sentence1", "sentence2"}``)."""
     s1, s2 = check_text(content, "sentence1"), check_text(content, "sentence2")
-    labels = lsc_pair.labels_of(dict(spec.labels))
+    labels = lsc_pair.labels_of(dict(spec.levels))
     lang = language_name(spec.language)
     answers = "\n".join(f"{label} – {text}" for label, text in labels.items())
     answer_format = 'Answer with only this JSON object: {"label": <1 or 0>}'
@@ -119,7 +114,7 @@ def build_pair_prompt(spec: PairLLMSpec, content: Mapping[str, Any]) -> Prompt:
     )
 
 
-def parse_pair_reply(spec: PairLLMSpec, prompt: Prompt, raw: str) -> ParseOutcome:
+def parse_pair_reply(spec: TaskSpec, prompt: Prompt, raw: str) -> ParseOutcome:
     """Read one reply: ``ok`` with 1 or 0, ``parse_error`` or ``invalid`` with the reason."""
     del prompt  # a pair has no inner ids to check the reply against
     try:
@@ -133,26 +128,49 @@ def parse_pair_reply(spec: PairLLMSpec, prompt: Prompt, raw: str) -> ParseOutcom
 
 
 class PairClassificationLLM:
-    """Pair classification's LLM behaviour: spec, prompt, reply -> answer."""
+    """Pair classification's LLM behaviour (the ``LLMTask`` protocol): spec, prompt, answer.
+
+    The spec's ``levels`` hold the two answers' wording ({1: text, 0: text}, Yes / No by
+    default), what the interface's ``ls_labels`` gives for the subset.
+    """
 
     llm_prompt_version: str = PROMPT_VERSION
+    llm_default_instructions: str = lsc_pair.DEFAULT_INSTRUCTIONS
 
     def llm_spec(
         self,
         *,
-        labels: Mapping[int, str] | None = None,
+        labels: Any = None,
+        n_groups: int | None = None,
         language: str | None = None,
         instructions: str | None = None,
-    ) -> PairLLMSpec:
-        """Check the subset's parameters once, before any call is made."""
-        return PairLLMSpec(
-            labels=lsc_pair.labels_of(labels), language=language, instructions=instructions
+    ) -> TaskSpec:
+        """Check the subset's parameters once, before any call is made (``n_groups`` unused;
+        a label *list* is refused: a pair's answers are {1: text, 0: text})."""
+        del n_groups
+        return TaskSpec(
+            getattr(self, "name", "pair_classification"),
+            levels=lsc_pair.labels_of(labels),
+            language=language,
+            instructions=instructions,
         )
 
-    def llm_prompt(self, spec: PairLLMSpec, content: Mapping[str, Any]) -> Prompt:
+    def llm_prompt(self, spec: TaskSpec, content: Mapping[str, Any]) -> Prompt:
         """The messages for one pair, the answer's JSON schema and its format line."""
         return build_pair_prompt(spec, content)
 
-    def llm_parse(self, spec: PairLLMSpec, prompt: Prompt, raw: str) -> ParseOutcome:
-        """One reply read into the human answer shape (1 or 0), or why it cannot be."""
+    def llm_answer(self, spec: TaskSpec, prompt: Prompt, reply: dict[str, Any]) -> int:
+        """1 or 0 from the reply's JSON object; the protocol's ``Reject`` otherwise."""
+        del prompt
+        try:
+            if "label" not in reply:
+                raise _Reject("parse_error", 'the JSON object has no "label" field')
+            return _answer(spec, reply["label"])
+        except _Reject as rej:
+            from ml_backend.llm.task import Reject
+
+            raise Reject(rej.status, rej.error) from None  # type: ignore[arg-type]
+
+    def llm_parse(self, spec: TaskSpec, prompt: Prompt, raw: str) -> ParseOutcome:
+        """A whole raw reply read into the human answer shape (1 or 0), or why it cannot be."""
         return parse_pair_reply(spec, prompt, raw)

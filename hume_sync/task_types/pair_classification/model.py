@@ -22,6 +22,7 @@ seeing gold. Both flatter the model compared with a human, who answers each pair
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -284,11 +285,44 @@ def decision(score: float, threshold: float, *, high_score_more_similar: bool = 
     return int(score > threshold) if high_score_more_similar else int(score < threshold)
 
 
+def gold_free_threshold(cosines: Sequence[float]) -> float:
+    """The cut used for decisions when no gold is given: the median cosine of the subset.
+
+    A study samples pairs balanced between the two labels (see :mod:`.study`), so calling the
+    upper half Yes is the decision rule that matches the design without looking at gold.
+    """
+    return float(np.median(np.asarray(cosines, dtype=float)))
+
+
+@functools.cache
+def mteb_main_score(task_name: str | None) -> str:
+    """mteb's main score for a task (``max_ap`` for most, ``max_accuracy`` for e.g.
+    LegalBenchPC), read from the installed mteb's metadata (offline); ``max_ap`` for a task
+    mteb does not know (a local-file study) or without mteb."""
+    if not task_name:
+        return DEFAULT_MAIN_SCORE
+    try:
+        import mteb
+
+        main = mteb.get_task(task_name).metadata.main_score
+    except (ImportError, KeyError, ValueError):
+        return DEFAULT_MAIN_SCORE
+    return main if main in PairClassificationModel.model_score_names else DEFAULT_MAIN_SCORE
+
+
 # --------------------------------------------------------------------------- the mixin
 
 
 class PairClassificationModel:
-    """Pair classification's model behaviour: which texts to embed and how mteb scores them."""
+    """Pair classification's model behaviour (the ``ModelProcedure`` protocol of issue 12).
+
+    ``model_encode_groups`` and ``model_answers`` build the protocol's ``TextGroup`` and
+    ``ModelAnswers`` (``ml_backend.model_procedure``, which arrives with the model concern's
+    conversion; imported where used so this module loads before it exists). A model's answer
+    for a pair is its 1/0 decision: at mteb's best-accuracy cosine threshold when gold is given
+    (the decisions ``cosine_accuracy`` counts), else at the median cosine
+    (:func:`gold_free_threshold`); the pair's cosine is the answer's score.
+    """
 
     #: mteb's main score for most pair-classification tasks (a task may name another one).
     model_main_score: str = DEFAULT_MAIN_SCORE
@@ -297,12 +331,46 @@ class PairClassificationModel:
         *(f"{fn}_{m}" for fn, _, _ in SCORE_FUNCTIONS for m in METRICS),
         *(f"max_{m}" for m in METRICS),
     )
+    #: A pair has no items answered one by one.
+    model_items_key: str | None = None
     #: No train split: pair classification scores similarities directly.
     model_needs_train_pool: bool = False
 
     def model_texts(self, contents: Sequence[Mapping[str, Any]]) -> list[list[str]]:
         """The encode calls mteb makes, in order: all first texts, then all second texts."""
         return list(pair_texts(contents))
+
+    def model_encode_groups(self, job: Any) -> list[Any]:
+        """The job's texts in mteb's two encode calls (no query/passage role)."""
+        from ml_backend.model_procedure import TextGroup
+
+        n_pairs = range(len(job.contents))
+        return [
+            TextGroup(tuple(str(self.model_field(job, n, "sentence1")) for n in n_pairs)),
+            TextGroup(tuple(str(self.model_field(job, n, "sentence2")) for n in n_pairs)),
+        ]
+
+    def model_answers(self, job: Any, embeddings: Any, similarity: str) -> Any:
+        """Decisions (answers), cosines (item scores) and, with gold, mteb's scores."""
+        from ml_backend.model_procedure import ModelAnswers
+
+        first, second = pair_texts(job.contents)
+        result = pair_classify(
+            embeddings(first),
+            embeddings(second),
+            job.gold,
+            similarity=similarity,
+            main_score=mteb_main_score(job.task_name),
+        )
+        decisions, _ = self.model_decisions(result)
+        return ModelAnswers.from_result(result, decisions, item_scores=list(result.answers))
+
+    def model_decisions(self, result: PairClassificationResult) -> tuple[list[int], str]:
+        """Each pair's 1/0 and the rule behind them (see the class docstring)."""
+        if result.labels is not None:
+            return list(result.labels), "mteb best-accuracy cosine threshold"
+        cut = gold_free_threshold(result.answers)
+        return [decision(a, cut) for a in result.answers], "median cosine (no gold)"
 
     def model_score(
         self,
@@ -332,15 +400,16 @@ class PairClassificationModel:
         task_name: str | None = None,
         main_score: str | None = None,
     ) -> PairClassificationResult:
-        """Embed and score in one go (what a parity test or a one-off run needs)."""
+        """Embed and score in one go (what a parity test or a one-off run needs); the main
+        score is ``main_score``, else the task's own in mteb (:func:`mteb_main_score`)."""
         return run_pair_classification(
             encoder,
             contents,
             gold,
             task_name=task_name,
-            main_score=main_score or self.model_main_score,
+            main_score=main_score or mteb_main_score(task_name),
         )
 
     def model_decision(self, answer: float, threshold: float) -> int:
-        """The 1/0 a stored model answer (a cosine) means at a threshold (see :func:`decision`)."""
+        """The 1/0 a cosine means at a threshold (see :func:`decision`)."""
         return decision(float(answer), float(threshold))

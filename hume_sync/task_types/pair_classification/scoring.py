@@ -8,7 +8,7 @@ The named rules that put humans on the same metrics:
   annotators who answered 1 (with two annotators 0, ½ or 1) — ranked against gold with
   scikit-learn's ``average_precision_score``, as mteb ranks a model's similarities. Pairs with
   the same share tie, and scikit-learn counts a tie group as one threshold (no tie order is
-  invented). This is the human main score (``ap``), read against the model's ``max_ap``.
+  invented). This is the human main score, read against the model's ``max_ap``.
 * **Accuracy: majority vote per pair; a tie (one Yes, one No) goes to 0 (No).** That is HUME's
   classification rule (a tie goes to the alphabetically first label; "0" sorts first), and it
   is the conservative reading: a relation half the annotators doubt is not counted as held.
@@ -17,21 +17,22 @@ The named rules that put humans on the same metrics:
   the vote share's best-threshold accuracy computed exactly as mteb's (for a like-for-like
   reading).
 * Per annotator: accuracy, F1 and AP of their own 0/1 answers (``per_rater`` holds the AP).
-* Agreement: Fleiss' κ (primary, any number of annotators), mean pairwise Cohen's κ and mean
-  percentage agreement, from :mod:`scoring.agreement`; bands and flags as the paper's.
-* Intervals (95 %): Wilson for the vote's accuracy; a seeded bootstrap over pairs (BCa) for AP,
-  which has no closed form (:mod:`scoring.intervals`).
+* Agreement: Fleiss' κ (headline, any number of annotators), mean pairwise Cohen's κ, mean
+  percentage agreement and nominal Krippendorff's α, from :mod:`scoring.agreement`; bands and
+  flags as the paper's. An LLM annotator is compared with the humans by Cohen's κ.
+* Intervals (95 %): a seeded bootstrap over pairs (BCa) for AP, which has no closed form
+  (:mod:`scoring.intervals`); Wilson for the vote's accuracy.
 * Chance: a coin flip's accuracy is 0.5 and the majority-class guess's is the larger class
   share; a random ranking's expected AP is (H_N + (R-1)/(N-1) (N - H_N)) / N for R positives
   among N pairs (close to the positive share R/N).
-* Disagreement: a pair whose annotators gave both answers. Suspected gold error: a pair that at
-  least two annotators answered, all alike, against gold.
+* Disagreement: a pair whose annotators gave both answers. Candidate gold error: a pair whose
+  annotators (two or more) all gave the same answer, not gold's.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
 import numpy as np
@@ -43,6 +44,8 @@ from scoring.errors import DegenerateInputError, InvalidInputError
 from scoring.records import Agreement, Interval, Score
 
 Answers = Mapping[Any, Mapping[Hashable, Any]]
+#: Per-item records and the statistic over them, for a bootstrap (``scoring.rules.PerItem``).
+PerItem = tuple[Any, Callable[[Any], float]]
 
 #: How the human main score is made (goes into ``Score.method`` and reports).
 HUMAN_AP_METHOD = "human:vote_share+ap:sklearn"
@@ -141,6 +144,7 @@ def human_pair_classification(gold: Mapping[Hashable, Any], answers: Answers) ->
         "per_rater_accuracy": dict(vote.per_rater),
         "per_rater_f1": per_rater_f1,
         "vote_shares": {i: shares[i] for i in items},
+        "gold": {i: g[i] for i in items},
         "votes": {i: v for i, v in zip(items, votes, strict=True)},
         "tied_items": list(vote.details["tied_items"]),
         "n_tied_items": vote.details["n_tied_items"],
@@ -157,6 +161,13 @@ def human_pair_classification(gold: Mapping[Hashable, Any], answers: Answers) ->
     )
 
 
+def _ap_of_rows(rows: np.ndarray) -> float:
+    """AP of (gold, vote share) rows; NaN without a positive pair (AP is undefined there)."""
+    if not np.any(rows[:, 0] == 1):
+        return math.nan
+    return metrics.average_precision(rows[:, 0], rows[:, 1], method="sklearn").value
+
+
 def expected_random_ap(n_positive: int, n_items: int) -> float:
     """E[AP] of a uniformly random tie-free ranking of ``n_items`` with ``n_positive`` relevant.
 
@@ -171,77 +182,114 @@ def expected_random_ap(n_positive: int, n_items: int) -> float:
     return (harmonic + (n_positive - 1) / (n_items - 1) * (n_items - harmonic)) / n_items
 
 
+def items_for_half_width(n_items: int, bootstrap: Interval | None, target: float) -> int | None:
+    """Items for an interval of half-width ``target``: the bootstrap half-width scaled by 1/√n
+    (AP has no closed-form interval to invert)."""
+    ref = bootstrap.half_width if bootstrap is not None else None
+    return math.ceil(n_items * (ref / target) ** 2) if ref and n_items else None
+
+
 class PairClassificationScoring:
-    """Pair classification's scoring behaviour: human rules, agreement, intervals, chance."""
+    """Pair classification's scoring behaviour (the ``ScoringRules`` protocol of issue 12).
 
-    #: The human main score and what a report calls it (read against mteb's ``max_ap``).
-    scoring_main_score: str = "ap"
-    scoring_metric_label: str = "AP (vote share)"
-    scoring_model_main_score: str = "max_ap"
-    scoring_human_method: str = HUMAN_AP_METHOD
-    scoring_agreement_statistic: str = "fleiss_kappa"
-    scoring_interval_method: str = "bootstrap:bca (AP), wilson (accuracy)"
-    #: Metric scale: AP and accuracy are proportions in [0, 1] (reports print them × 100).
-    scoring_scale: tuple[float, float] = (0.0, 1.0)
+    Items: gold is 1 or 0, an answer is 1 or 0. The main score is AP of the annotators' vote
+    share; it is written under mteb's key ``max_ap`` in human result files too (a human has one
+    "similarity", the vote share, so the best over similarity functions is its AP). Registering
+    the type means adding ``scoring.rules.ScoringRules`` (which arrives with the scoring
+    concern's conversion) as this class's base.
+    """
 
-    def score_humans(self, gold: Mapping[Hashable, Any], answers: Answers) -> Score:
-        """The human score (AP of vote shares; accuracy of the vote in ``details``)."""
+    score_main_name: str = "max_ap"
+    score_mteb_main_name: str = "max_ap"
+    score_main_range: tuple[float, float] = (0.0, 1.0)
+    #: Only pair classification's score blocks hold ``max_ap``.
+    score_metric_keys: tuple[str, ...] = ("max_ap",)
+    #: One annotator's own score: AP of their 0/1 answers (scikit-learn, ties as one step).
+    score_annotator_method: str = "ap:sklearn"
+    score_headline_agreement: str = "fleiss_kappa"
+    score_human_machine_statistic: str = "cohen_kappa"
+    #: Bootstrap settings of :meth:`score_interval` (seeded: the same answers, the same bounds).
+    score_bootstrap_resamples: int = 2000
+    score_bootstrap_seed: int = 0
+
+    def score_human(self, gold: Mapping[Hashable, Any], answers: Answers) -> Score:
+        """AP of the vote shares (``value``); the vote's accuracy and the rest in ``details``."""
         return human_pair_classification(gold, answers)
 
-    def score_agreement(
-        self, answers: Answers, *, machine_raters: Collection[Any] = ()
-    ) -> dict[str, Agreement]:
-        """Fleiss' κ (primary), mean pairwise Cohen's κ and mean percentage agreement."""
-        return {
-            "fleiss_kappa": agreement.fleiss_kappa(answers, machine_raters=machine_raters),
-            "mean_pairwise_cohen_kappa": agreement.mean_pairwise_cohen_kappa(
-                answers, machine_raters=machine_raters
-            ),
-            "percentage_agreement": agreement.percentage_agreement(
-                answers, machine_raters=machine_raters
-            ),
-        }
+    def score_normalise_answer(self, answer: Any) -> Any:
+        """Answers and gold are stored as the ints they are compared as."""
+        return answer
 
-    def score_agreement_flags(self, primary: Agreement) -> dict[str, bool]:
+    def score_agreements(
+        self, gold: Mapping[Hashable, Any], humans: Mapping[str, Mapping[Hashable, Any]]
+    ) -> list[Agreement]:
+        """Fleiss' κ (headline), mean pairwise Cohen's κ, percentage agreement, nominal α."""
+        del gold
+        return [
+            agreement.fleiss_kappa(humans),
+            agreement.mean_pairwise_cohen_kappa(humans),
+            agreement.percentage_agreement(humans),
+            agreement.krippendorff_alpha(humans, level="nominal"),
+        ]
+
+    def score_agreement_answers(
+        self, gold: Mapping[Hashable, Any], answers: Mapping[str, Any]
+    ) -> Mapping[str, Any]:
+        """A pair is one item: answers are compared as they are."""
+        del gold
+        return answers
+
+    def score_agreement_flags(self, headline: Agreement) -> dict[str, bool]:
         """The paper's flags: revise below κ 0.4, a reliable target above κ 0.6."""
         return {
-            "low": agreement.low_agreement(primary),
-            "high": agreement.high_agreement(primary),
+            "low": agreement.low_agreement(headline),
+            "high": agreement.high_agreement(headline),
         }
 
+    def score_per_item(self, gold: Mapping[Hashable, Any], score: Score) -> PerItem | None:
+        """A pair's vote share is fixed, so AP is a statistic of (gold, share) records;
+        a resample without a positive pair has no AP (NaN, dropped by the bootstrap)."""
+        shares = score.details.get("vote_shares") or {}
+        if not shares:
+            return None
+        rows = np.asarray([[float(gold[i]), float(v)] for i, v in shares.items()])
+        return rows, _ap_of_rows
+
+    def score_interval(self, score: Score) -> Interval:
+        """Seeded BCa bootstrap over pairs of the human AP (no closed form exists for AP)."""
+        gold = score.details.get("gold") or {}
+        per_item = self.score_per_item(gold, score)
+        if per_item is None:
+            raise DegenerateInputError("no answered pair to resample")
+        rows, statistic = per_item
+        return intervals.bootstrap(
+            rows,
+            statistic,
+            n_resamples=self.score_bootstrap_resamples,
+            seed=self.score_bootstrap_seed,
+            method="bca",
+        )
+
     def score_accuracy_interval(self, score: Score, level: float = 0.95) -> Interval:
-        """Wilson interval of the majority vote's accuracy (from :meth:`score_humans`)."""
+        """Wilson interval of the majority vote's accuracy (``details["accuracy"]``)."""
         return intervals.wilson(int(score.details["n_correct"]), int(score.n_items or 0), level)
 
-    def score_interval(
-        self,
-        gold: Mapping[Hashable, Any],
-        answers: Answers,
-        *,
-        level: float = 0.95,
-        n_resamples: int = 2000,
-        seed: int = 0,
-    ) -> Interval:
-        """Bootstrap (BCa, seeded) over pairs of the human AP; resamples without a positive
-        pair, where AP is undefined, are dropped and counted."""
-        score = self.score_humans(gold, answers)
-        shares = score.details["vote_shares"]
-        g, _ = _clean(gold, answers)
-        rows = np.asarray([[g[i], shares[i]] for i in shares], dtype=float)
-
-        def ap_of(sample: np.ndarray) -> float:
-            if not np.any(sample[:, 0] == 1):
-                return math.nan
-            return metrics.average_precision(sample[:, 0], sample[:, 1], method="sklearn").value
-
-        return intervals.bootstrap(
-            rows, ap_of, n_resamples=n_resamples, seed=seed, level=level, method="bca"
+    def score_items_for_target(
+        self, score: Score, bootstrap: Interval | None, target: float
+    ) -> tuple[int | None, str]:
+        """Items for an AP interval of half-width ``target`` (bootstrap half-width, 1/√n)."""
+        needed = items_for_half_width(int(score.n_items or 0), bootstrap, target)
+        method = (
+            f"n × (bootstrap half-width / {target:g})², 1/√n scaling" if needed else ("unavailable")
         )
+        return needed, method
 
     def score_chance(self, gold: Mapping[Hashable, Any]) -> dict[str, float]:
         """Chance levels of the subset: coin-flip and majority-class accuracy, random AP."""
-        g, _ = _clean(gold, {"_": {}})
+        g = {item: _binary(v, f"gold[{item!r}]") for item, v in gold.items()}
         n, r = len(g), sum(g.values())
+        if not n:
+            raise InvalidInputError("gold: no pairs")
         return {
             "accuracy": 0.5,
             "accuracy_majority_class": max(r, n - r) / n,
@@ -249,25 +297,14 @@ class PairClassificationScoring:
             "positive_share": r / n,
         }
 
-    def score_disagreements(self, answers: Answers) -> list[Hashable]:
-        """Pairs whose annotators gave both answers, in first-seen order."""
-        seen: dict[Hashable, set[int]] = {}
-        for rater, given in answers.items():
-            for item, value in given.items():
-                if value is not None:
-                    seen.setdefault(item, set()).add(
-                        _binary(value, f"answers[{rater!r}][{item!r}]")
-                    )
-        return [item for item, values in seen.items() if len(values) > 1]
+    def score_disagree(self, values: list[Any]) -> bool:
+        """A pair's annotators disagree when both answers were given."""
+        return any(v != values[0] for v in values[1:])
 
-    def score_gold_suspects(
-        self, gold: Mapping[Hashable, Any], answers: Answers, *, min_annotators: int = 2
-    ) -> list[Hashable]:
-        """Pairs that at least ``min_annotators`` annotators answered, all alike, against gold."""
-        g, a = _clean(gold, answers)
-        out = []
-        for item, label in g.items():
-            given = [given[item] for given in a.values() if item in given]
-            if len(given) >= min_annotators and len(set(given)) == 1 and given[0] != label:
-                out.append(item)
-        return out
+    def score_agree_not_gold(self, values: list[Any], gold: Any) -> bool:
+        """Annotators who all gave the same answer, not gold's: a candidate gold error."""
+        return all(v == values[0] for v in values) and values[0] != gold
+
+    def score_item_text(self, content: Mapping[str, Any]) -> str:
+        """A pair as the report's item lists show it."""
+        return f"{content.get('sentence1', '')} ⟷ {content.get('sentence2', '')}"

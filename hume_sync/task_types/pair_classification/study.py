@@ -1,19 +1,26 @@
 """Pair classification: the study concern (reading sources, sampling, instances, spec fields).
 
 A record is a :class:`LabelledPair`: two texts and a binary label (1: the relation holds —
-paraphrase, duplicate, entailment; 0: it does not), MTEB's ``PairClassification`` shape.
-Sources:
+paraphrase, duplicate, entailment; 0: it does not), MTEB's ``PairClassification`` shape. A
+source may label pairs 0/1 or by name (SICK's ``entailment_judgment``); names are kept as read
+and resolved when the subset is sampled, by the spec's ``label_set``: the names that count as 1
+(``[ENTAILMENT]`` for SICK), every other name counting as 0. Sources:
 
-* local files, JSONL / CSV / TSV with a column map (:func:`read_pair_file`); a source whose label
-  column holds names (SICK's ``entailment_judgment``) names the ones that count as 1 with
-  ``positive_labels``. :func:`read_sick` is that call for the SICK release format;
-* an mteb ``PairClassification`` split (:func:`records_from_mteb`): columns ``sentence1``,
-  ``sentence2``, ``labels``, either one row per pair or mteb v1's single row of lists.
+* local files, JSONL / CSV / TSV, one row per pair (:meth:`PairClassificationStudy.
+  study_record_from_row`; standalone: :func:`read_pair_file`, :func:`read_sick` for the SICK
+  release format);
+* an mteb ``PairClassification`` split (:func:`records_from_mteb`): the task's columns
+  (``sentence1``, ``sentence2``, ``labels``), one row per pair or mteb v1's single row of lists.
 
-Sampling draws the same number of pairs of each label where it can (a class with too few gives
-all it has and the other class fills up; both reported), with a seeded generator per subset,
-and shows the sample in a seeded shuffled order, never grouped by label. Instances keep gold
-apart from the content annotators see; content holds the two texts only.
+Sampling draws the same number of pairs of each label where it can (a label with too few gives
+all it has and the other fills up; both reported), from the subset's own seeded generator, and
+shows the sample in a seeded shuffled order, never grouped by label. Instances keep gold apart
+from the content annotators see; content holds the two texts only.
+
+Written to the study protocol of issue 12 (``hume_sync.study.rules.StudyRules``, which arrives
+with the study concern's conversion): registering the type means adding that base, whose
+template methods (``study_sample_subset``, ``study_take_all``, ``study_instances``) call the
+hooks below.
 """
 
 from __future__ import annotations
@@ -28,12 +35,7 @@ from typing import Any
 import numpy as np
 
 from hume_sync.errors import SamplingError, SourceError
-from hume_sync.study.sampling import (
-    Instance,
-    Sample,
-    SampleReport,
-    subset_rng,
-)
+from hume_sync.study.sampling import Instance, Sample, SampleReport
 
 #: The record fields, in the positional order used when a CSV/TSV has no header.
 FIELDS: tuple[str, ...] = ("sentence1", "sentence2", "label", "id")
@@ -49,29 +51,20 @@ SICK_JUDGMENTS: frozenset[str] = frozenset({"ENTAILMENT", "NEUTRAL", "CONTRADICT
 #: mteb's column names (``AbsTaskPairClassification``).
 MTEB_COLUMNS: tuple[str, str, str] = ("sentence1", "sentence2", "labels")
 
-#: Spec fields this type reads, and the other types' fields it refuses (a typo or a copied
-#: entry must not be silently ignored).
-SPEC_FIELDS: tuple[str, ...] = ("size", "instructions", "pair_labels", "positive_labels")
-SPEC_FORBIDDEN: tuple[str, ...] = (
-    "samples_per_label",
-    "labels",
-    "items_per_label",
-    "candidates",
-    "shuffle_candidates",
-    "bins",
-    "score_range",
-    "label_set",
-)
+#: Sizing fields this type reads beyond the common ones (size, instructions, annotators,
+#: sampling): ``label_set``, the source label names that count as 1.
+SPEC_FIELDS: frozenset[str] = frozenset({"label_set"})
 
 
 @dataclass(frozen=True)
 class LabelledPair:
-    """One pair: two texts and the gold label, 1 or 0."""
+    """One pair: two texts and the gold label, 1 or 0 (or, before the subset's ``label_set``
+    resolved it, the source's label name)."""
 
     id: str
     sentence1: str
     sentence2: str
-    label: int
+    label: int | str
 
 
 # --------------------------------------------------------------------------------------------
@@ -88,23 +81,62 @@ def _text(value: Any, name: str, where: str | Path, line: int | None) -> str:
     return value.strip()
 
 
-def _label(value: Any, where: str | Path, line: int | None, positive: Sequence[str] | None) -> int:
-    """1/0 from a source label: named labels when ``positive`` is given, else 0/1 values."""
-    if positive is not None:
-        if not isinstance(value, str | int) or isinstance(value, bool) or not str(value).strip():
-            raise SourceError(where, f"label {value!r} is not a label name", line=line)
-        return int(str(value).strip() in positive)
+def _label(
+    value: Any, where: str | Path, line: int | None, positive: Sequence[str] | None
+) -> int | str:
+    """1/0 from a source label, or its name (kept for the subset's ``label_set``).
+
+    0/1 in any spelling (int, 0.0/1.0, "0"/"1", true/false) is the label; any other number is
+    an error (a 3-class label read as binary would be silently wrong); other text is a name,
+    resolved here when ``positive`` names are given.
+    """
     if isinstance(value, bool):
         return int(value)
-    if isinstance(value, int | float) and value in (0, 1):
-        return int(value)
-    if isinstance(value, str) and value.strip() in ("0", "1"):
-        return int(value.strip())
-    raise SourceError(
-        where,
-        f"label must be 0 or 1, got {value!r} (name the positive labels with positive_labels)",
-        line=line,
-    )
+    if isinstance(value, int | float):
+        if value in (0, 1):
+            return int(value)
+        raise SourceError(where, f"label must be 0 or 1, got {value!r}", line=line)
+    if not isinstance(value, str) or not value.strip():
+        raise SourceError(where, f"label {value!r} is neither 0/1 nor a label name", line=line)
+    text = value.strip()
+    if text in ("0", "1"):
+        return int(text)
+    try:
+        float(text)
+    except ValueError:
+        pass
+    else:
+        raise SourceError(where, f"label must be 0 or 1, got {value!r}", line=line)
+    return int(text in positive) if positive is not None else text
+
+
+def resolve_labels(
+    records: Sequence[LabelledPair], positive: Sequence[str] | None
+) -> list[LabelledPair]:
+    """Records with 1/0 labels: names in ``positive`` (the spec's ``label_set``) are 1, other
+    names 0. Names without ``positive``, ``positive`` without names, or ``positive`` naming no
+    label of the source are errors: each means the spec and the source do not fit."""
+    names = sorted({r.label for r in records if isinstance(r.label, str)})
+    if positive is None:
+        if names:
+            raise SamplingError(
+                f"the source labels pairs by name ({', '.join(names[:5])}); name the ones that "
+                "count as 1 with label_set"
+            )
+        return list(records)
+    if not names:
+        raise SamplingError("label_set names positive labels, but the source labels are 0/1")
+    unknown = [p for p in positive if p not in names]
+    if len(unknown) == len(list(positive)):
+        raise SamplingError(
+            f"no label of the source is in label_set {list(positive)!r} (labels: {names[:10]!r})"
+        )
+    return [
+        r
+        if not isinstance(r.label, str)
+        else LabelledPair(r.id, r.sentence1, r.sentence2, int(r.label in positive))
+        for r in records
+    ]
 
 
 def _record(
@@ -219,8 +251,9 @@ def read_pair_file(
 
     ``columns`` maps the fields ``id``, ``sentence1``, ``sentence2``, ``label`` to source
     columns (names, or positions without a header). Rows without an id get their line number.
-    With ``positive_labels`` the label column holds names and those count as 1;
-    ``allowed_labels`` then lists every name the column may hold.
+    Label names are kept for the subset's ``label_set`` unless ``positive_labels`` resolves
+    them here (those names 1, others 0); ``allowed_labels`` lists every name the column may
+    hold.
     """
     path = Path(path)
     fmt = fmt or {".jsonl": "jsonl", ".csv": "csv", ".tsv": "tsv", ".txt": "tsv"}.get(
@@ -316,6 +349,7 @@ def sample_pairs(records: Sequence[LabelledPair], size: int, rng: np.random.Gene
     Records are put in id order first, so which pairs are drawn does not depend on file order.
     An odd size gives the extra pair to a label chosen by the generator; a label with too few
     pairs gives all it has and the other label fills the rest (a shortfall in the report).
+    Labels must be resolved (:func:`resolve_labels`).
     """
     if isinstance(size, bool) or not isinstance(size, int) or size <= 0:
         raise SamplingError(f"size must be a positive integer, got {size!r}")
@@ -323,6 +357,8 @@ def sample_pairs(records: Sequence[LabelledPair], size: int, rng: np.random.Gene
     if not pool:
         raise SamplingError("no pairs to sample from")
     groups = {lab: [r for r in pool if r.label == lab] for lab in (0, 1)}
+    if len(groups[0]) + len(groups[1]) != len(pool):
+        raise SamplingError("labels must be resolved to 0/1 before sampling")
     order = [int(x) for x in rng.permutation(2)]  # which label gets an odd pair first
     quota = {0: 0, 1: 0}
     remaining = min(size, len(pool))
@@ -359,42 +395,16 @@ def sample_pairs(records: Sequence[LabelledPair], size: int, rng: np.random.Gene
     )
 
 
-def take_all_pairs(records: Sequence[LabelledPair], rng: np.random.Generator) -> Sample:
-    """Every pair (the source is the sample), shown in a seeded shuffled order."""
-    pool = sorted(records, key=lambda r: r.id)
-    if not pool:
-        raise SamplingError("no pairs to sample from")
-    per_label = {str(lab): sum(r.label == lab for r in pool) for lab in (0, 1)}
-    return Sample(
-        records=[pool[i] for i in rng.permutation(len(pool))],  # type: ignore[misc]
-        report=SampleReport(
-            method="all",
-            requested=len(pool),
-            sampled=len(pool),
-            available=len(records),
-            per_label=per_label,
-        ),
+def pair_instance(record: LabelledPair, source_position: int | None) -> Instance:
+    """The stored instance of a pair: the two texts as content, the 1/0 label as gold."""
+    if not isinstance(record, LabelledPair) or isinstance(record.label, str):
+        raise SamplingError(f"record {getattr(record, 'id', record)!r} is not a labelled pair")
+    return Instance(
+        source_id=record.id,
+        content={"sentence1": record.sentence1, "sentence2": record.sentence2},
+        gold=int(record.label),
+        source_position=source_position,
     )
-
-
-def pair_instances(
-    sample: Sequence[LabelledPair], source: Sequence[LabelledPair] | None = None
-) -> list[Instance]:
-    """Stored instances in presentation order: the two texts as content, the label as gold.
-
-    ``source`` (the records as loaded) gives each instance its ``source_position``, the order
-    models see pairs in (mteb's numbers do not depend on it, but the store keeps one order).
-    """
-    positions = {r.id: n for n, r in enumerate(source if source is not None else sample)}
-    return [
-        Instance(
-            source_id=r.id,
-            content={"sentence1": r.sentence1, "sentence2": r.sentence2},
-            gold=int(r.label),
-            source_position=positions.get(r.id),
-        )
-        for r in sample
-    ]
 
 
 # --------------------------------------------------------------------------------------------
@@ -402,95 +412,79 @@ def pair_instances(
 
 
 class PairClassificationStudy:
-    """Pair classification's study behaviour: spec fields, sources, sampling, instances."""
+    """Pair classification's study behaviour (the ``StudyRules`` hooks)."""
 
+    study_spec_fields: frozenset[str] = SPEC_FIELDS
     study_record_fields: tuple[str, ...] = FIELDS
-    study_spec_fields: tuple[str, ...] = SPEC_FIELDS
-    study_spec_forbidden: tuple[str, ...] = SPEC_FORBIDDEN
-    study_mteb_columns: tuple[str, str, str] = MTEB_COLUMNS
+    study_formats: tuple[str, ...] = ("jsonl", "csv", "tsv")
+    study_has_train_pool: bool = False
+    study_item_list: str | None = None
 
-    def study_check_fields(
-        self, fields: Mapping[str, Any], *, sampling: str = "sample"
-    ) -> list[tuple[str, str]]:
-        """Problems of a subset's merged spec fields, as (field, reason); empty when fine."""
-        problems = [
-            (key, "not used by pair_classification tasks")
-            for key in SPEC_FORBIDDEN
-            if key in fields
-        ]
-        size = fields.get("size")
-        if size is None:
-            if sampling == "sample":
-                problems.append(("size", "required (pairs to sample)"))
-        elif isinstance(size, bool) or not isinstance(size, int) or size < 2:
-            problems.append(("size", f"must be an integer >= 2, got {size!r}"))
-        positive = fields.get("positive_labels")
-        if positive is not None and (
-            isinstance(positive, str)
-            or not isinstance(positive, Sequence)
-            or not positive
-            or not all(isinstance(p, str) and p.strip() for p in positive)
-        ):
-            problems.append(("positive_labels", "must be a non-empty list of label names"))
-        labels = fields.get("pair_labels")
-        if labels is not None:
-            from label_studio_configs import pair_classification as lsc_pair
-            from label_studio_configs.errors import ConfigError
+    def study_check_fields(self, fields: Any) -> None:
+        """``size`` is required to sample and must allow a pair of each label."""
+        if fields.size is None:
+            if fields.sampling == "sample":
+                fields.fail("size", "required (pairs to sample)")
+        elif fields.size < 2:
+            fields.fail("size", f"must be at least 2 (a pair of each label), got {fields.size}")
 
-            try:
-                keyed = {int(str(k)): v for k, v in dict(labels).items()}
-                lsc_pair.labels_of(keyed)
-            except (ConfigError, TypeError, ValueError) as exc:
-                problems.append(("pair_labels", f"must be {{1: text, 0: text}} ({exc})"))
-        return problems
+    def study_record_from_row(
+        self, row: Mapping[str, Any], where: str | Path, line: int | None
+    ) -> LabelledPair:
+        """One row of a local file (fields mapped, ``id`` a string) as a pair."""
+        return _record(row, where, line, None, str(line))
 
-    def study_read_file(
-        self,
-        path: str | Path,
-        *,
-        fmt: str | None = None,
-        columns: Mapping[str, str | int] | None = None,
-        header: bool = True,
-        positive_labels: Sequence[str] | None = None,
-    ) -> list[LabelledPair]:
-        """Pairs from a local file (see :func:`read_pair_file`)."""
-        return read_pair_file(
-            path, fmt=fmt, columns=columns, header=header, positive_labels=positive_labels
+    def study_mteb_records(
+        self, mteb_task: Any, data: Any, train_data: Any, where: str
+    ) -> tuple[list[LabelledPair], None]:
+        """The pairs of one split of an mteb ``PairClassification`` task (no train pool)."""
+        del train_data
+        columns = (
+            getattr(mteb_task, "input1_column_name", MTEB_COLUMNS[0]),
+            getattr(mteb_task, "input2_column_name", MTEB_COLUMNS[1]),
+            getattr(mteb_task, "label_column_name", MTEB_COLUMNS[2]),
         )
-
-    def study_read_sick(self, path: str | Path) -> list[LabelledPair]:
-        """Pairs from SICK's release file, entailment vs the rest."""
-        return read_sick(path)
-
-    def study_records_from_mteb(self, data: Any, *, where: str = "<mteb>") -> list[LabelledPair]:
-        """Pairs from an mteb split (see :func:`records_from_mteb`)."""
-        return records_from_mteb(data, where=where)
+        if not all(isinstance(c, str) for c in columns):
+            raise SourceError(where, f"not a text pair task (columns {columns!r})")
+        return records_from_mteb(data, columns=columns, where=where), None  # type: ignore[arg-type]
 
     def study_sample(
-        self,
-        records: Sequence[LabelledPair],
-        *,
-        seed: int,
-        task: str,
-        subset: str,
-        size: int | None = None,
-        sampling: str = "sample",
+        self, records: Sequence[LabelledPair], rng: np.random.Generator, params: Any
     ) -> Sample:
-        """The subset's sample, drawn with its own generator (study seed + task/subset name)."""
-        rng = subset_rng(seed, task, subset)
-        if sampling == "all":
-            return take_all_pairs(records, rng)
-        if sampling != "sample":
-            raise SamplingError(f"unknown sampling mode {sampling!r}")
-        if size is None:
+        """Balanced per label (see :func:`sample_pairs`), after ``label_set`` resolved names."""
+        if params.size is None:
             raise SamplingError("size is required to sample pairs")
-        return sample_pairs(records, size, rng)
+        return sample_pairs(resolve_labels(records, params.label_set), params.size, rng)
 
-    def study_instances(
-        self, sample: Sequence[LabelledPair], source: Sequence[LabelledPair] | None = None
+    def study_take_all_details(
+        self,
+        pool: list[LabelledPair],
+        rng: np.random.Generator,
+        params: Any,
+        notes: list[str],
+    ) -> tuple[list[LabelledPair], dict[str, int]]:
+        """A source taken whole: labels resolved, counted per label (nothing else is drawn)."""
+        del rng, notes
+        resolved = resolve_labels(pool, params.label_set)
+        return resolved, {str(lab): sum(r.label == lab for r in resolved) for lab in (0, 1)}
+
+    def study_to_instances(
+        self, records: Sequence[LabelledPair], positions: Any, id_scheme: str
     ) -> list[Instance]:
-        """Instances (content without gold, gold apart) of a sample."""
-        return pair_instances(sample, source)
+        """Stored instances in presentation order (a pair has no items to name)."""
+        del id_scheme
+        return [pair_instance(r, positions.records.get(r.id)) for r in records]
+
+    def study_subset_config(
+        self,
+        params: Any,
+        records: Sequence[LabelledPair],
+        train: Sequence[Any],
+        instances: Sequence[Instance],
+    ) -> dict[str, Any]:
+        """The subset's stored config: which source names counted as 1 (not gold itself)."""
+        del records, train, instances
+        return {"positive_labels": list(params.label_set) if params.label_set else None}
 
     def study_content(self, record: LabelledPair) -> dict[str, str]:
         """What annotators see of a pair: the two texts."""
@@ -498,4 +492,6 @@ class PairClassificationStudy:
 
     def study_gold(self, record: LabelledPair) -> int:
         """A pair's gold label, 1 or 0 (never part of the content)."""
+        if isinstance(record.label, str):
+            raise SamplingError(f"pair {record.id!r} has the unresolved label {record.label!r}")
         return int(record.label)

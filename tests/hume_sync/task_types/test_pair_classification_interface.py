@@ -27,13 +27,14 @@ def choices_of(xml: str) -> list[tuple[str | None, str | None]]:
 
 
 def test_config_shows_both_texts_and_one_binary_choice() -> None:
-    xml = TYPE.ls_render_config()
+    xml = TYPE.ls_subset_config({}, language="en")
+    assert xml == TYPE.ls_render_config()
     root = ET.fromstring(xml)
     texts = [t.get("value") for t in root.iter("Text")]
     assert texts == ["$sentence1", "$sentence2"]
     [control] = list(root.iter("Choices"))
-    assert control.get("name") == TYPE.ls_from_name == "decision"
-    assert control.get("toName") == TYPE.ls_to_name == "sentence1"
+    assert control.get("name") == TYPE.ls_module.FROM_NAME == "decision"
+    assert control.get("toName") == TYPE.ls_module.TO_NAME == "sentence1"
     assert control.get("choice") == "single-radio" and control.get("required") == "true"
     # Yes first, then No, for every task: the order carries nothing; the alias is what is stored
     assert choices_of(xml) == [("Yes", "1"), ("No", "0")]
@@ -49,16 +50,19 @@ def test_sdk_label_interface_accepts_config() -> None:
 
 
 def test_reworded_answers_instructions_and_direction() -> None:
-    config = {"pair_labels": {"1": 'Same "question"', "0": "Different & $other"}}
-    xml = TYPE.ls_render_config(
-        config, instructions="Is the first a duplicate of the second?", language="arb_Arab"
-    )
+    config = {
+        "pair_labels": {"1": 'Same "question"', "0": "Different & $other"},
+        "instructions": "Is the first a duplicate of the second?",
+    }
+    xml = TYPE.ls_subset_config(config, language="arb_Arab")
     # escaped, "$" made harmless (Label Studio would read "$other" as task data), aliases kept
     assert choices_of(xml) == [('Same "question"', "1"), ("Different & \uff04other", "0")]
     root = ET.fromstring(xml)
     assert "direction: rtl" in (root.find("View").get("style") or "")  # type: ignore[union-attr]
     assert TYPE.ls_labels(config) == {1: 'Same "question"', 0: "Different & $other"}
-    assert TYPE.ls_labels({}) == {1: "Yes", 0: "No"}
+    assert TYPE.ls_labels({}) is None  # the module's own Yes / No
+    headers = [h.get("value") for h in root.iter("Header")]
+    assert "Is the first a duplicate of the second?" in headers
 
 
 @pytest.mark.parametrize(
@@ -101,8 +105,8 @@ def test_answer_result_round_trip(answer: int) -> None:
             "value": {"choices": [str(answer)]},
         }
     ]
+    assert kw == {"labels": {1: "Duplicate", 0: "Not"}, "n_groups": None, "item_ids": None}
     assert TYPE.ls_result_to_answer(result, **kw) == answer
-    assert TYPE.ls_answers_from_results([result, result], {}) == [answer, answer]
     assert TYPE.ls_answer_to_result(np.int64(answer)) == result
 
 
@@ -141,21 +145,14 @@ def test_result_to_answer_refuses_what_does_not_fit(result: Any) -> None:
         TYPE.ls_result_to_answer(result)
 
 
-def test_display_and_prediction_of_stored_answers() -> None:
-    # LLM (and human) answers are 1/0 already
-    assert TYPE.ls_display_answer("llm:gpt", 1) == 1
-    with pytest.raises(InvalidAnswerError):
-        TYPE.ls_display_answer("llm:gpt", 0.7)
-    # an embedding answer is a cosine, shown at the subset's mteb threshold
-    assert TYPE.ls_display_answer("emb:m", 0.81, threshold=0.8) == 1
-    assert TYPE.ls_display_answer("emb:m", 0.8, threshold=0.8) == 0
-    with pytest.raises(InvalidAnswerError, match="threshold"):
-        TYPE.ls_display_answer("emb:m", 0.81)
-    pred = TYPE.ls_prediction("emb:m", 0.9, None, config={}, threshold=0.5)
-    assert pred["model_version"] == "emb:m" and pred["score"] == 0.9
-    assert TYPE.ls_result_to_answer(pred["result"]) == 1
-    llm = TYPE.ls_prediction("llm:x", 0, None, config={"pair_labels": {"1": "A", "0": "B"}})
-    assert "score" not in llm and TYPE.ls_result_to_answer(llm["result"]) == 0
+def test_embedding_answers_are_shown_as_their_decision() -> None:
+    # the model concern stores an embedding model's 1/0 decision (its cosine is the score)
+    assert TYPE.ls_shown_embedding_answer(1, rule="gap") == 1
+    assert TYPE.ls_shown_embedding_answer(0, rule="top1") == 0
+    for raw in (0.83, True, None):
+        with pytest.raises(InvalidAnswerError, match="decision"):
+            TYPE.ls_shown_embedding_answer(raw, rule="gap")
+    assert TYPE.ls_shown_item_ids(None, 1) is None
 
 
 @pytest.mark.labelstudio
@@ -163,11 +160,10 @@ def test_display_and_prediction_of_stored_answers() -> None:
 def test_config_accepted_and_annotation_round_trips_on_a_real_server(ls_server, answer) -> None:
     client = ls_server.client()
     config = {"pair_labels": {"1": "Entails", "0": "Does not entail"}}
-    project = client.create_project(
-        f"pair-{uuid.uuid4().hex[:8]}",
-        TYPE.ls_render_config(config, instructions=lsc_pair.ENTAILMENT_INSTRUCTIONS),
-        maximum_annotations=2,
+    xml = TYPE.ls_subset_config(
+        {**config, "instructions": lsc_pair.ENTAILMENT_INSTRUCTIONS}, language="en"
     )
+    project = client.create_project(f"pair-{uuid.uuid4().hex[:8]}", xml, maximum_annotations=2)
     data = TYPE.ls_task_data("hume-pair-1", {**CONTENT, "label": answer})
     [task_id] = client.import_tasks(project["id"], [{"data": data}])
     kw = TYPE.ls_translation_kwargs(config, CONTENT)

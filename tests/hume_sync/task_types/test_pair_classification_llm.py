@@ -10,7 +10,7 @@ import pytest
 from hume_sync.task_types.pair_classification import PairClassification
 from label_studio_configs import pair_classification as lsc_pair
 from label_studio_configs.errors import InvalidContentError
-from ml_backend.llm.prompts import SYSTEM_PROMPT
+from ml_backend.llm.prompts import SYSTEM_PROMPT, TaskSpec
 
 TYPE = PairClassification()
 CONTENT = {"sentence1": "A dog is running in the park.", "sentence2": "An animal is outside."}
@@ -18,6 +18,12 @@ CONTENT = {"sentence1": "A dog is running in the park.", "sentence2": "An animal
 
 def test_prompt_carries_the_human_instructions_both_texts_and_the_answers() -> None:
     spec = TYPE.llm_spec(language="eng-Latn", instructions=lsc_pair.ENTAILMENT_INSTRUCTIONS)
+    assert spec == TaskSpec(
+        "pair_classification",
+        levels={1: "Yes", 0: "No"},
+        language="eng-Latn",
+        instructions=lsc_pair.ENTAILMENT_INSTRUCTIONS,
+    )
     prompt = TYPE.llm_prompt(spec, CONTENT)
     system, user = prompt.messages
     assert system == {"role": "system", "content": SYSTEM_PROMPT}
@@ -44,6 +50,12 @@ def test_default_and_reworded_prompts() -> None:
     )
     with pytest.raises(InvalidContentError):
         TYPE.llm_spec(labels={1: "Same", 0: "Same"})
+    with pytest.raises(ValueError):  # a label list is a classification label set
+        TYPE.llm_spec(labels=["Yes", "No"])
+    # the spec is made from what the interface shows for a subset (annotate's call)
+    config = {"pair_labels": {"1": "Duplicate", "0": "Not a duplicate"}}
+    shown = TYPE.llm_spec(labels=TYPE.ls_labels(config), n_groups=None)
+    assert shown.levels == {1: "Duplicate", 0: "Not a duplicate"}
     with pytest.raises(InvalidContentError):
         TYPE.llm_prompt(TYPE.llm_spec(), {"sentence1": "only one"})
 
@@ -68,6 +80,9 @@ def test_replies_that_name_one_answer(raw: str, answer: int) -> None:
     outcome = TYPE.llm_parse(spec, TYPE.llm_prompt(spec, CONTENT), raw)
     assert (outcome.status, outcome.answer, outcome.error) == ("ok", answer, None)
     assert isinstance(outcome.answer, int) and not isinstance(outcome.answer, bool)
+    # the protocol's call on the reply's JSON object gives the same answer
+    if not raw.startswith("`"):
+        assert TYPE.llm_answer(spec, TYPE.llm_prompt(spec, CONTENT), json.loads(raw)) == answer
 
 
 @pytest.mark.parametrize(

@@ -158,9 +158,17 @@ def test_fake_encoder_main_score_and_labels_follow_mteb_threshold(tmp_path: Path
     assert acc_main.main_score == ours.scores["max_accuracy"]
     with pytest.raises(ValueError, match="unknown main score"):
         TYPE.model_run(FakeEncoder(), contents, gold, main_score="v_measure")
-    # without gold: answers only, no score and no decisions (the threshold needs gold)
+    # the stored answers: the decisions mteb's cosine_accuracy counts
+    decisions, rule = TYPE.model_decisions(ours)
+    assert decisions == ours.labels and rule == "mteb best-accuracy cosine threshold"
+    # without gold: no score, and the decisions cut at the median cosine (half Yes)
     blind = TYPE.model_run(FakeEncoder(), contents)
     assert blind.scores is None and blind.labels is None and blind.answers == ours.answers
+    blind_decisions, blind_rule = TYPE.model_decisions(blind)
+    assert blind_rule == "median cosine (no gold)"
+    cut = float(np.median(blind.answers))
+    assert blind_decisions == [int(a > cut) for a in blind.answers]
+    assert sum(blind_decisions) == sum(a > cut for a in blind.answers) <= 100
 
 
 def test_model_score_from_ready_embeddings_matches_run() -> None:

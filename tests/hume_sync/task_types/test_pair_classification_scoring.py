@@ -23,7 +23,7 @@ ANSWERS = {
 
 
 def test_human_ap_from_vote_shares_by_hand() -> None:
-    score = TYPE.score_humans(GOLD, ANSWERS)
+    score = TYPE.score_human(GOLD, ANSWERS)
     # shares: i1 1, i2 1, i3 1/2, i4 0, i5 1/2, i6 1/2. scikit-learn AP, a tie group = one step:
     # share >= 1: {i1, i2} -> P 1, R 2/3; share >= 1/2: + {i3, i5, i6} -> P 3/5, R 1.
     # AP = 2/3 * 1 + 1/3 * 3/5 = 13/15
@@ -44,7 +44,7 @@ def test_human_ap_from_vote_shares_by_hand() -> None:
 
 
 def test_majority_vote_accuracy_tie_goes_to_no_by_hand() -> None:
-    score = TYPE.score_humans(GOLD, ANSWERS)
+    score = TYPE.score_human(GOLD, ANSWERS)
     d = score.details
     # i3, i5, i6 are 1-1 ties -> 0. votes 1,1,0,0,0,0 against gold 1,1,1,0,0,0: 5/6.
     # (A tie going to 1 would give votes 1,1,1,0,1,1 and 4/6.)
@@ -63,12 +63,12 @@ def test_majority_vote_accuracy_tie_goes_to_no_by_hand() -> None:
 
 def test_one_annotator_and_missing_answers() -> None:
     # one annotator: the vote is their answers, shares are 0/1
-    solo = TYPE.score_humans(GOLD, {"A": ANSWERS["A"]})
+    solo = TYPE.score_human(GOLD, {"A": ANSWERS["A"]})
     assert solo.details["accuracy"] == 0.5 and solo.value == pytest.approx(0.5)
     # a missing answer (None or absent) leaves the pair to the others
     partial = {"A": {**ANSWERS["A"], "i3": None}, "B": {k: v for k, v in ANSWERS["B"].items()}}
     del partial["B"]["i5"]
-    score = TYPE.score_humans(GOLD, partial)
+    score = TYPE.score_human(GOLD, partial)
     # shares: i3 1 (B only), i5 1 (A only), i6 1/2. votes 1,1,1,0,1,0 -> 5/6 correct
     assert score.details["vote_shares"]["i3"] == 1.0 and score.details["vote_shares"]["i5"] == 1.0
     assert score.details["accuracy"] == pytest.approx(5 / 6)
@@ -87,7 +87,7 @@ def test_one_annotator_and_missing_answers() -> None:
 )
 def test_bad_input_is_refused(gold, answers, error) -> None:
     with pytest.raises(error):
-        TYPE.score_humans(gold, answers)
+        TYPE.score_human(gold, answers)
 
 
 def test_vote_shares_count_only_given_answers() -> None:
@@ -97,16 +97,23 @@ def test_vote_shares_count_only_given_answers() -> None:
     }
 
 
+def agreements(answers):
+    return {a.method: a for a in TYPE.score_agreements({}, answers)}
+
+
 def test_agreement_two_annotators_by_hand() -> None:
     a = {"A": dict(enumerate([1, 1, 1, 1, 0, 0])), "B": dict(enumerate([1, 1, 1, 0, 0, 0]))}
-    out = TYPE.score_agreement(a)
+    out = agreements(a)
     # observed agreement 5/6. Cohen: chance = 4/6*3/6 + 2/6*3/6 = 1/2 -> (5/6 - 1/2)/(1/2) = 2/3.
     assert out["mean_pairwise_cohen_kappa"].value == pytest.approx(2 / 3)
     # Fleiss pools the marginals: pi1 = 7/12 -> chance 49/144 + 25/144 = 74/144;
     # (120/144 - 74/144) / (70/144) = 46/70
     assert out["fleiss_kappa"].value == pytest.approx(46 / 70)
-    assert out["percentage_agreement"].value == pytest.approx(5 / 6)
-    assert TYPE.scoring_agreement_statistic == "fleiss_kappa"
+    assert out["mean_percentage_agreement"].value == pytest.approx(5 / 6)
+    # nominal alpha: 12 values (7 ones, 5 zeros), one disagreeing unit: D_o = 2/12,
+    # D_e = 2 * 7 * 5 / (12 * 11); alpha = 1 - D_o / D_e = 1 - 22/70 = 48/70
+    assert out["krippendorff_alpha:nominal"].value == pytest.approx(48 / 70)
+    assert TYPE.score_headline_agreement == "fleiss_kappa" and next(iter(out)) == "fleiss_kappa"
     # 46/70 = 0.657 > 0.6: a reliable target, not flagged for revision
     assert TYPE.score_agreement_flags(out["fleiss_kappa"]) == {"low": False, "high": True}
 
@@ -119,18 +126,18 @@ def test_fleiss_kappa_three_annotators_by_hand() -> None:
     }
     # per pair agreement: p 1, q 1/3, r 1, s 1/3 -> mean 2/3; pi1 = (1 + 2/3 + 0 + 1/3)/4 = 1/2
     # chance 1/2 -> kappa (2/3 - 1/2) / (1/2) = 1/3: fair, flagged low
-    fleiss = TYPE.score_agreement(a)["fleiss_kappa"]
+    fleiss = agreements(a)["fleiss_kappa"]
     assert fleiss.value == pytest.approx(1 / 3)
     assert TYPE.score_agreement_flags(fleiss) == {"low": True, "high": False}
 
 
 def test_agreement_with_one_annotator_is_undefined_not_an_error() -> None:
-    out = TYPE.score_agreement({"A": {"x": 1, "y": 0}})
+    out = agreements({"A": {"x": 1, "y": 0}})
     assert math.isnan(out["fleiss_kappa"].value) and out["fleiss_kappa"].band == "undefined"
 
 
 def test_accuracy_interval_is_wilson() -> None:
-    score = TYPE.score_humans(GOLD, ANSWERS)
+    score = TYPE.score_human(GOLD, ANSWERS)
     ci = TYPE.score_accuracy_interval(score)
     # Wilson, 5 of 6, z = 1.95996: centre 0.70322, half width 0.26673
     assert ci.method == "wilson" and ci.estimate == pytest.approx(5 / 6)
@@ -143,12 +150,20 @@ def test_ap_interval_is_a_seeded_bootstrap_over_pairs() -> None:
     answers = {
         r: {k: int(g if rng.random() < 0.8 else 1 - g) for k, g in gold.items()} for r in "AB"
     }
-    ci = TYPE.score_interval(gold, answers, n_resamples=500, seed=3)
-    again = TYPE.score_interval(gold, answers, n_resamples=500, seed=3)
-    assert ci.estimate == TYPE.score_humans(gold, answers).value
-    assert ci.method.startswith("bootstrap:")
+    score = TYPE.score_human(gold, answers)
+    ci = TYPE.score_interval(score)
+    assert ci.estimate == score.value and ci.method == "bootstrap:bca"
     assert ci.low < ci.estimate < ci.high <= 1.0
+    assert ci.details["seed"] == 0 and ci.details["n_resamples"] == 2000
+    again = TYPE.score_interval(TYPE.score_human(gold, answers))
     assert (ci.low, ci.high) == (again.low, again.high)
+    # the per-item records the report's own bootstrap resamples: (gold, vote share) rows
+    rows, statistic = TYPE.score_per_item(gold, score)
+    assert rows.shape == (30, 2) and statistic(rows) == score.value
+    assert math.isnan(statistic(rows[rows[:, 0] == 0]))  # no positive pair: AP undefined
+    needed, how = TYPE.score_items_for_target(score, ci, 0.05)
+    assert needed == math.ceil(30 * (ci.half_width / 0.05) ** 2) and "1/√n" in how
+    assert TYPE.score_items_for_target(score, None, 0.05) == (None, "unavailable")
 
 
 def test_chance_levels_and_expected_random_ap_by_enumeration() -> None:
@@ -167,16 +182,16 @@ def test_chance_levels_and_expected_random_ap_by_enumeration() -> None:
     assert skewed["accuracy_majority_class"] == 0.75 and skewed["positive_share"] == 0.25
 
 
-def test_disagreements_and_gold_suspects() -> None:
-    assert TYPE.score_disagreements(ANSWERS) == ["i3", "i5", "i6"]
-    gold = {"x": 1, "y": 0, "z": 1}
-    answers = {"A": {"x": 0, "y": 0, "z": 0}, "B": {"x": 0, "y": 0}}
-    # x: both say 0 against gold 1 -> suspect; z: only one annotator -> not enough
-    assert TYPE.score_gold_suspects(gold, answers) == ["x"]
-    assert TYPE.score_gold_suspects(gold, answers, min_annotators=1) == ["x", "z"]
-    assert TYPE.score_gold_suspects(gold, answers, min_annotators=3) == []
+def test_disagreement_and_candidate_gold_error_rules() -> None:
+    assert TYPE.score_disagree([1, 0]) and TYPE.score_disagree([1, 1, 0])
+    assert not TYPE.score_disagree([1, 1])
+    assert TYPE.score_agree_not_gold([0, 0], 1) and not TYPE.score_agree_not_gold([1, 1], 1)
+    assert not TYPE.score_agree_not_gold([1, 0], 0)
+    assert TYPE.score_item_text({"sentence1": "a b", "sentence2": "c"}) == "a b ⟷ c"
 
 
 def test_scoring_names() -> None:
-    assert TYPE.scoring_main_score == "ap"
-    assert TYPE.scoring_model_main_score == TYPE.model_main_score == "max_ap"
+    assert TYPE.score_main_name == TYPE.score_mteb_main_name == TYPE.model_main_score == "max_ap"
+    assert TYPE.score_metric_keys == ("max_ap",) and TYPE.score_main_range == (0.0, 1.0)
+    assert TYPE.score_annotator_method == "ap:sklearn"
+    assert TYPE.score_human_machine_statistic == "cohen_kappa"

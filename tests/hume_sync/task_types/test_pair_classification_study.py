@@ -1,18 +1,31 @@
-"""Pair classification's study concern: reading SICK, local files and mteb splits; seeded,
-balanced sampling; instances that keep gold out of what annotators see; spec fields."""
+"""Pair classification's study concern: reading SICK, local files and mteb splits; label names
+resolved by the spec's label_set; seeded, balanced sampling; instances that keep gold out of
+what annotators see; spec fields. The ``StudyRules`` hooks are called the way the protocol's
+template methods call them (a subset generator, the spec's sampling parameters)."""
 
 from __future__ import annotations
 
 import csv
 import json
+from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, NoReturn
 
 import pytest
 
 from hume_sync.errors import SamplingError, SourceError
-from hume_sync.study.sampling import subset_rng
+from hume_sync.study.sampling import SourcePositions, subset_rng
 from hume_sync.task_types.pair_classification import PairClassification
-from hume_sync.task_types.pair_classification.study import LabelledPair, sample_pairs
+from hume_sync.task_types.pair_classification.study import (
+    SICK_COLUMNS,
+    LabelledPair,
+    read_pair_file,
+    read_sick,
+    records_from_mteb,
+    resolve_labels,
+    sample_pairs,
+)
 
 TYPE = PairClassification()
 SICK = (
@@ -20,17 +33,35 @@ SICK = (
 )
 
 
+def params(**kw: Any) -> SimpleNamespace:
+    """A subset's sampling parameters (the fields of ``SamplingParams`` this type reads)."""
+    return SimpleNamespace(**{"sampling": "sample", "size": None, "label_set": None, **kw})
+
+
+@dataclass
+class Fields:
+    """A subset's sizing fields while the spec is read (``SubsetFields``' shape)."""
+
+    sampling: str = "sample"
+    size: int | None = None
+
+    def fail(self, field: str, reason: str) -> NoReturn:
+        raise ValueError(f"{field}: {reason}")
+
+
 @pytest.fixture(scope="module")
-def sick() -> list[LabelledPair]:
+def sick_raw() -> list[LabelledPair]:
+    """SICK as the product reads a local file: columns mapped, label names kept."""
     if not SICK.exists():
         pytest.skip(f"shared test data missing: {SICK}")
-    return TYPE.study_read_sick(SICK)
+    return read_pair_file(SICK, fmt="tsv", columns=SICK_COLUMNS)
 
 
-def test_sick_is_read_as_entailment_vs_the_rest(sick: list[LabelledPair]) -> None:
+def test_sick_is_read_as_entailment_vs_the_rest(sick_raw: list[LabelledPair]) -> None:
+    sick = read_sick(SICK)
     with SICK.open(encoding="utf-8", newline="") as fh:
         rows = list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
-    assert len(sick) == len(rows) == 4927
+    assert len(sick) == len(rows) == len(sick_raw) == 4927
     assert sum(r.label for r in sick) == sum(r["entailment_judgment"] == "ENTAILMENT" for r in rows)
     assert sum(r.label for r in sick) == 1414
     assert sum(r.label for r in sick[:200]) == 51
@@ -38,6 +69,9 @@ def test_sick_is_read_as_entailment_vs_the_rest(sick: list[LabelledPair]) -> Non
     assert (first.id, first.label) == ("6", 0)  # NEUTRAL
     assert first.sentence1.startswith("There is no boy playing outdoors")
     assert (fourth.id, fourth.label) == ("10", 1)  # ENTAILMENT
+    # the product's path: names kept, then resolved by the spec's label_set
+    assert {r.label for r in sick_raw} == {"ENTAILMENT", "NEUTRAL", "CONTRADICTION"}
+    assert resolve_labels(sick_raw, ["ENTAILMENT"]) == sick
 
 
 def test_sick_refuses_an_unknown_judgment(tmp_path: Path) -> None:
@@ -49,7 +83,35 @@ def test_sick_refuses_an_unknown_judgment(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     with pytest.raises(SourceError, match=r"sick.txt:3: label 'MAYBE'"):
-        TYPE.study_read_sick(path)
+        read_sick(path)
+
+
+@pytest.mark.parametrize(
+    ("label", "expected"),
+    [(1, 1), (0, 0), ("1", 1), (" 0 ", 0), (1.0, 1), (True, 1), ("ENTAILMENT", "ENTAILMENT")],
+)
+def test_record_from_row_keeps_0_1_and_names(label: Any, expected: Any) -> None:
+    row = {"id": "7", "sentence1": " A dog runs. ", "sentence2": "An animal runs.", "label": label}
+    record = TYPE.study_record_from_row(row, "f.jsonl", 3)
+    assert record == LabelledPair("7", "A dog runs.", "An animal runs.", expected)
+
+
+@pytest.mark.parametrize("label", [2, "2", 0.5, "-1", "", None, [1]])
+def test_record_from_row_refuses_other_labels(label: Any) -> None:
+    row = {"id": "7", "sentence1": "a", "sentence2": "b", "label": label}
+    with pytest.raises(SourceError, match=r"f\.jsonl:3"):
+        TYPE.study_record_from_row(row, "f.jsonl", 3)
+
+
+def test_resolving_label_names_needs_a_fitting_label_set() -> None:
+    named = [LabelledPair("a", "x", "y", "DUP"), LabelledPair("b", "x", "z", "OTHER")]
+    assert [r.label for r in resolve_labels(named, ["DUP"])] == [1, 0]
+    with pytest.raises(SamplingError, match="label_set"):
+        resolve_labels(named, None)
+    with pytest.raises(SamplingError, match="no label of the source"):
+        resolve_labels(named, ["Dup"])
+    with pytest.raises(SamplingError, match="the source labels are 0/1"):
+        resolve_labels([LabelledPair("a", "x", "y", 1)], ["DUP"])
 
 
 def test_local_files_jsonl_and_headerless_csv(tmp_path: Path) -> None:
@@ -64,13 +126,11 @@ def test_local_files_jsonl_and_headerless_csv(tmp_path: Path) -> None:
         ),
         encoding="utf-8",
     )
-    got = TYPE.study_read_file(
-        jsonl, columns={"sentence1": "q1", "sentence2": "q2", "label": "dup"}
-    )
+    got = read_pair_file(jsonl, columns={"sentence1": "q1", "sentence2": "q2", "label": "dup"})
     assert [(r.id, r.label) for r in got] == [("a", 1), ("b", 0)]
     plain = tmp_path / "pairs.csv"
     plain.write_text("one,uno,1\ntwo,deux,0\n", encoding="utf-8")
-    got = TYPE.study_read_file(plain, header=False)
+    got = read_pair_file(plain, header=False)
     assert got == [LabelledPair("1", "one", "uno", 1), LabelledPair("2", "two", "deux", 0)]
 
 
@@ -87,15 +147,15 @@ def test_local_file_problems_name_the_file(tmp_path: Path, text: str, match: str
     path = tmp_path / "bad.csv"
     path.write_text(text, encoding="utf-8")
     with pytest.raises(SourceError, match=match):
-        TYPE.study_read_file(path)
+        read_pair_file(path)
 
 
 def test_mteb_layouts_rows_and_v1_single_row() -> None:
     datasets = pytest.importorskip("datasets")
     cols = {"sentence1": ["a", "b", "c"], "sentence2": ["x", "y", "z"], "labels": [1, 0, 1]}
-    rows = TYPE.study_records_from_mteb(datasets.Dataset.from_dict(cols))
-    v1 = TYPE.study_records_from_mteb(datasets.Dataset.from_dict({k: [v] for k, v in cols.items()}))
-    plain = TYPE.study_records_from_mteb(cols)
+    rows = records_from_mteb(datasets.Dataset.from_dict(cols))
+    v1 = records_from_mteb(datasets.Dataset.from_dict({k: [v] for k, v in cols.items()}))
+    plain = records_from_mteb(cols)
     assert rows == v1 == plain
     assert [(r.id, r.sentence1, r.sentence2, r.label) for r in rows] == [
         ("0", "a", "x", 1),
@@ -103,33 +163,48 @@ def test_mteb_layouts_rows_and_v1_single_row() -> None:
         ("2", "c", "z", 1),
     ]
     with pytest.raises(SourceError, match="no column 'labels'"):
-        TYPE.study_records_from_mteb({"sentence1": ["a"], "sentence2": ["b"], "label": [1]})
+        records_from_mteb({"sentence1": ["a"], "sentence2": ["b"], "label": [1]})
     with pytest.raises(SourceError, match="0 or 1"):
-        TYPE.study_records_from_mteb({"sentence1": ["a"], "sentence2": ["b"], "labels": [3]})
+        records_from_mteb({"sentence1": ["a"], "sentence2": ["b"], "labels": [3]})
+
+
+def test_mteb_records_use_the_task_s_own_columns() -> None:
+    task = SimpleNamespace(input1_column_name="q", input2_column_name="d", label_column_name="y")
+    data = {"q": ["a", "b"], "d": ["x", "y"], "y": [0, 1]}
+    records, train = TYPE.study_mteb_records(task, data, None, "mteb:Some")
+    assert train is None and [(r.sentence1, r.sentence2, r.label) for r in records] == [
+        ("a", "x", 0),
+        ("b", "y", 1),
+    ]
+    image_task = SimpleNamespace(input1_column_name={"img": "image"})
+    with pytest.raises(SourceError, match="not a text pair task"):
+        TYPE.study_mteb_records(image_task, data, None, "mteb:Img")
 
 
 def test_sample_is_balanced_seeded_and_independent_of_file_order(
-    sick: list[LabelledPair],
+    sick_raw: list[LabelledPair],
 ) -> None:
-    sample = TYPE.study_sample(sick, seed=42, task="SICK-E", subset="default", size=40)
+    p = params(size=40, label_set=("ENTAILMENT",))
+    sample = TYPE.study_sample(sick_raw, subset_rng(42, "SICK-E", "default"), p)
     labels = [r.label for r in sample.records]
     assert (len(labels), sum(labels)) == (40, 20)
-    assert sample.report.per_label == {"0": 20, "1": 20} and sample.report.method == (
-        "balanced-per-label"
-    )
+    assert sample.report.per_label == {"0": 20, "1": 20}
+    assert sample.report.method == "balanced-per-label"
     # shown shuffled, not grouped by label (which would leak gold through the order)
     assert labels != sorted(labels) and labels != sorted(labels, reverse=True)
-    again = TYPE.study_sample(sick[::-1], seed=42, task="SICK-E", subset="default", size=40)
+    again = TYPE.study_sample(sick_raw[::-1], subset_rng(42, "SICK-E", "default"), p)
     assert [r.id for r in again.records] == [r.id for r in sample.records]
-    other = TYPE.study_sample(sick, seed=42, task="SICK-E", subset="other", size=40)
+    other = TYPE.study_sample(sick_raw, subset_rng(42, "SICK-E", "other"), p)
     assert {r.id for r in other.records} != {r.id for r in sample.records}
+    with pytest.raises(SamplingError, match="label_set"):
+        TYPE.study_sample(sick_raw, subset_rng(42, "SICK-E", "default"), params(size=40))
 
 
-def test_odd_sizes_and_shortfalls() -> None:
+def test_odd_sizes_shortfalls_and_the_whole_source() -> None:
     pool = [LabelledPair(f"p{i:02d}", f"a{i}", f"b{i}", int(i < 3)) for i in range(20)]
     odd = sample_pairs(pool, 7, subset_rng(1, "t", "s"))
     assert sorted(odd.report.per_label.values()) == [3, 4]
-    short = sample_pairs(pool, 10, subset_rng(1, "t", "s"))
+    short = TYPE.study_sample(pool, subset_rng(1, "t", "s"), params(size=10))
     # only 3 positives: all of them, and 7 negatives fill up; the shortfall is reported
     assert short.report.per_label == {"0": 7, "1": 3}
     assert short.report.shortfalls == {"1": 2}
@@ -138,38 +213,41 @@ def test_odd_sizes_and_shortfalls() -> None:
     assert too_many.report.sampled == 20 and "only 20 of 25" in too_many.report.notes[-1]
     with pytest.raises(SamplingError):
         sample_pairs(pool, 0, subset_rng(1, "t", "s"))
-    everything = TYPE.study_sample(pool, seed=1, task="t", subset="s", sampling="all")
-    assert sorted(r.id for r in everything.records) == [r.id for r in pool]
-    assert everything.report.per_label == {"0": 17, "1": 3}
+    with pytest.raises(SamplingError, match="resolved"):
+        sample_pairs([*pool, LabelledPair("z", "a", "b", "DUP")], 4, subset_rng(1, "t", "s"))
+    notes: list[str] = []
+    shown, per_label = TYPE.study_take_all_details(
+        pool, subset_rng(1, "t", "s"), params(sampling="all"), notes
+    )
+    assert shown == pool and per_label == {"0": 17, "1": 3} and notes == []
 
 
-def test_instances_keep_gold_apart(sick: list[LabelledPair]) -> None:
-    sample = TYPE.study_sample(sick, seed=7, task="SICK-E", subset="default", size=10)
-    instances = TYPE.study_instances(sample.records, sick)
+def test_instances_keep_gold_apart(sick_raw: list[LabelledPair]) -> None:
+    p = params(size=10, label_set=["ENTAILMENT"])
+    sample = TYPE.study_sample(sick_raw, subset_rng(7, "SICK-E", "default"), p)
+    positions = SourcePositions.of(sick_raw)
+    instances = TYPE.study_to_instances(sample.records, positions, "opaque")
     for inst, rec in zip(instances, sample.records, strict=True):
         assert inst.content == {"sentence1": rec.sentence1, "sentence2": rec.sentence2}
         assert inst.gold == rec.label and inst.source_id == rec.id
-        assert sick[inst.source_position].id == rec.id  # type: ignore[index]
+        assert sick_raw[inst.source_position].id == rec.id  # type: ignore[index]
         assert TYPE.ls_task_data("ref", inst.content).keys() == {
             "hume_ref",
             "sentence1",
             "sentence2",
         }
+    with pytest.raises(SamplingError, match="not a labelled pair"):
+        TYPE.study_to_instances(sick_raw[:1], positions, "opaque")  # label still a name
+    assert TYPE.study_subset_config(p, sample.records, (), instances) == {
+        "positive_labels": ["ENTAILMENT"]
+    }
 
 
 def test_spec_fields() -> None:
-    assert TYPE.study_check_fields({"size": 40, "positive_labels": ["ENTAILMENT"]}) == []
-    assert TYPE.study_check_fields({}, sampling="all") == []
-    problems = dict(
-        TYPE.study_check_fields(
-            {
-                "bins": 5,
-                "label_set": ["a"],
-                "positive_labels": "ENTAILMENT",
-                "pair_labels": {"1": "Yes", "2": "No"},
-            }
-        )
-    )
-    assert set(problems) == {"bins", "label_set", "size", "positive_labels", "pair_labels"}
-    assert problems["size"] == "required (pairs to sample)"
-    assert dict(TYPE.study_check_fields({"size": 1}))["size"].startswith("must be an integer")
+    assert TYPE.study_spec_fields == frozenset({"label_set"})
+    TYPE.study_check_fields(Fields(size=40))
+    TYPE.study_check_fields(Fields(sampling="all"))
+    with pytest.raises(ValueError, match="size: required"):
+        TYPE.study_check_fields(Fields())
+    with pytest.raises(ValueError, match="size: must be at least 2"):
+        TYPE.study_check_fields(Fields(size=1))
