@@ -3,8 +3,10 @@
 A record is a :class:`LabelledPair`: two texts and a binary label (1: the relation holds —
 paraphrase, duplicate, entailment; 0: it does not), MTEB's ``PairClassification`` shape. A
 source may label pairs 0/1 or by name (SICK's ``entailment_judgment``); names are kept as read
-and resolved when the subset is sampled, by the spec's ``label_set``: the names that count as 1
-(``[ENTAILMENT]`` for SICK), every other name counting as 0. Sources:
+and resolved when the subset is sampled, by the spec's ``label_set``: the source's label names
+to use, the first one counting as 1 and the others as 0 (``[ENTAILMENT, NEUTRAL, CONTRADICTION]``
+for SICK; ``[ENTAILMENT, CONTRADICTION]`` leaves the neutral pairs out, as classification leaves
+out labels outside its ``label_set``). Sources:
 
 * local files, JSONL / CSV / TSV, one row per pair (:meth:`PairClassificationStudy.
   study_record_from_row`; standalone: :func:`read_pair_file`, :func:`read_sick` for the SICK
@@ -46,13 +48,13 @@ SICK_COLUMNS: Mapping[str, str] = {
     "sentence2": "sentence_B",
     "label": "entailment_judgment",
 }
-SICK_POSITIVE: tuple[str, ...] = ("ENTAILMENT",)
-SICK_JUDGMENTS: frozenset[str] = frozenset({"ENTAILMENT", "NEUTRAL", "CONTRADICTION"})
+#: SICK's three judgments as a ``label_set``: entailment (1) against the other two (0).
+SICK_LABEL_SET: tuple[str, ...] = ("ENTAILMENT", "NEUTRAL", "CONTRADICTION")
 #: mteb's column names (``AbsTaskPairClassification``).
 MTEB_COLUMNS: tuple[str, str, str] = ("sentence1", "sentence2", "labels")
 
 #: Sizing fields this type reads beyond the common ones (size, instructions, annotators,
-#: sampling): ``label_set``, the source label names that count as 1.
+#: sampling): ``label_set``, the source's label names, the first one counting as 1.
 SPEC_FIELDS: frozenset[str] = frozenset({"label_set"})
 
 
@@ -81,14 +83,11 @@ def _text(value: Any, name: str, where: str | Path, line: int | None) -> str:
     return value.strip()
 
 
-def _label(
-    value: Any, where: str | Path, line: int | None, positive: Sequence[str] | None
-) -> int | str:
+def _label(value: Any, where: str | Path, line: int | None) -> int | str:
     """1/0 from a source label, or its name (kept for the subset's ``label_set``).
 
     0/1 in any spelling (int, 0.0/1.0, "0"/"1", true/false) is the label; any other number is
-    an error (a 3-class label read as binary would be silently wrong); other text is a name,
-    resolved here when ``positive`` names are given.
+    an error (a 3-class label read as binary would be silently wrong); other text is a name.
     """
     if isinstance(value, bool):
         return int(value)
@@ -107,43 +106,49 @@ def _label(
         pass
     else:
         raise SourceError(where, f"label must be 0 or 1, got {value!r}", line=line)
-    return int(text in positive) if positive is not None else text
+    return text
 
 
 def resolve_labels(
-    records: Sequence[LabelledPair], positive: Sequence[str] | None
-) -> list[LabelledPair]:
-    """Records with 1/0 labels: names in ``positive`` (the spec's ``label_set``) are 1, other
-    names 0. Names without ``positive``, ``positive`` without names, or ``positive`` naming no
-    label of the source are errors: each means the spec and the source do not fit."""
+    records: Sequence[LabelledPair], label_set: Sequence[str] | None
+) -> tuple[list[LabelledPair], list[str]]:
+    """Records with 1/0 labels, and notes on what was left out.
+
+    With named labels, ``label_set`` (the spec's) lists the names to use: the first counts as 1,
+    the others as 0, and pairs with a name outside it are left out (counted in a note). Names
+    without a ``label_set``, a ``label_set`` for 0/1 labels, or a positive name no pair has
+    are errors: each means the spec and the source do not fit.
+    """
     names = sorted({r.label for r in records if isinstance(r.label, str)})
-    if positive is None:
+    if label_set is None:
         if names:
             raise SamplingError(
-                f"the source labels pairs by name ({', '.join(names[:5])}); name the ones that "
-                "count as 1 with label_set"
+                f"the source labels pairs by name ({', '.join(names[:5])}); list the names to "
+                "use in label_set, the one that counts as 1 first"
             )
-        return list(records)
+        return list(records), []
     if not names:
-        raise SamplingError("label_set names positive labels, but the source labels are 0/1")
-    unknown = [p for p in positive if p not in names]
-    if len(unknown) == len(list(positive)):
+        raise SamplingError("label_set lists label names, but the source labels pairs 0/1")
+    labels = list(label_set)
+    if labels[0] not in names:
         raise SamplingError(
-            f"no label of the source is in label_set {list(positive)!r} (labels: {names[:10]!r})"
+            f"no pair has the positive label {labels[0]!r} (the first of label_set); "
+            f"the source's labels: {names[:10]!r}"
         )
-    return [
-        r
-        if not isinstance(r.label, str)
-        else LabelledPair(r.id, r.sentence1, r.sentence2, int(r.label in positive))
+    kept = [
+        LabelledPair(r.id, r.sentence1, r.sentence2, int(r.label == labels[0]))
         for r in records
+        if isinstance(r.label, str) and r.label in labels
     ]
+    left_out = len(records) - len(kept)
+    notes = [f"{left_out} pair(s) with labels outside label_set were dropped"] if left_out else []
+    return kept, notes
 
 
 def _record(
     row: Mapping[str, Any],
     where: str | Path,
     line: int | None,
-    positive: Sequence[str] | None,
     fallback_id: str,
     allowed: frozenset[str] | None = None,
 ) -> LabelledPair:
@@ -164,7 +169,7 @@ def _record(
         id=rid,
         sentence1=_text(row.get("sentence1"), "sentence1", where, line),
         sentence2=_text(row.get("sentence2"), "sentence2", where, line),
-        label=_label(row["label"], where, line, positive),
+        label=_label(row["label"], where, line),
     )
 
 
@@ -244,16 +249,14 @@ def read_pair_file(
     fmt: str | None = None,
     columns: Mapping[str, str | int] | None = None,
     header: bool = True,
-    positive_labels: Sequence[str] | None = None,
     allowed_labels: Iterable[str] | None = None,
 ) -> list[LabelledPair]:
     """Pairs from a local JSONL / CSV / TSV file, in file order (the source order).
 
     ``columns`` maps the fields ``id``, ``sentence1``, ``sentence2``, ``label`` to source
     columns (names, or positions without a header). Rows without an id get their line number.
-    Label names are kept for the subset's ``label_set`` unless ``positive_labels`` resolves
-    them here (those names 1, others 0); ``allowed_labels`` lists every name the column may
-    hold.
+    Label names are kept as read (:func:`resolve_labels` turns them into 1/0);
+    ``allowed_labels`` lists every name the column may hold.
     """
     path = Path(path)
     fmt = fmt or {".jsonl": "jsonl", ".csv": "csv", ".tsv": "tsv", ".txt": "tsv"}.get(
@@ -263,7 +266,6 @@ def read_pair_file(
         raise SourceError(path, "cannot tell the format; give jsonl, csv or tsv")
     if not path.is_file():
         raise SourceError(path, "file not found")
-    positive = tuple(positive_labels) if positive_labels is not None else None
     allowed = frozenset(allowed_labels) if allowed_labels is not None else None
     rows: Iterable[tuple[int, dict[str, Any]]] = (
         _jsonl(path, columns or {})
@@ -271,7 +273,7 @@ def read_pair_file(
         else _delimited(path, fmt, columns or {}, header)
     )
     try:
-        records = [_record(row, path, line, positive, str(line), allowed) for line, row in rows]
+        records = [_record(row, path, line, str(line), allowed) for line, row in rows]
     except UnicodeDecodeError:
         raise SourceError(path, "not UTF-8 text; save the file as UTF-8") from None
     if not records:
@@ -280,20 +282,15 @@ def read_pair_file(
     return records
 
 
-def read_sick(
-    path: str | Path, *, positive_labels: Sequence[str] = SICK_POSITIVE
-) -> list[LabelledPair]:
-    """SICK's release file as pairs: label 1 for ``ENTAILMENT``, 0 for NEUTRAL / CONTRADICTION.
+def read_sick(path: str | Path, *, label_set: Sequence[str] = SICK_LABEL_SET) -> list[LabelledPair]:
+    """SICK's release file as pairs, by default entailment (1) against the rest (0).
 
     Every judgment must be one of SICK's three (a stray value means a wrong file or column).
     """
-    return read_pair_file(
-        path,
-        fmt="tsv",
-        columns=SICK_COLUMNS,
-        positive_labels=positive_labels,
-        allowed_labels=SICK_JUDGMENTS,
+    records = read_pair_file(
+        path, fmt="tsv", columns=SICK_COLUMNS, allowed_labels=frozenset(SICK_LABEL_SET)
     )
+    return resolve_labels(records, label_set)[0]
 
 
 def _column_names(data: Any) -> list[str]:
@@ -332,7 +329,7 @@ def records_from_mteb(
     if not len(first) == len(second) == len(labels) == len(ids):
         raise SourceError(where, "the columns differ in length")
     out = [
-        _record({"id": rid, "sentence1": a, "sentence2": b, "label": lab}, where, None, None, rid)
+        _record({"id": rid, "sentence1": a, "sentence2": b, "label": lab}, where, None, rid)
         for rid, a, b, lab in zip(ids, first, second, labels, strict=True)
     ]
     _check_unique(out, where)
@@ -432,7 +429,7 @@ class PairClassificationStudy:
         self, row: Mapping[str, Any], where: str | Path, line: int | None
     ) -> LabelledPair:
         """One row of a local file (fields mapped, ``id`` a string) as a pair."""
-        return _record(row, where, line, None, str(line))
+        return _record(row, where, line, str(line))
 
     def study_mteb_records(
         self, mteb_task: Any, data: Any, train_data: Any, where: str
@@ -454,7 +451,10 @@ class PairClassificationStudy:
         """Balanced per label (see :func:`sample_pairs`), after ``label_set`` resolved names."""
         if params.size is None:
             raise SamplingError("size is required to sample pairs")
-        return sample_pairs(resolve_labels(records, params.label_set), params.size, rng)
+        resolved, notes = resolve_labels(records, params.label_set)
+        sample = sample_pairs(resolved, params.size, rng)
+        sample.report.notes[:0] = notes
+        return sample
 
     def study_take_all_details(
         self,
@@ -464,8 +464,9 @@ class PairClassificationStudy:
         notes: list[str],
     ) -> tuple[list[LabelledPair], dict[str, int]]:
         """A source taken whole: labels resolved, counted per label (nothing else is drawn)."""
-        del rng, notes
-        resolved = resolve_labels(pool, params.label_set)
+        del rng
+        resolved, dropped = resolve_labels(pool, params.label_set)
+        notes.extend(dropped)
         return resolved, {str(lab): sum(r.label == lab for r in resolved) for lab in (0, 1)}
 
     def study_to_instances(
@@ -482,9 +483,10 @@ class PairClassificationStudy:
         train: Sequence[Any],
         instances: Sequence[Instance],
     ) -> dict[str, Any]:
-        """The subset's stored config: which source names counted as 1 (not gold itself)."""
+        """The subset's stored config: the source names used, the first counted as 1 (how gold
+        was made, not gold itself; the interface never shows it)."""
         del records, train, instances
-        return {"positive_labels": list(params.label_set) if params.label_set else None}
+        return {"label_set": list(params.label_set) if params.label_set else None}
 
     def study_content(self, record: LabelledPair) -> dict[str, str]:
         """What annotators see of a pair: the two texts."""

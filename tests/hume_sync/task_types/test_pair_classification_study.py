@@ -19,6 +19,7 @@ from hume_sync.study.sampling import SourcePositions, subset_rng
 from hume_sync.task_types.pair_classification import PairClassification
 from hume_sync.task_types.pair_classification.study import (
     SICK_COLUMNS,
+    SICK_LABEL_SET,
     LabelledPair,
     read_pair_file,
     read_sick,
@@ -71,7 +72,11 @@ def test_sick_is_read_as_entailment_vs_the_rest(sick_raw: list[LabelledPair]) ->
     assert (fourth.id, fourth.label) == ("10", 1)  # ENTAILMENT
     # the product's path: names kept, then resolved by the spec's label_set
     assert {r.label for r in sick_raw} == {"ENTAILMENT", "NEUTRAL", "CONTRADICTION"}
-    assert resolve_labels(sick_raw, ["ENTAILMENT"]) == sick
+    assert resolve_labels(sick_raw, SICK_LABEL_SET) == (sick, [])
+    # entailment against contradiction only: the neutral pairs are left out
+    e_vs_c, notes = resolve_labels(sick_raw, ["ENTAILMENT", "CONTRADICTION"])
+    assert (len(e_vs_c), sum(r.label for r in e_vs_c)) == (1414 + 720, 1414)
+    assert notes == ["2793 pair(s) with labels outside label_set were dropped"]
 
 
 def test_sick_refuses_an_unknown_judgment(tmp_path: Path) -> None:
@@ -105,13 +110,17 @@ def test_record_from_row_refuses_other_labels(label: Any) -> None:
 
 def test_resolving_label_names_needs_a_fitting_label_set() -> None:
     named = [LabelledPair("a", "x", "y", "DUP"), LabelledPair("b", "x", "z", "OTHER")]
-    assert [r.label for r in resolve_labels(named, ["DUP"])] == [1, 0]
+    resolved, notes = resolve_labels(named, ["DUP", "OTHER"])
+    assert [r.label for r in resolved] == [1, 0] and notes == []
+    # the first name is the positive one, whatever the order of the source
+    assert [r.label for r in resolve_labels(named, ["OTHER", "DUP"])[0]] == [0, 1]
     with pytest.raises(SamplingError, match="label_set"):
         resolve_labels(named, None)
-    with pytest.raises(SamplingError, match="no label of the source"):
-        resolve_labels(named, ["Dup"])
-    with pytest.raises(SamplingError, match="the source labels are 0/1"):
-        resolve_labels([LabelledPair("a", "x", "y", 1)], ["DUP"])
+    with pytest.raises(SamplingError, match="no pair has the positive label 'Dup'"):
+        resolve_labels(named, ["Dup", "OTHER"])
+    with pytest.raises(SamplingError, match="the source labels pairs 0/1"):
+        resolve_labels([LabelledPair("a", "x", "y", 1)], ["DUP", "OTHER"])
+    assert resolve_labels([LabelledPair("a", "x", "y", 1)], None)[0][0].label == 1
 
 
 def test_local_files_jsonl_and_headerless_csv(tmp_path: Path) -> None:
@@ -184,7 +193,7 @@ def test_mteb_records_use_the_task_s_own_columns() -> None:
 def test_sample_is_balanced_seeded_and_independent_of_file_order(
     sick_raw: list[LabelledPair],
 ) -> None:
-    p = params(size=40, label_set=("ENTAILMENT",))
+    p = params(size=40, label_set=SICK_LABEL_SET)
     sample = TYPE.study_sample(sick_raw, subset_rng(42, "SICK-E", "default"), p)
     labels = [r.label for r in sample.records]
     assert (len(labels), sum(labels)) == (40, 20)
@@ -220,10 +229,16 @@ def test_odd_sizes_shortfalls_and_the_whole_source() -> None:
         pool, subset_rng(1, "t", "s"), params(sampling="all"), notes
     )
     assert shown == pool and per_label == {"0": 17, "1": 3} and notes == []
+    named = [LabelledPair(f"n{i}", "a", "b", ["DUP", "OTHER", "SPAM"][i % 3]) for i in range(9)]
+    shown, per_label = TYPE.study_take_all_details(
+        named, subset_rng(1, "t", "s"), params(sampling="all", label_set=["DUP", "OTHER"]), notes
+    )
+    assert per_label == {"0": 3, "1": 3} and len(shown) == 6
+    assert notes == ["3 pair(s) with labels outside label_set were dropped"]
 
 
 def test_instances_keep_gold_apart(sick_raw: list[LabelledPair]) -> None:
-    p = params(size=10, label_set=["ENTAILMENT"])
+    p = params(size=10, label_set=list(SICK_LABEL_SET))
     sample = TYPE.study_sample(sick_raw, subset_rng(7, "SICK-E", "default"), p)
     positions = SourcePositions.of(sick_raw)
     instances = TYPE.study_to_instances(sample.records, positions, "opaque")
@@ -239,8 +254,10 @@ def test_instances_keep_gold_apart(sick_raw: list[LabelledPair]) -> None:
     with pytest.raises(SamplingError, match="not a labelled pair"):
         TYPE.study_to_instances(sick_raw[:1], positions, "opaque")  # label still a name
     assert TYPE.study_subset_config(p, sample.records, (), instances) == {
-        "positive_labels": ["ENTAILMENT"]
+        "label_set": ["ENTAILMENT", "NEUTRAL", "CONTRADICTION"]
     }
+    # the stored label set is not what the interface shows (Yes / No)
+    assert TYPE.ls_labels(TYPE.study_subset_config(p, sample.records, (), instances)) is None
 
 
 def test_spec_fields() -> None:
