@@ -22,6 +22,7 @@ seeing gold. Both flatter the model compared with a human, who answers each pair
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -362,8 +363,9 @@ class PairClassificationModel:
             similarity=similarity,
             main_score=mteb_main_score(job.task_name),
         )
-        decisions, _ = self.model_decisions(result)
-        return ModelAnswers.from_result(result, decisions, item_scores=list(result.answers))
+        decisions, rule = self.model_decisions(result)
+        answers = ModelAnswers.from_result(result, decisions, item_scores=list(result.answers))
+        return dataclasses.replace(answers, method=f"{result.method}; answers: 1/0 at {rule}")
 
     def model_decisions(self, result: PairClassificationResult) -> tuple[list[int], str]:
         """Each pair's 1/0 and the rule behind them (see the class docstring)."""
