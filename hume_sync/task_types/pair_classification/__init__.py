@@ -1,7 +1,7 @@
 """The pair-classification task type: one class composed of its concerns (see base.py).
 
 MTEB's ``PairClassification``: two texts, a binary label (paraphrase, duplicate, entailment).
-Not registered yet: ``hume_sync.task_types.register(PairClassification())`` makes it known.
+Registered in :mod:`hume_sync.task_types` like the other types; nothing else names it.
 """
 
 from __future__ import annotations

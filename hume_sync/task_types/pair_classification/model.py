@@ -31,6 +31,13 @@ from typing import Any
 import numpy as np
 
 from ml_backend.encoders import Encoder
+from ml_backend.model_procedure import (
+    Embeddings,
+    ModelAnswers,
+    ModelProcedure,
+    SubsetJob,
+    TextGroup,
+)
 from ml_backend.procedures import ProcedureResult, pairwise_similarity
 
 #: mteb's metric names per pair score (``_compute_metrics_values``), in mteb's order.
@@ -314,14 +321,11 @@ def mteb_main_score(task_name: str | None) -> str:
 # --------------------------------------------------------------------------- the mixin
 
 
-class PairClassificationModel:
-    """Pair classification's model behaviour (the ``ModelProcedure`` protocol of issue 12).
+class PairClassificationModel(ModelProcedure):
+    """Pair classification's model behaviour (the ``ModelProcedure`` protocol).
 
-    ``model_encode_groups`` and ``model_answers`` build the protocol's ``TextGroup`` and
-    ``ModelAnswers`` (``ml_backend.model_procedure``, which arrives with the model concern's
-    conversion; imported where used so this module loads before it exists). A model's answer
-    for a pair is its 1/0 decision: at mteb's best-accuracy cosine threshold when gold is given
-    (the decisions ``cosine_accuracy`` counts), else at the median cosine
+    A model's answer for a pair is its 1/0 decision: at mteb's best-accuracy cosine threshold
+    when gold is given (the decisions ``cosine_accuracy`` counts), else at the median cosine
     (:func:`gold_free_threshold`); the pair's cosine is the answer's score.
     """
 
@@ -341,20 +345,18 @@ class PairClassificationModel:
         """The encode calls mteb makes, in order: all first texts, then all second texts."""
         return list(pair_texts(contents))
 
-    def model_encode_groups(self, job: Any) -> list[Any]:
+    def model_encode_groups(self, job: SubsetJob) -> list[TextGroup]:
         """The job's texts in mteb's two encode calls (no query/passage role)."""
-        from ml_backend.model_procedure import TextGroup
-
         n_pairs = range(len(job.contents))
         return [
             TextGroup(tuple(str(self.model_field(job, n, "sentence1")) for n in n_pairs)),
             TextGroup(tuple(str(self.model_field(job, n, "sentence2")) for n in n_pairs)),
         ]
 
-    def model_answers(self, job: Any, embeddings: Any, similarity: str) -> Any:
+    def model_answers(
+        self, job: SubsetJob, embeddings: Embeddings, similarity: str
+    ) -> ModelAnswers:
         """Decisions (answers), cosines (item scores) and, with gold, mteb's scores."""
-        from ml_backend.model_procedure import ModelAnswers
-
         first, second = pair_texts(job.contents)
         result = pair_classify(
             embeddings(first),

@@ -32,8 +32,8 @@ The named rules that put humans on the same metrics:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Hashable, Mapping
-from typing import Any
+from collections.abc import Hashable, Mapping
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -42,10 +42,9 @@ from scoring import agreement, intervals, metrics
 from scoring.aggregation import human_classification
 from scoring.errors import DegenerateInputError, InvalidInputError
 from scoring.records import Agreement, Interval, Score
+from scoring.rules import PerItem, ScoringRules, items_by_bootstrap_scaling
 
 Answers = Mapping[Any, Mapping[Hashable, Any]]
-#: Per-item records and the statistic over them, for a bootstrap (``scoring.rules.PerItem``).
-PerItem = tuple[Any, Callable[[Any], float]]
 
 #: How the human main score is made (goes into ``Score.method`` and reports).
 HUMAN_AP_METHOD = "human:vote_share+ap:sklearn"
@@ -182,22 +181,24 @@ def expected_random_ap(n_positive: int, n_items: int) -> float:
     return (harmonic + (n_positive - 1) / (n_items - 1) * (n_items - harmonic)) / n_items
 
 
-def items_for_half_width(n_items: int, bootstrap: Interval | None, target: float) -> int | None:
-    """Items for an interval of half-width ``target``: the bootstrap half-width scaled by 1/√n
-    (AP has no closed-form interval to invert)."""
-    ref = bootstrap.half_width if bootstrap is not None else None
-    return math.ceil(n_items * (ref / target) ** 2) if ref and n_items else None
-
-
-class PairClassificationScoring:
-    """Pair classification's scoring behaviour (the ``ScoringRules`` protocol of issue 12).
+class PairClassificationScoring(ScoringRules):
+    """Pair classification's scoring behaviour (the ``ScoringRules`` protocol).
 
     Items: gold is 1 or 0, an answer is 1 or 0. The main score is AP of the annotators' vote
     share; it is written under mteb's key ``max_ap`` in human result files too (a human has one
-    "similarity", the vote share, so the best over similarity functions is its AP). Registering
-    the type means adding ``scoring.rules.ScoringRules`` (which arrives with the scoring
-    concern's conversion) as this class's base.
+    "similarity", the vote share, so the best over similarity functions is its AP).
     """
+
+    score_methods: ClassVar[Mapping[str, str]] = {
+        "Human score": (
+            "annotators' vote share per pair, then scikit-learn AP (beside it: majority vote, "
+            "ties to 0, then accuracy)"
+        ),
+        "Model score": "mteb max_ap (best of five pair scores, thresholds on the same pairs)",
+        "Interval (95 %)": "seeded BCa bootstrap over pairs (Wilson for the vote's accuracy)",
+        "Agreement": "Fleiss' κ (+ pairwise Cohen κ, percentage, Krippendorff α)",
+        "Candidate gold errors": "all annotators (≥ 2) give the same answer, not gold's",
+    }
 
     score_main_name: str = "max_ap"
     score_mteb_main_name: str = "max_ap"
@@ -216,10 +217,6 @@ class PairClassificationScoring:
         """AP of the vote shares (``value``); the vote's accuracy and the rest in ``details``."""
         return human_pair_classification(gold, answers)
 
-    def score_normalise_answer(self, answer: Any) -> Any:
-        """Answers and gold are stored as the ints they are compared as."""
-        return answer
-
     def score_agreements(
         self, gold: Mapping[Hashable, Any], humans: Mapping[str, Mapping[Hashable, Any]]
     ) -> list[Agreement]:
@@ -231,13 +228,6 @@ class PairClassificationScoring:
             agreement.percentage_agreement(humans),
             agreement.krippendorff_alpha(humans, level="nominal"),
         ]
-
-    def score_agreement_answers(
-        self, gold: Mapping[Hashable, Any], answers: Mapping[str, Any]
-    ) -> Mapping[str, Any]:
-        """A pair is one item: answers are compared as they are."""
-        del gold
-        return answers
 
     def score_agreement_flags(self, headline: Agreement) -> dict[str, bool]:
         """The paper's flags: revise below κ 0.4, a reliable target above κ 0.6."""
@@ -277,12 +267,9 @@ class PairClassificationScoring:
     def score_items_for_target(
         self, score: Score, bootstrap: Interval | None, target: float
     ) -> tuple[int | None, str]:
-        """Items for an AP interval of half-width ``target`` (bootstrap half-width, 1/√n)."""
-        needed = items_for_half_width(int(score.n_items or 0), bootstrap, target)
-        method = (
-            f"n × (bootstrap half-width / {target:g})², 1/√n scaling" if needed else ("unavailable")
-        )
-        return needed, method
+        """Items for an AP interval of half-width ``target`` (bootstrap half-width, 1/√n:
+        AP has no closed-form interval to invert)."""
+        return items_by_bootstrap_scaling(int(score.n_items or 0), bootstrap, target)
 
     def score_chance(self, gold: Mapping[Hashable, Any]) -> dict[str, float]:
         """Chance levels of the subset: coin-flip and majority-class accuracy, random AP."""

@@ -8,9 +8,10 @@ to use, the first one counting as 1 and the others as 0 (``[ENTAILMENT, NEUTRAL,
 for SICK; ``[ENTAILMENT, CONTRADICTION]`` leaves the neutral pairs out, as classification leaves
 out labels outside its ``label_set``). Sources:
 
-* local files, JSONL / CSV / TSV, one row per pair (:meth:`PairClassificationStudy.
-  study_record_from_row`; standalone: :func:`read_pair_file`, :func:`read_sick` for the SICK
-  release format);
+* local files, JSONL / CSV / TSV, one row per pair, read by the study's own reader
+  (:func:`hume_sync.study.sources.load_records`, which calls
+  :meth:`PairClassificationStudy.study_record_from_row` per row); SICK's release file is a TSV
+  whose columns :data:`SICK_COLUMNS` maps (spec: ``format: tsv``, ``columns``, ``label_set``);
 * an mteb ``PairClassification`` split (:func:`records_from_mteb`): the task's columns
   (``sentence1``, ``sentence2``, ``labels``), one row per pair or mteb v1's single row of lists.
 
@@ -19,17 +20,13 @@ all it has and the other fills up; both reported), from the subset's own seeded 
 shows the sample in a seeded shuffled order, never grouped by label. Instances keep gold apart
 from the content annotators see; content holds the two texts only.
 
-Written to the study protocol of issue 12 (``hume_sync.study.rules.StudyRules``, which arrives
-with the study concern's conversion): registering the type means adding that base, whose
-template methods (``study_sample_subset``, ``study_take_all``, ``study_instances``) call the
-hooks below.
+Implements :class:`hume_sync.study.rules.StudyRules`, whose template methods
+(``study_sample_subset``, ``study_take_all``, ``study_instances``) call the hooks below.
 """
 
 from __future__ import annotations
 
-import csv
-import json
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,7 +34,16 @@ from typing import Any
 import numpy as np
 
 from hume_sync.errors import SamplingError, SourceError
-from hume_sync.study.sampling import Instance, Sample, SampleReport
+from hume_sync.study.readers import as_id
+from hume_sync.study.records import TextItem
+from hume_sync.study.rules import StudyRules, SubsetFields
+from hume_sync.study.sampling import (
+    Instance,
+    Sample,
+    SampleReport,
+    SamplingParams,
+    SourcePositions,
+)
 
 #: The record fields, in the positional order used when a CSV/TSV has no header.
 FIELDS: tuple[str, ...] = ("sentence1", "sentence2", "label", "id")
@@ -145,28 +151,12 @@ def resolve_labels(
     return kept, notes
 
 
-def _record(
-    row: Mapping[str, Any],
-    where: str | Path,
-    line: int | None,
-    fallback_id: str,
-    allowed: frozenset[str] | None = None,
-) -> LabelledPair:
-    raw_id = row.get("id")
-    if raw_id is None or (isinstance(raw_id, str) and not raw_id.strip()):
-        rid = fallback_id
-    elif isinstance(raw_id, bool) or not isinstance(raw_id, str | int):
-        raise SourceError(where, f"id must be a string or an integer, got {raw_id!r}", line=line)
-    else:
-        rid = str(raw_id).strip()
+def _record(row: Mapping[str, Any], where: str | Path, line: int | None) -> LabelledPair:
+    """One row (fields mapped; ``id`` given) as a pair, or a one-line ``SourceError``."""
     if "label" not in row or row["label"] is None:
         raise SourceError(where, "missing field 'label'", line=line)
-    if allowed is not None and str(row["label"]).strip() not in allowed:
-        raise SourceError(
-            where, f"label {row['label']!r} is not one of {sorted(allowed)!r}", line=line
-        )
     return LabelledPair(
-        id=rid,
+        id=as_id(row.get("id"), where, line, "id"),
         sentence1=_text(row.get("sentence1"), "sentence1", where, line),
         sentence2=_text(row.get("sentence2"), "sentence2", where, line),
         label=_label(row["label"], where, line),
@@ -179,118 +169,6 @@ def _check_unique(records: Sequence[LabelledPair], where: str | Path) -> None:
         if r.id in seen:
             raise SourceError(where, f"id {r.id!r} appears twice")
         seen.add(r.id)
-
-
-def _delimited(
-    path: Path, fmt: str, columns: Mapping[str, str | int], header: bool
-) -> Iterator[tuple[int, dict[str, Any]]]:
-    kwargs: dict[str, Any] = (
-        {"delimiter": "\t", "quoting": csv.QUOTE_NONE} if fmt == "tsv" else {"delimiter": ","}
-    )
-    with open(path, encoding="utf-8", newline="") as fh:
-        reader = csv.reader(fh, **kwargs)
-        if header:
-            names = [n.strip() for n in next(reader, [])]
-            if not names:
-                raise SourceError(path, "empty file")
-            index = {n: i for i, n in enumerate(names)}
-            positions: dict[str, int] = {}
-            for fld in FIELDS:
-                col = columns.get(fld, fld)
-                if isinstance(col, int):
-                    positions[fld] = col
-                elif col in index:
-                    positions[fld] = index[col]
-                elif fld != "id" or fld in columns:
-                    raise SourceError(
-                        path, f"no column {col!r} for field {fld!r} in header", line=1
-                    )
-        else:
-            positions = (
-                {f: int(c) for f, c in columns.items()}
-                if columns
-                else {f: i for i, f in enumerate(FIELDS) if f != "id"}
-            )
-        try:
-            for row in reader:
-                if not row or all(not c.strip() for c in row):
-                    continue
-                if len(row) <= max(positions.values()):
-                    raise SourceError(
-                        path,
-                        f"expected at least {max(positions.values()) + 1} columns, "
-                        f"found {len(row)}",
-                        line=reader.line_num,
-                    )
-                yield reader.line_num, {f: row[p] for f, p in positions.items()}
-        except csv.Error as exc:
-            raise SourceError(
-                path, f"malformed {fmt.upper()}: {exc}", line=reader.line_num
-            ) from None
-
-
-def _jsonl(path: Path, columns: Mapping[str, str | int]) -> Iterator[tuple[int, dict[str, Any]]]:
-    with open(path, encoding="utf-8") as fh:
-        for lineno, raw in enumerate(fh, start=1):
-            if not raw.strip():
-                continue
-            try:
-                obj = json.loads(raw)
-            except json.JSONDecodeError as exc:
-                raise SourceError(path, f"invalid JSON: {exc.msg}", line=lineno) from None
-            if not isinstance(obj, dict):
-                raise SourceError(path, "each line must be a JSON object", line=lineno)
-            yield lineno, {**obj, **{f: obj.get(str(c)) for f, c in columns.items()}}
-
-
-def read_pair_file(
-    path: str | Path,
-    *,
-    fmt: str | None = None,
-    columns: Mapping[str, str | int] | None = None,
-    header: bool = True,
-    allowed_labels: Iterable[str] | None = None,
-) -> list[LabelledPair]:
-    """Pairs from a local JSONL / CSV / TSV file, in file order (the source order).
-
-    ``columns`` maps the fields ``id``, ``sentence1``, ``sentence2``, ``label`` to source
-    columns (names, or positions without a header). Rows without an id get their line number.
-    Label names are kept as read (:func:`resolve_labels` turns them into 1/0);
-    ``allowed_labels`` lists every name the column may hold.
-    """
-    path = Path(path)
-    fmt = fmt or {".jsonl": "jsonl", ".csv": "csv", ".tsv": "tsv", ".txt": "tsv"}.get(
-        path.suffix.lower()
-    )
-    if fmt not in ("jsonl", "csv", "tsv"):
-        raise SourceError(path, "cannot tell the format; give jsonl, csv or tsv")
-    if not path.is_file():
-        raise SourceError(path, "file not found")
-    allowed = frozenset(allowed_labels) if allowed_labels is not None else None
-    rows: Iterable[tuple[int, dict[str, Any]]] = (
-        _jsonl(path, columns or {})
-        if fmt == "jsonl"
-        else _delimited(path, fmt, columns or {}, header)
-    )
-    try:
-        records = [_record(row, path, line, str(line), allowed) for line, row in rows]
-    except UnicodeDecodeError:
-        raise SourceError(path, "not UTF-8 text; save the file as UTF-8") from None
-    if not records:
-        raise SourceError(path, "no pairs in the file")
-    _check_unique(records, path)
-    return records
-
-
-def read_sick(path: str | Path, *, label_set: Sequence[str] = SICK_LABEL_SET) -> list[LabelledPair]:
-    """SICK's release file as pairs, by default entailment (1) against the rest (0).
-
-    Every judgment must be one of SICK's three (a stray value means a wrong file or column).
-    """
-    records = read_pair_file(
-        path, fmt="tsv", columns=SICK_COLUMNS, allowed_labels=frozenset(SICK_LABEL_SET)
-    )
-    return resolve_labels(records, label_set)[0]
 
 
 def _column_names(data: Any) -> list[str]:
@@ -329,7 +207,7 @@ def records_from_mteb(
     if not len(first) == len(second) == len(labels) == len(ids):
         raise SourceError(where, "the columns differ in length")
     out = [
-        _record({"id": rid, "sentence1": a, "sentence2": b, "label": lab}, where, None, rid)
+        _record({"id": rid, "sentence1": a, "sentence2": b, "label": lab}, where, None)
         for rid, a, b, lab in zip(ids, first, second, labels, strict=True)
     ]
     _check_unique(out, where)
@@ -392,7 +270,7 @@ def sample_pairs(records: Sequence[LabelledPair], size: int, rng: np.random.Gene
     )
 
 
-def pair_instance(record: LabelledPair, source_position: int | None) -> Instance:
+def pair_instance(record: LabelledPair, source_position: int | None = None) -> Instance:
     """The stored instance of a pair: the two texts as content, the 1/0 label as gold."""
     if not isinstance(record, LabelledPair) or isinstance(record.label, str):
         raise SamplingError(f"record {getattr(record, 'id', record)!r} is not a labelled pair")
@@ -408,16 +286,13 @@ def pair_instance(record: LabelledPair, source_position: int | None) -> Instance
 # The mixin
 
 
-class PairClassificationStudy:
+class PairClassificationStudy(StudyRules):
     """Pair classification's study behaviour (the ``StudyRules`` hooks)."""
 
     study_spec_fields: frozenset[str] = SPEC_FIELDS
     study_record_fields: tuple[str, ...] = FIELDS
-    study_formats: tuple[str, ...] = ("jsonl", "csv", "tsv")
-    study_has_train_pool: bool = False
-    study_item_list: str | None = None
 
-    def study_check_fields(self, fields: Any) -> None:
+    def study_check_fields(self, fields: SubsetFields) -> None:
         """``size`` is required to sample and must allow a pair of each label."""
         if fields.size is None:
             if fields.sampling == "sample":
@@ -429,13 +304,12 @@ class PairClassificationStudy:
         self, row: Mapping[str, Any], where: str | Path, line: int | None
     ) -> LabelledPair:
         """One row of a local file (fields mapped, ``id`` a string) as a pair."""
-        return _record(row, where, line, str(line))
+        return _record(row, where, line)
 
     def study_mteb_records(
         self, mteb_task: Any, data: Any, train_data: Any, where: str
-    ) -> tuple[list[LabelledPair], None]:
+    ) -> tuple[list[LabelledPair], tuple[TextItem, ...] | None]:
         """The pairs of one split of an mteb ``PairClassification`` task (no train pool)."""
-        del train_data
         columns = (
             getattr(mteb_task, "input1_column_name", MTEB_COLUMNS[0]),
             getattr(mteb_task, "input2_column_name", MTEB_COLUMNS[1]),
@@ -443,10 +317,10 @@ class PairClassificationStudy:
         )
         if not all(isinstance(c, str) for c in columns):
             raise SourceError(where, f"not a text pair task (columns {columns!r})")
-        return records_from_mteb(data, columns=columns, where=where), None  # type: ignore[arg-type]
+        return records_from_mteb(data, columns=columns, where=where), None
 
     def study_sample(
-        self, records: Sequence[LabelledPair], rng: np.random.Generator, params: Any
+        self, records: Sequence[LabelledPair], rng: np.random.Generator, params: SamplingParams
     ) -> Sample:
         """Balanced per label (see :func:`sample_pairs`), after ``label_set`` resolved names."""
         if params.size is None:
@@ -460,40 +334,27 @@ class PairClassificationStudy:
         self,
         pool: list[LabelledPair],
         rng: np.random.Generator,
-        params: Any,
+        params: SamplingParams,
         notes: list[str],
     ) -> tuple[list[LabelledPair], dict[str, int]]:
         """A source taken whole: labels resolved, counted per label (nothing else is drawn)."""
-        del rng
         resolved, dropped = resolve_labels(pool, params.label_set)
         notes.extend(dropped)
         return resolved, {str(lab): sum(r.label == lab for r in resolved) for lab in (0, 1)}
 
     def study_to_instances(
-        self, records: Sequence[LabelledPair], positions: Any, id_scheme: str
+        self, records: Sequence[LabelledPair], positions: SourcePositions, id_scheme: str
     ) -> list[Instance]:
         """Stored instances in presentation order (a pair has no items to name)."""
-        del id_scheme
         return [pair_instance(r, positions.records.get(r.id)) for r in records]
 
     def study_subset_config(
         self,
-        params: Any,
+        params: SamplingParams,
         records: Sequence[LabelledPair],
-        train: Sequence[Any],
+        train: Sequence[TextItem],
         instances: Sequence[Instance],
     ) -> dict[str, Any]:
         """The subset's stored config: the source names used, the first counted as 1 (how gold
         was made, not gold itself; the interface never shows it)."""
-        del records, train, instances
         return {"label_set": list(params.label_set) if params.label_set else None}
-
-    def study_content(self, record: LabelledPair) -> dict[str, str]:
-        """What annotators see of a pair: the two texts."""
-        return {"sentence1": record.sentence1, "sentence2": record.sentence2}
-
-    def study_gold(self, record: LabelledPair) -> int:
-        """A pair's gold label, 1 or 0 (never part of the content)."""
-        if isinstance(record.label, str):
-            raise SamplingError(f"pair {record.id!r} has the unresolved label {record.label!r}")
-        return int(record.label)

@@ -1,5 +1,6 @@
 """Pair classification's LLM concern: the prompt gives what annotators are given, and replies are
-read strictly into the human answer shape (1 or 0), never defaulted."""
+read strictly into the human answer shape (1 or 0), never defaulted (through the annotator's
+shared reader, ``ml_backend.llm.parse_reply``, as ``annotate`` reads them)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 from hume_sync.task_types.pair_classification import PairClassification
 from label_studio_configs import pair_classification as lsc_pair
 from label_studio_configs.errors import InvalidContentError
+from ml_backend.llm import parse_reply
 from ml_backend.llm.prompts import SYSTEM_PROMPT, TaskSpec
 
 TYPE = PairClassification()
@@ -77,7 +79,7 @@ def test_default_and_reworded_prompts() -> None:
 )
 def test_replies_that_name_one_answer(raw: str, answer: int) -> None:
     spec = TYPE.llm_spec()
-    outcome = TYPE.llm_parse(spec, TYPE.llm_prompt(spec, CONTENT), raw)
+    outcome = parse_reply(TYPE, spec, TYPE.llm_prompt(spec, CONTENT), raw)
     assert (outcome.status, outcome.answer, outcome.error) == ("ok", answer, None)
     assert isinstance(outcome.answer, int) and not isinstance(outcome.answer, bool)
     # the protocol's call on the reply's JSON object gives the same answer
@@ -103,7 +105,7 @@ def test_replies_that_name_one_answer(raw: str, answer: int) -> None:
 )
 def test_replies_that_cannot_be_used_are_never_defaulted(raw: str, status: str, why: str) -> None:
     spec = TYPE.llm_spec()
-    outcome = TYPE.llm_parse(spec, TYPE.llm_prompt(spec, CONTENT), raw)
+    outcome = parse_reply(TYPE, spec, TYPE.llm_prompt(spec, CONTENT), raw)
     assert outcome.status == status and outcome.answer is None
     assert why in (outcome.error or "")
 
@@ -111,8 +113,8 @@ def test_replies_that_cannot_be_used_are_never_defaulted(raw: str, status: str, 
 def test_reworded_answers_are_accepted_by_their_text() -> None:
     spec = TYPE.llm_spec(labels={1: "Duplicate", 0: "Not a duplicate"})
     prompt = TYPE.llm_prompt(spec, CONTENT)
-    assert TYPE.llm_parse(spec, prompt, json.dumps({"label": "not a duplicate"})).answer == 0
-    assert TYPE.llm_parse(spec, prompt, json.dumps({"label": "Yes"})).status == "invalid"
+    assert parse_reply(TYPE, spec, prompt, json.dumps({"label": "not a duplicate"})).answer == 0
+    assert parse_reply(TYPE, spec, prompt, json.dumps({"label": "Yes"})).status == "invalid"
     # the parsed answer is exactly what the interface stores for a human
-    answer = TYPE.llm_parse(spec, prompt, '{"label": 1}').answer
+    answer = parse_reply(TYPE, spec, prompt, '{"label": 1}').answer
     assert TYPE.ls_result_to_answer(TYPE.ls_answer_to_result(answer)) == 1

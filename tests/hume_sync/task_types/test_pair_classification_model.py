@@ -4,8 +4,9 @@ The parity tests run the installed mteb's task class (``TwitterSemEval2015``'s m
 pairs injected as its dataset) through ``AbsTask.evaluate`` and compare every metric and every
 per-pair score with ours on the same 200 SICK pairs (entailment = 1, neutral/contradiction = 0):
 
-* a deterministic bag-of-words fake encoder (float32; pairs with the same words tie exactly, so
-  the tie rules are exercised) behind both sides: every number must be equal, not just close;
+* the suite's fake encoder with bag-of-words vectors (float32; pairs with the same words tie
+  exactly, so the tie rules are exercised) behind both sides: every number must be equal, not
+  just close;
 * the packaged all-MiniLM-L6-v2 (``@pytest.mark.model``), mteb through its own
   sentence-transformers wrapper and ours through ``ml_backend.encoders.load_encoder``.
 
@@ -25,14 +26,13 @@ import pytest
 
 from hume_sync.task_types.pair_classification import PairClassification
 from hume_sync.task_types.pair_classification import model as M
-from hume_sync.task_types.pair_classification.study import read_sick
+from hume_sync.task_types.pair_classification.study import pair_instance
+from tests._fake_encoder import FakeEncoder
+from tests.task_type_examples.pair_classification import SICK, read_sick
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-SICK = (
-    Path(__file__).resolve().parents[4] / "shared" / "data" / "source" / "SICK_test_annotated.txt"
-)
 MTEB_TASK = "TwitterSemEval2015"  # an English PairClassification task whose main score is max_ap
 N_PAIRS = 200
 TYPE = PairClassification()
@@ -42,8 +42,8 @@ def sick_pairs(n: int = N_PAIRS) -> tuple[list[dict[str, str]], list[int]]:
     """The first ``n`` SICK test pairs in file order, and their entailment labels."""
     if not SICK.exists():
         pytest.skip(f"shared test data missing: {SICK}")
-    records = read_sick(SICK)[:n]
-    return [TYPE.study_content(r) for r in records], [TYPE.study_gold(r) for r in records]
+    instances = [pair_instance(r) for r in read_sick(SICK)[:n]]
+    return [dict(i.content) for i in instances], [i.gold for i in instances]
 
 
 def bag_of_words(text: str, dim: int = 32) -> np.ndarray:
@@ -55,18 +55,19 @@ def bag_of_words(text: str, dim: int = 32) -> np.ndarray:
     return vec
 
 
-class FakeEncoder:
-    """Our ``Encoder`` protocol around :func:`bag_of_words` (records its calls)."""
-
-    name, revision, similarity_fn_name = "test/bag-of-words", None, "cosine"
-    model_version = "emb:test/bag-of-words"
+class BagOfWordsEncoder(FakeEncoder):
+    """The suite's fake encoder with :func:`bag_of_words` vectors; records each call's keywords."""
 
     def __init__(self) -> None:
-        self.calls: list[dict[str, Any]] = []
+        super().__init__(dim=32, name="test/bag-of-words")
+        self.keywords: list[dict[str, Any]] = []
+
+    def vector(self, text: str) -> np.ndarray:
+        return bag_of_words(text, self.dim)
 
     def encode(self, texts: Sequence[str], **kwargs: Any) -> np.ndarray:
-        self.calls.append({"n": len(texts), **kwargs})
-        return np.stack([bag_of_words(t) for t in texts])
+        self.keywords.append({"n": len(texts), **kwargs})
+        return super().encode(texts, **kwargs)
 
 
 def mteb_fake_encoder() -> Any:
@@ -126,7 +127,7 @@ def test_fake_encoder_parity_with_mteb_every_metric_equal(tmp_path: Path) -> Non
     contents, gold = sick_pairs()
     assert (len(gold), sum(gold)) == (200, 51)  # SICK test's first 200: 51 entailments
     theirs, preds = run_mteb_pairs(mteb_fake_encoder(), contents, gold, tmp_path)
-    encoder = FakeEncoder()
+    encoder = BagOfWordsEncoder()
     ours = TYPE.model_run(encoder, contents, gold, task_name=MTEB_TASK)
     worst = assert_same(ours, theirs, preds)
     print(f"\n[parity] pair classification (SICK 200, bag of words): max diff {worst!r}")
@@ -134,9 +135,9 @@ def test_fake_encoder_parity_with_mteb_every_metric_equal(tmp_path: Path) -> Non
         print(f"  {key} = {ours.scores[key]!r}")  # type: ignore[index]
     assert worst == 0.0
     # mteb embeds each column in its own call, without a role, for its PairClassification type
-    assert [c["n"] for c in encoder.calls] == [200, 200]
-    assert {c["role"] for c in encoder.calls} == {None}
-    assert {c["task_type"] for c in encoder.calls} == {"PairClassification"}
+    assert [c["n"] for c in encoder.keywords] == [200, 200]
+    assert {c["role"] for c in encoder.keywords} == {None}
+    assert {c["task_type"] for c in encoder.keywords} == {"PairClassification"}
     # a real check, not a degenerate one: scores tie exactly and the model beats chance
     for key in ("manhattan_distances", "dot_scores", "cosine_scores"):
         assert len(set(ours.distances[key])) < len(gold), key
@@ -145,7 +146,7 @@ def test_fake_encoder_parity_with_mteb_every_metric_equal(tmp_path: Path) -> Non
 
 def test_fake_encoder_main_score_and_labels_follow_mteb_threshold(tmp_path: Path) -> None:
     contents, gold = sick_pairs()
-    ours = TYPE.model_run(FakeEncoder(), contents, gold)
+    ours = TYPE.model_run(BagOfWordsEncoder(), contents, gold)
     assert ours.scores is not None and ours.labels is not None
     # the labels are the decisions mteb's cosine_accuracy counts at its own threshold
     acc = sum(int(p == g) for p, g in zip(ours.labels, gold, strict=True)) / len(gold)
@@ -154,15 +155,15 @@ def test_fake_encoder_main_score_and_labels_follow_mteb_threshold(tmp_path: Path
     assert ours.labels == [TYPE.model_decision(a, cut) for a in ours.answers]
     assert ours.answers == ours.distances["cosine_scores"]
     # a task whose mteb main score is max_accuracy (e.g. LegalBenchPC) reports that one
-    acc_main = TYPE.model_run(FakeEncoder(), contents, gold, main_score="max_accuracy")
+    acc_main = TYPE.model_run(BagOfWordsEncoder(), contents, gold, main_score="max_accuracy")
     assert acc_main.main_score == ours.scores["max_accuracy"]
     with pytest.raises(ValueError, match="unknown main score"):
-        TYPE.model_run(FakeEncoder(), contents, gold, main_score="v_measure")
+        TYPE.model_run(BagOfWordsEncoder(), contents, gold, main_score="v_measure")
     # the stored answers: the decisions mteb's cosine_accuracy counts
     decisions, rule = TYPE.model_decisions(ours)
     assert decisions == ours.labels and rule == "mteb best-accuracy cosine threshold"
     # without gold: no score, and the decisions cut at the median cosine (half Yes)
-    blind = TYPE.model_run(FakeEncoder(), contents)
+    blind = TYPE.model_run(BagOfWordsEncoder(), contents)
     assert blind.scores is None and blind.labels is None and blind.answers == ours.answers
     blind_decisions, blind_rule = TYPE.model_decisions(blind)
     assert blind_rule == "median cosine (no gold)"
@@ -179,7 +180,7 @@ def test_model_score_from_ready_embeddings_matches_run() -> None:
         np.stack([bag_of_words(t) for t in second]),
     ]
     via_embeddings = TYPE.model_score(embeddings, gold)
-    via_run = TYPE.model_run(FakeEncoder(), contents, gold)
+    via_run = TYPE.model_run(BagOfWordsEncoder(), contents, gold)
     assert via_embeddings.scores == via_run.scores
     assert TYPE.model_needs_train_pool is False
 

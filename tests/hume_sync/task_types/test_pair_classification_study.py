@@ -1,7 +1,10 @@
 """Pair classification's study concern: reading SICK, local files and mteb splits; label names
 resolved by the spec's label_set; seeded, balanced sampling; instances that keep gold out of
-what annotators see; spec fields. The ``StudyRules`` hooks are called the way the protocol's
-template methods call them (a subset generator, the spec's sampling parameters)."""
+what annotators see; spec fields. Local files are read by the study's own reader
+(``hume_sync.study.sources.load_records``, as a spec's local source is); the ``StudyRules`` hooks
+are called the way the protocol's template methods call them (a subset generator, the spec's
+sampling parameters). A whole study (spec, init, store) is ``test_pair_classification_e2e``'s and
+``test_a_spec_with_a_sick_source_is_planned`` below."""
 
 from __future__ import annotations
 
@@ -16,22 +19,24 @@ import pytest
 
 from hume_sync.errors import SamplingError, SourceError
 from hume_sync.study.sampling import SourcePositions, subset_rng
+from hume_sync.study.sources import load_records
 from hume_sync.task_types.pair_classification import PairClassification
 from hume_sync.task_types.pair_classification.study import (
     SICK_COLUMNS,
     SICK_LABEL_SET,
     LabelledPair,
-    read_pair_file,
-    read_sick,
     records_from_mteb,
     resolve_labels,
     sample_pairs,
 )
+from tests.task_type_examples.pair_classification import SICK, read_sick
 
 TYPE = PairClassification()
-SICK = (
-    Path(__file__).resolve().parents[4] / "shared" / "data" / "source" / "SICK_test_annotated.txt"
-)
+
+
+def read_pair_file(path: Path, **kw: Any) -> list[LabelledPair]:
+    """A local pair file as a study reads it."""
+    return load_records(TYPE, path, **kw)  # type: ignore[return-value]
 
 
 def params(**kw: Any) -> SimpleNamespace:
@@ -79,7 +84,7 @@ def test_sick_is_read_as_entailment_vs_the_rest(sick_raw: list[LabelledPair]) ->
     assert notes == ["2793 pair(s) with labels outside label_set were dropped"]
 
 
-def test_sick_refuses_an_unknown_judgment(tmp_path: Path) -> None:
+def test_a_judgment_outside_label_set_is_left_out_and_counted(tmp_path: Path) -> None:
     path = tmp_path / "sick.txt"
     path.write_text(
         "pair_ID\tsentence_A\tsentence_B\trelatedness_score\tentailment_judgment\n"
@@ -87,8 +92,10 @@ def test_sick_refuses_an_unknown_judgment(tmp_path: Path) -> None:
         "2\tA dog runs.\tA cat sleeps.\t1.5\tMAYBE\n",
         encoding="utf-8",
     )
-    with pytest.raises(SourceError, match=r"sick.txt:3: label 'MAYBE'"):
-        read_sick(path)
+    records = read_pair_file(path, fmt="tsv", columns=SICK_COLUMNS)
+    kept, notes = resolve_labels(records, SICK_LABEL_SET)
+    assert [(r.id, r.label) for r in kept] == [("1", 1)]
+    assert notes == ["1 pair(s) with labels outside label_set were dropped"]
 
 
 @pytest.mark.parametrize(
@@ -149,7 +156,7 @@ def test_local_files_jsonl_and_headerless_csv(tmp_path: Path) -> None:
         ("sentence1,sentence2,label\nx,y,2\n", "label must be 0 or 1"),
         ("sentence1,sentence2,label\nx,,1\n", "'sentence2' is empty"),
         ("sentence1,sentence2\nx,y\n", "no column 'label'"),
-        ("id,sentence1,sentence2,label\nk,x,y,1\nk,z,w,0\n", "id 'k' appears twice"),
+        ("id,sentence1,sentence2,label\nk,x,y,1\nk,z,w,0\n", "duplicate id 'k'"),
     ],
 )
 def test_local_file_problems_name_the_file(tmp_path: Path, text: str, match: str) -> None:
@@ -268,3 +275,67 @@ def test_spec_fields() -> None:
         TYPE.study_check_fields(Fields())
     with pytest.raises(ValueError, match="size: must be at least 2"):
         TYPE.study_check_fields(Fields(size=1))
+
+
+def test_a_spec_with_a_sick_source_is_planned(tmp_path: Path) -> None:
+    """``type: pair_classification`` in a spec: SICK as a local TSV (columns mapped, entailment
+    against the rest by label_set) and a plain CSV, sampled and stored like any other type."""
+    from hume_sync.store import Store, gold
+    from hume_sync.study.planning import init_from_spec
+    from hume_sync.study.spec import parse_spec
+
+    if not SICK.exists():
+        pytest.skip(f"shared test data missing: {SICK}")
+    plain = tmp_path / "pairs.csv"
+    plain.write_text(
+        "sentence1,sentence2,label\n" + "".join(f"text {n},other {n},{n % 2}\n" for n in range(10)),
+        encoding="utf-8",
+    )
+    spec = parse_spec(
+        {
+            "name": "pairs",
+            "seed": 3,
+            "tasks": [
+                {
+                    "name": "SICK-E",
+                    "type": "pair_classification",
+                    "source": {"path": str(SICK), "format": "tsv", "columns": dict(SICK_COLUMNS)},
+                    "label_set": list(SICK_LABEL_SET),
+                    "subsets": [{"language": "eng-Latn", "size": 12}],
+                },
+                {
+                    "name": "Plain",
+                    "type": "pair_classification",
+                    "source": {"path": str(plain)},
+                    "subsets": [{"language": "en", "size": 4}],
+                },
+            ],
+        },
+        base_dir=tmp_path,
+    )
+    init_from_spec(tmp_path / "study", spec)
+    with Store.open(tmp_path / "study") as store:
+        rows = {s.key: s for s in store.subsets()}
+        assert {s.task_type for s in rows.values()} == {"pair_classification"}
+        sick = rows["SICK-E/default"]
+        assert sick.config["label_set"] == list(SICK_LABEL_SET)
+        assert sick.config["report"]["per_label"] == {"0": 6, "1": 6}
+        golds = gold(store, sick.key)
+        assert sorted(golds.values()) == [0] * 6 + [1] * 6
+        for inst in store.instances(sick.key):
+            assert set(inst.content) == {"sentence1", "sentence2"}
+        assert sorted(gold(store, "Plain/default").values()) == [0, 0, 1, 1]
+    # SICK's judgments are names: without a label_set the spec does not say which one is 1
+    unnamed = {
+        "name": "unnamed",
+        "tasks": [
+            {
+                "name": "SICK-E",
+                "type": "pair_classification",
+                "source": {"path": str(SICK), "format": "tsv", "columns": dict(SICK_COLUMNS)},
+                "subsets": [{"language": "eng-Latn", "size": 12}],
+            }
+        ],
+    }
+    with pytest.raises(SamplingError, match="list the names to use in label_set"):
+        init_from_spec(tmp_path / "unnamed", parse_spec(unnamed, base_dir=tmp_path))
