@@ -54,20 +54,44 @@ def hume_size_spec(seed: int = 7) -> dict[str, Any]:
     source = {"path": str(SIB / "{subset}" / "test.tsv"), "columns": COLUMNS}
     tasks: list[dict[str, Any]] = []
     for t in range(3):
-        tasks.append({"name": f"SIB200Classification{t}", "type": "classification",
-                      "source": source,
-                      "subsets": [{"name": n, "language": lang, "size": 30} for n, lang in LANGS]})
-    tasks.append({"name": "SIB200Clustering", "type": "clustering", "source": source,
-                  "labels": 4, "items_per_label": 5,
-                  "subsets": [{"name": n, "language": lang} for n, lang in LANGS]})
+        tasks.append(
+            {
+                "name": f"SIB200Classification{t}",
+                "type": "classification",
+                "source": source,
+                "subsets": [{"name": n, "language": lang, "size": 30} for n, lang in LANGS],
+            }
+        )
+    tasks.append(
+        {
+            "name": "SIB200Clustering",
+            "type": "clustering",
+            "source": source,
+            "labels": 4,
+            "items_per_label": 5,
+            "subsets": [{"name": n, "language": lang} for n, lang in LANGS],
+        }
+    )
     for t in range(3):
-        tasks.append({"name": f"STSBenchmark{t}", "type": "sts",
-                      "source": {"path": str(SOURCE / "stsb-en-test.csv"), "header": False},
-                      "score_range": [0, 5], "subsets": [{"language": "eng-Latn", "size": 40}]})
-        tasks.append({"name": f"SIB200Reranking{t}", "type": "reranking",
-                      "source": {"path": str(RERANK)}, "candidates": 7,
-                      "subsets": [{"language": "eng-Latn", "size": 18}]})
-    return {"name": "exportbench", "seed": seed, "tasks": tasks}  # fmt: skip
+        tasks.append(
+            {
+                "name": f"STSBenchmark{t}",
+                "type": "sts",
+                "source": {"path": str(SOURCE / "stsb-en-test.csv"), "header": False},
+                "score_range": [0, 5],
+                "subsets": [{"language": "eng-Latn", "size": 40}],
+            }
+        )
+        tasks.append(
+            {
+                "name": f"SIB200Reranking{t}",
+                "type": "reranking",
+                "source": {"path": str(RERANK)},
+                "candidates": 7,
+                "subsets": [{"language": "eng-Latn", "size": 18}],
+            }
+        )
+    return {"name": "exportbench", "seed": seed, "tasks": tasks}
 
 
 def answer(task_type: str, g: Any, k: int, who: str, labels: list[str]) -> Any:

@@ -17,6 +17,7 @@ Item shapes by task type (gold / one answer):
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -270,23 +271,21 @@ def _per_item_statistic(inp: SubsetInput, score: Score) -> tuple[Any, Any] | Non
     resampled (gold, mean rating) pairs; each annotator's AP per query is fixed, so MAP is a
     mean over resampled queries (per annotator, then over annotators). Clustering has one set
     per subset: there is nothing to resample.
+
+    Each statistic is vectorised (``intervals.bootstrap(vectorized=True)``): it takes a stack
+    of resamples, shape (resamples, items, ...), and returns one value per resample, with the
+    arithmetic a single resample had (``np.mean``; ``np.corrcoef`` of the ranks; ``np.nanmean``
+    per annotator, then over annotators), so the intervals are the same to the bit.
     """
     d = score.details
     if inp.task_type == "classification":
         votes = d.get("votes") or {}
         hits = np.array([float(votes[i] == inp.gold[i]) for i in votes])
-        return hits, lambda x: float(np.mean(x))
+        return hits, lambda x: np.mean(x, axis=-1)
     if inp.task_type == "sts":
         means = d.get("mean_ratings") or {}
         pairs = np.array([(float(inp.gold[i]), float(m)) for i, m in means.items()])
-
-        def rho(x: np.ndarray) -> float:
-            a, b = rankdata(x[:, 0]), rankdata(x[:, 1])
-            if a.std() == 0 or b.std() == 0:
-                return float("nan")
-            return float(np.corrcoef(a, b)[0, 1])
-
-        return pairs, rho
+        return pairs, _spearman_of_resamples
     if inp.task_type == "reranking":
         per = d.get("per_rater_per_query_ap") or {}
         queries = sorted({q for aps in per.values() for q in aps}, key=str)
@@ -294,13 +293,34 @@ def _per_item_statistic(inp: SubsetInput, score: Score) -> tuple[Any, Any] | Non
             [[per[r].get(q, np.nan) for r in sorted(per)] for q in queries], dtype=float
         )
 
-        def map_(x: np.ndarray) -> float:
-            with np.errstate(all="ignore"):
-                per_rater = np.nanmean(x, axis=0)
-            return float(np.nanmean(per_rater))
+        def map_(x: np.ndarray) -> np.ndarray:
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # a rater without a query
+                per_rater = np.nanmean(x, axis=-2)
+                return np.nanmean(per_rater, axis=-1)
 
         return table, map_
     return None
+
+
+def _spearman_of_resamples(x: np.ndarray) -> np.ndarray:
+    """Spearman's rho of each resample of (gold, mean rating) pairs, shape (..., n, 2).
+
+    ``np.corrcoef`` of the average ranks, step for step: centred ranks are multiples of 1/2, so
+    their sums of products are exact in any order; then ``c * (1 / (n - 1))``, divided by each
+    standard deviation in turn, clipped to [-1, 1]. NaN where a column is constant.
+    """
+    ranks = rankdata(x, axis=-2)
+    n = x.shape[-2]
+    centred = ranks - ranks.mean(axis=-2, keepdims=True)
+    a, b = centred[..., 0], centred[..., 1]
+    f = np.true_divide(1, n - 1)
+    caa = np.sum(a * a, axis=-1) * f
+    cbb = np.sum(b * b, axis=-1) * f
+    cab = np.sum(a * b, axis=-1) * f
+    with np.errstate(all="ignore"):
+        rho = np.clip(cab / np.sqrt(caa) / np.sqrt(cbb), -1.0, 1.0)
+    return np.where((caa == 0) | (cbb == 0), np.nan, rho)
 
 
 def _bootstrap(inp: SubsetInput, score: Score) -> Interval | None:
@@ -311,7 +331,12 @@ def _bootstrap(inp: SubsetInput, score: Score) -> Interval | None:
     records, statistic = decomposed
     try:
         return intervals.bootstrap(
-            records, statistic, n_resamples=BOOTSTRAP_RESAMPLES, seed=inp.seed, level=0.95
+            records,
+            statistic,
+            n_resamples=BOOTSTRAP_RESAMPLES,
+            seed=inp.seed,
+            level=0.95,
+            vectorized=True,
         )
     except ScoringError:
         return None
