@@ -48,50 +48,57 @@ LANGS = [("eng_Latn", "eng-Latn"), ("arb_Arab", "arb-Arab"), ("dan_Latn", "dan-L
          ("nob_Latn", "nob-Latn"), ("rus_Cyrl", "rus-Cyrl")]  # fmt: skip
 
 
-def hume_size_spec(seed: int = 7) -> dict[str, Any]:
+def hume_size_spec(seed: int = 7, *, copies: int = 1) -> dict[str, Any]:
     """26 subsets, 724 items: 15 x 30 classification, 5 x 20 clustering, 3 x 40 STS pairs,
-    3 x 18 reranking queries."""
+    3 x 18 reranking queries; ``copies`` times (tasks renamed ``…_c<k>``) for a bigger study."""
     source = {"path": str(SIB / "{subset}" / "test.tsv"), "columns": COLUMNS}
     tasks: list[dict[str, Any]] = []
-    for t in range(3):
+    for c in range(copies):
+        tag = f"_c{c}" if copies > 1 else ""
+        for t in range(3):
+            tasks.append(
+                {
+                    "name": f"SIB200Classification{t}{tag}",
+                    "type": "classification",
+                    "source": source,
+                    "subsets": [{"name": n, "language": lang, "size": 30} for n, lang in LANGS],
+                }
+            )
         tasks.append(
             {
-                "name": f"SIB200Classification{t}",
-                "type": "classification",
+                "name": f"SIB200Clustering{tag}",
+                "type": "clustering",
                 "source": source,
-                "subsets": [{"name": n, "language": lang, "size": 30} for n, lang in LANGS],
+                "labels": 4,
+                "items_per_label": 5,
+                "subsets": [{"name": n, "language": lang} for n, lang in LANGS],
             }
         )
-    tasks.append(
-        {
-            "name": "SIB200Clustering",
-            "type": "clustering",
-            "source": source,
-            "labels": 4,
-            "items_per_label": 5,
-            "subsets": [{"name": n, "language": lang} for n, lang in LANGS],
-        }
-    )
-    for t in range(3):
-        tasks.append(
-            {
-                "name": f"STSBenchmark{t}",
-                "type": "sts",
-                "source": {"path": str(SOURCE / "stsb-en-test.csv"), "header": False},
-                "score_range": [0, 5],
-                "subsets": [{"language": "eng-Latn", "size": 40}],
-            }
-        )
-        tasks.append(
-            {
-                "name": f"SIB200Reranking{t}",
-                "type": "reranking",
-                "source": {"path": str(RERANK)},
-                "candidates": 7,
-                "subsets": [{"language": "eng-Latn", "size": 18}],
-            }
-        )
+        for t in range(3):
+            tasks.append(
+                {
+                    "name": f"STSBenchmark{t}{tag}",
+                    "type": "sts",
+                    "source": {"path": str(SOURCE / "stsb-en-test.csv"), "header": False},
+                    "score_range": [0, 5],
+                    "subsets": [{"language": "eng-Latn", "size": 40}],
+                }
+            )
+            tasks.append(
+                {
+                    "name": f"SIB200Reranking{t}{tag}",
+                    "type": "reranking",
+                    "source": {"path": str(RERANK)},
+                    "candidates": 7,
+                    "subsets": [{"language": "eng-Latn", "size": 18}],
+                }
+            )
     return {"name": "exportbench", "seed": seed, "tasks": tasks}
+
+
+def size_of(task_type: str, gold_answer: Any) -> int:
+    """Items an instance holds: a clustering set counts its texts."""
+    return len(gold_answer) if task_type == "clustering" else 1
 
 
 def answer(task_type: str, g: Any, k: int, who: str, labels: list[str]) -> Any:
@@ -129,7 +136,7 @@ def make_study(root: Path) -> tuple[Path, int, int]:
             labels = sub.config.get("label_set") or []
             records = []
             for k, inst in enumerate(store.instances(sub.key)):
-                n_items += 1
+                n_items += size_of(sub.task_type, golds[inst.hume_id])
                 for who in ("a", "b"):
                     ans = answer(sub.task_type, golds[inst.hume_id], k, who, labels)
                     records.append(AnnotationRecord(ann_id, inst.hume_id, 1000 + ann_id, who, ans))
