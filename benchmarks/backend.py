@@ -138,6 +138,7 @@ def load(port: int, tasks: list[dict[str, Any]], clients: int, seconds: float) -
     """``clients`` threads posting one-task /predict requests for ``seconds``."""
     latencies: list[list[float]] = [[] for _ in range(clients)]
     errors: list[str] = []
+    failed: list[str] = []  # no answer in time (the client waits 60 s): counted, not fatal
     start = threading.Barrier(clients + 1)
     stop_at = [0.0]
 
@@ -153,7 +154,7 @@ def load(port: int, tasks: list[dict[str, Any]], clients: int, seconds: float) -
                 conn.request("POST", "/predict", body, {"Content-Type": "application/json"})
                 data = json.loads(conn.getresponse().read())
             except (OSError, http.client.HTTPException) as exc:
-                errors.append(repr(exc))
+                failed.append(repr(exc))
                 conn.close()
                 conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
                 continue
@@ -175,7 +176,8 @@ def load(port: int, tasks: list[dict[str, Any]], clients: int, seconds: float) -
     done = [x for per in latencies for x in per]
     if errors:
         raise SystemExit(f"{len(errors)} bad answers, first: {errors[0]}")
-    return {"rps": len(done) / elapsed, "p50_ms": statistics.median(done) * 1000, "n": len(done)}
+    p50 = statistics.median(done) * 1000 if done else float("nan")
+    return {"rps": len(done) / elapsed, "p50_ms": p50, "n": len(done), "failed": len(failed)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -200,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
                 stop_server(proc)
             for c, r in rows[label].items():
                 print(f"{label:>22}  c={c:<3} {r['rps']:8.1f} req/s  p50 {r['p50_ms']:7.2f} ms"
-                      f"  ({r['n']} requests)", flush=True)  # fmt: skip
+                      f"  ({r['n']} requests, {r['failed']} timed out)", flush=True)  # fmt: skip
         small, big = rows.values()
         for c in levels:
             print(f"c={c}: req/s 10x study / 1x study = {big[c]['rps'] / small[c]['rps']:.2f}")
