@@ -196,7 +196,8 @@ def main(argv: list[str] | None = None) -> int:
             label = f"{items} items ({copies}x)"
             proc, port = start_server(study, args.workers, args.threads)
             try:
-                load(port, tasks, 1, 1.0)  # warm-up: each worker's first requests
+                # warm-up, not counted: every worker reads the study once (its first request)
+                load(port, tasks, 4 * args.workers, 3.0)
                 rows[label] = {c: load(port, tasks, c, args.seconds) for c in levels}
             finally:
                 stop_server(proc)
