@@ -6,10 +6,12 @@ stored model versions per instance (an embedding model and an LLM annotator, bot
 gold) and two annotators whose Label Studio task ids are recorded. For each study it starts
 ``hume-ml-backend`` (gunicorn, ``--workers`` / ``--threads`` as given) from this checkout, then
 for each concurrency (1, 8, 32 client threads, keep-alive connections) posts ``/predict`` with
-one task, as Label Studio does when an annotator opens a task, for ``--seconds`` and prints
-requests per second and the median latency. Every answer is checked: one list with the two
-predictions. The last line compares the two studies: per-request cost that does not grow with
-the study gives a ratio near 1::
+one task, as Label Studio does when an annotator opens a task, for ``--seconds``, alternating
+between the two servers for ``--rounds`` rounds, and prints the medians of requests per second
+and of the median latency. First it times ``StudySource.predict`` for one task in-process (no
+HTTP, no scheduling noise): the cost of the request itself. Every answer is checked: one list
+with the two predictions. The last lines compare the two studies: per-request cost that does not
+grow with the study gives ratios near 1::
 
     PYTHONPATH=. .venv/bin/python benchmarks/backend.py [--seconds 5] [--workers 2]
 """
@@ -180,35 +182,73 @@ def load(port: int, tasks: list[dict[str, Any]], clients: int, seconds: float) -
     return {"rps": len(done) / elapsed, "p50_ms": p50, "n": len(done), "failed": len(failed)}
 
 
+def source_cost(study: Path, tasks: list[dict[str, Any]], n: int = 2000) -> float:
+    """Median seconds of ``StudySource.predict`` for one task, in this process (no HTTP)."""
+    from hume_sync.steps.backend import StudySource
+
+    source = StudySource(study)
+    rng = random.Random(0)
+    picked = [rng.choice(tasks) for _ in range(n)]
+    source.predict(picked[:1], None)  # the first call reads the study
+    times = []
+    for task in picked:
+        t0 = time.perf_counter()
+        source.predict([task], None)
+        times.append(time.perf_counter() - t0)
+        if len(times) >= 20 and sum(times) > 20:  # a slow source: enough samples
+            break
+    return statistics.median(times)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--seconds", type=float, default=5.0)
+    ap.add_argument("--seconds", type=float, default=5.0, help="per measurement")
+    ap.add_argument("--rounds", type=int, default=3, help="alternating rounds (medians)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--threads", type=int, default=4)
     ap.add_argument("--concurrency", default="1,8,32")
     args = ap.parse_args(argv)
     levels = [int(c) for c in args.concurrency.split(",")]
     root = Path(tempfile.mkdtemp(prefix="hume-backendbench-"))
-    rows: dict[str, dict[int, dict[str, float]]] = {}
+    servers: list[subprocess.Popen] = []
     try:
+        studies = {}
         for copies in (1, 10):
             study, tasks, items = make_study(root, copies)
-            label = f"{items} items ({copies}x)"
-            proc, port = start_server(study, args.workers, args.threads)
-            try:
-                # warm-up, not counted: every worker reads the study once (its first request)
-                load(port, tasks, 4 * args.workers, 3.0)
-                rows[label] = {c: load(port, tasks, c, args.seconds) for c in levels}
-            finally:
-                stop_server(proc)
-            for c, r in rows[label].items():
-                print(f"{label:>22}  c={c:<3} {r['rps']:8.1f} req/s  p50 {r['p50_ms']:7.2f} ms"
-                      f"  ({r['n']} requests, {r['failed']} timed out)", flush=True)  # fmt: skip
-        small, big = rows.values()
+            studies[f"{items} items ({copies}x)"] = (study, tasks)
+        for label, (study, tasks) in studies.items():
+            cost = source_cost(study, tasks)
+            print(f"{label:>22}  StudySource.predict, 1 task, in-process: {cost * 1000:8.3f} ms")
+        ports = {}
+        for label, (study, _) in studies.items():
+            proc, ports[label] = start_server(study, args.workers, args.threads)
+            servers.append(proc)
+        for label, (_, tasks) in studies.items():
+            # warm-up, not counted: every worker reads the study once (its first request)
+            load(ports[label], tasks, 4 * args.workers, 3.0)
+        runs: dict[str, dict[int, list[dict[str, float]]]] = {
+            label: {c: [] for c in levels} for label in studies
+        }
+        for _ in range(args.rounds):
+            for c in levels:
+                for label, (_, tasks) in studies.items():  # alternating: neighbours in time
+                    runs[label][c].append(load(ports[label], tasks, c, args.seconds))
+        rps: dict[str, dict[int, float]] = {}
+        for label, per in runs.items():
+            rps[label] = {}
+            for c, rs in per.items():
+                rps[label][c] = statistics.median(r["rps"] for r in rs)
+                p50 = statistics.median(r["p50_ms"] for r in rs)
+                failed = sum(r["failed"] for r in rs)
+                print(f"{label:>22}  c={c:<3} {rps[label][c]:8.1f} req/s  p50 {p50:8.2f} ms"
+                      f"  (median of {len(rs)}, {failed} timed out)", flush=True)  # fmt: skip
+        small, big = rps.values()
         for c in levels:
-            print(f"c={c}: req/s 10x study / 1x study = {big[c]['rps'] / small[c]['rps']:.2f}")
+            print(f"c={c}: req/s 10x study / 1x study = {big[c] / small[c]:.2f}")
         print(f"server: gunicorn, {args.workers} worker(s) x {args.threads} thread(s)")
     finally:
+        for proc in servers:
+            stop_server(proc)
         shutil.rmtree(root, ignore_errors=True)
     return 0
 
