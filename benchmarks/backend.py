@@ -195,7 +195,7 @@ def source_cost(study: Path, tasks: list[dict[str, Any]], n: int = 2000) -> floa
         t0 = time.perf_counter()
         source.predict([task], None)
         times.append(time.perf_counter() - t0)
-        if len(times) >= 20 and sum(times) > 20:  # a slow source: enough samples
+        if len(times) >= 5 and sum(times) > 10:  # a slow source: enough samples
             break
     return statistics.median(times)
 
