@@ -189,7 +189,8 @@ def source_cost(study: Path, tasks: list[dict[str, Any]], n: int = 2000) -> tupl
 
     source = StudySource(study)
     rng = random.Random(0)
-    picked = rng.sample(tasks, min(n, len(tasks)))
+    one_each = list({t["data"]["hume_ref"]: t for t in tasks}.values())  # one task per instance
+    picked = rng.sample(one_each, min(n, len(one_each)))
     source.predict(picked[:1], None)  # the first call reads the study
     medians = []
     for _ in range(2):  # first touch of each task, then again
