@@ -51,7 +51,8 @@ print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
 """
 
 
-def _loaded(entry: str, *argv: str) -> tuple[int, set[str]]:
+def _loaded(entry: str, *argv: str, full: bool = False) -> tuple[int, set[str]]:
+    """Exit code and the top-level packages loaded (``full``: every module name)."""
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
     out = subprocess.run(
         [sys.executable, "-c", PROBE, entry, *argv],
@@ -63,7 +64,8 @@ def _loaded(entry: str, *argv: str) -> tuple[int, set[str]]:
         check=True,
     ).stdout
     data = json.loads(out.strip().splitlines()[-1])
-    return data["code"], {m.split(".")[0] for m in data["modules"]}
+    names = set(data["modules"])
+    return data["code"], names if full else {m.split(".")[0] for m in names}
 
 
 @pytest.mark.parametrize(
@@ -80,6 +82,13 @@ def test_help_imports_nothing_heavy(argv: tuple[str, ...]) -> None:
     code, loaded = _loaded(*argv)
     assert code == 0
     assert sorted(loaded & set(HEAVY)) == []
+
+
+def test_help_reads_no_store_and_no_step() -> None:
+    code, loaded = _loaded("main", "--help", full=True)
+    assert code == 0
+    ours = sorted(m for m in loaded if m.startswith(("hume_sync.", "scoring.", "ml_backend")))
+    assert ours == ["hume_sync.cli", "hume_sync.errors", "scoring.errors"]
 
 
 def test_importing_the_cli_imports_nothing_heavy() -> None:
