@@ -28,6 +28,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from hume_sync import task_types  # noqa: E402
 from ml_backend.llm import OpenAICompatibleClient, annotate, packaged, summarize  # noqa: E402
 
 SIB = ROOT.parent / "shared" / "data" / "source" / "sib200"
@@ -124,8 +125,8 @@ def run_once(
         response_format="json_object_schema",  # what llama-cpp-python's server understands
     )
     started = time.perf_counter()
-    records = annotate(items, "classification", client=client, labels=labels, language="en",
-                       concurrency=concurrency, progress=False)  # fmt: skip
+    records = annotate(items, task_types.get("classification"), client=client, labels=labels,
+                       language="en", concurrency=concurrency, progress=False)  # fmt: skip
     wall = time.perf_counter() - started
     inside = sum(r["latency_s"] for r in records)
     return {

@@ -26,7 +26,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import label_studio_configs  # noqa: E402
+from hume_sync import task_types  # noqa: E402
 from hume_sync.labelstudio import server  # noqa: E402
 from hume_sync.labelstudio.client import LabelStudioClient  # noqa: E402
 from hume_sync.steps.pull import pull_study  # noqa: E402
@@ -84,7 +84,7 @@ def import_annotated(client: LabelStudioClient, study: Path) -> int:
     """Register the server's admin as the study's one annotator, create their project with tasks
     *and* two annotations each in one import (fast), then let `setup` find the project by its
     marker and recover the task ids (its resume path)."""
-    cls = label_studio_configs.get("classification")
+    cls = task_types.get("classification").ls_module
     with Store.open(study) as store:
         (subset,) = store.subsets()
         me = client.whoami()

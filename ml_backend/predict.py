@@ -3,14 +3,11 @@
 Store-agnostic on purpose (``ml_backend`` never imports ``hume_sync``): the conductor turns its
 subsets into :class:`SubsetJob` records and stores what :func:`predict_subsets` returns.
 
-Per task type the answer kept for each instance is
-
-- classification: the majority label over mteb's 10 logistic-regression experiments; the item
-  score is its vote share;
-- clustering: ``{item_id: "group_<k>"}`` (MiniBatchKMeans cluster k-1), the same shape as a
-  human's answer;
-- STS: the cosine similarity of the pair (the value mteb correlates with gold);
-- reranking: ``{candidate_id: similarity}`` (the model's score of every candidate).
+Type-blind on purpose too: each job carries its task type as an object implementing
+:class:`~ml_backend.model_procedure.ModelProcedure`, which says which texts mteb embeds in which
+encode calls and what answers and scores follow from the embeddings (the shape of an answer,
+e.g. a label, ``{item_id: "group_<k>"}``, a similarity, ``{candidate_id: similarity}``, is the
+type's own). This module only embeds, looks up, and records.
 
 Texts are grouped into encode requests exactly as mteb groups them (same roles and task
 context), but embedded through :class:`~ml_backend.embedding_cache.EmbeddingCache`, which embeds
@@ -24,62 +21,38 @@ import json
 import math
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from ml_backend import procedures as P
 from ml_backend.embedding_cache import (
     DEFAULT_CHUNK_SIZE,
     EmbeddingCache,
     EncodeRequest,
     EnsureStats,
 )
-from ml_backend.encoders import Encoder
-from scoring.errors import HumeError
+from ml_backend.encoders import Encoder, Role
+from ml_backend.model_procedure import PredictError, SubsetJob
 
-TASK_TYPES = ("classification", "clustering", "sts", "reranking")
-DEFAULT_SAMPLES_PER_LABEL = 8  # mteb's AbsTaskClassification.samples_per_label
 #: Bump when a change here or in ``procedures`` changes answers: stored results are then redone.
 #: 2: jobs in the source's order (``hume_sync.study.model_view``), no longer the presentation order.
 PREDICT_VERSION = 2
 
-
-class PredictError(HumeError, ValueError):
-    """A subset cannot be predicted as given (missing train pool, bad content, ...)."""
-
-
-@dataclass(frozen=True)
-class SubsetJob:
-    """One subset to answer: its instances in order and what the procedure needs.
-
-    ``contents`` have the study-store shapes (classification ``{"text"}``, clustering
-    ``{"items": [{"id", "text"}]}``, STS ``{"sentence1", "sentence2"}``, reranking
-    ``{"query", "candidates": [{"id", "text"}]}``). ``gold`` (aligned with ``hume_ids``; for
-    clustering one ``{item_id: label}`` per instance) is optional: without it answers are made
-    but no score.
-    """
-
-    key: str
-    task_type: str
-    task_name: str
-    hume_ids: tuple[str, ...]
-    contents: tuple[Mapping[str, Any], ...]
-    train_pool: tuple[Mapping[str, Any], ...] = ()
-    samples_per_label: int | None = None
-    n_groups: int | None = None
-    score_range: tuple[float, float] | None = None
-    gold: tuple[Any, ...] | None = None
-
-    def __post_init__(self) -> None:
-        if self.task_type not in TASK_TYPES:
-            raise PredictError(f"{self.key}: unknown task type {self.task_type!r}")
-        if len(self.hume_ids) != len(self.contents):
-            raise PredictError(f"{self.key}: hume_ids and contents differ in length")
-        if self.gold is not None and len(self.gold) != len(self.hume_ids):
-            raise PredictError(f"{self.key}: gold and instances differ in length")
+__all__ = [
+    "PREDICT_VERSION",
+    "ItemPrediction",
+    "PredictError",
+    "PredictRun",
+    "SubsetJob",
+    "SubsetPrediction",
+    "encode_requests",
+    "job_fingerprint",
+    "predict_job",
+    "predict_subsets",
+    "protocol_notes",
+]
 
 
 @dataclass(frozen=True)
@@ -130,7 +103,7 @@ class PredictRun:
 def job_fingerprint(job: SubsetJob, encoder: Encoder) -> str:
     """sha256 of everything a subset's answers and score depend on, for skipping reruns.
 
-    Model identity (name, revision, similarity), the job's inputs (instances, train pool,
+    Model identity (name, revision, similarity), the job's inputs (type, instances, train pool,
     gold, settings) and :data:`PREDICT_VERSION`: equal fingerprints give equal results.
     """
     payload = {
@@ -138,7 +111,7 @@ def job_fingerprint(job: SubsetJob, encoder: Encoder) -> str:
         "model": [encoder.name, encoder.revision, _similarity(encoder)],
         "job": [
             job.key,
-            job.task_type,
+            job.task.name,
             job.task_name,
             list(job.hume_ids),
             list(job.contents),
@@ -156,48 +129,18 @@ def job_fingerprint(job: SubsetJob, encoder: Encoder) -> str:
 # --------------------------------------------------------------------------- requests
 
 
-def _train_union(job: SubsetJob) -> list[int]:
-    """Indices of the train pool mteb embeds: the union of the experiments' samples."""
-    if not job.train_pool:
-        raise PredictError(
-            f"{job.key}: classification needs a train pool (the study has no train items)"
-        )
-    labels = [str(r["label"]) for r in job.train_pool]
-    spl = job.samples_per_label or DEFAULT_SAMPLES_PER_LABEL
-    experiments = P.classification_train_indices(labels, spl)
-    return sorted(set().union(*experiments))
-
-
-def _field(job: SubsetJob, n: int, content: Mapping[str, Any], name: str) -> Any:
-    if not isinstance(content, Mapping) or name not in content:
-        raise PredictError(f"{job.key}: instance {job.hume_ids[n]!r} has no {name!r}")
-    return content[name]
+def _context(job: SubsetJob) -> dict[str, Any]:
+    """The encoding context of a job's texts: mteb's type name and the task's name (what a
+    model's prompt table is keyed by)."""
+    return {"task_type": job.task.mteb_type, "task_name": job.task_name}
 
 
 def encode_requests(job: SubsetJob) -> list[EncodeRequest]:
     """The texts of a subset grouped into encode requests as mteb groups them."""
-    kw: dict[str, Any] = {"task_type": job.task_type, "task_name": job.task_name}
-    if job.task_type == "classification":
-        union = _train_union(job)
-        train = tuple(str(job.train_pool[i]["text"]) for i in union)
-        test = tuple(str(_field(job, n, c, "text")) for n, c in enumerate(job.contents))
-        return [EncodeRequest(train, None, **kw), EncodeRequest(test, None, **kw)]
-    if job.task_type == "clustering":
-        return [
-            EncodeRequest(tuple(str(it["text"]) for it in _field(job, n, c, "items")), None, **kw)
-            for n, c in enumerate(job.contents)
-        ]
-    if job.task_type == "sts":
-        s1 = tuple(str(_field(job, n, c, "sentence1")) for n, c in enumerate(job.contents))
-        s2 = tuple(str(_field(job, n, c, "sentence2")) for n, c in enumerate(job.contents))
-        return [EncodeRequest(s1, None, **kw), EncodeRequest(s2, None, **kw)]
-    queries = tuple(P.query_text(c) for c in job.contents)
-    docs = tuple(
-        P.document_text(cand)
-        for n, c in enumerate(job.contents)
-        for cand in _field(job, n, c, "candidates")
-    )
-    return [EncodeRequest(queries, "query", **kw), EncodeRequest(docs, "passage", **kw)]
+    return [
+        EncodeRequest(group.texts, group.role, **_context(job))
+        for group in job.task.model_encode_groups(job)
+    ]
 
 
 # --------------------------------------------------------------------------- procedures
@@ -205,10 +148,6 @@ def encode_requests(job: SubsetJob) -> list[EncodeRequest]:
 
 def _similarity(encoder: Encoder) -> str:
     return str(getattr(encoder, "similarity_fn_name", None) or "cosine")
-
-
-def _result_scores(result: P.ProcedureResult) -> dict[str, Any] | None:
-    return result.to_dict()["scores"]
 
 
 def _main(value: float | None) -> float | None:
@@ -219,106 +158,26 @@ def _main(value: float | None) -> float | None:
 
 def predict_job(job: SubsetJob, encoder: Encoder, cache: EmbeddingCache) -> SubsetPrediction:
     """Answer one subset from cached embeddings (call :meth:`EmbeddingCache.ensure` first)."""
-    kw: dict[str, Any] = {"task_type": job.task_type, "task_name": job.task_name}
+    context = _context(job)
 
-    def emb(texts: Sequence[str], role: Any = None) -> np.ndarray:
-        return cache.lookup(encoder, texts, role=role, **kw)
+    def embeddings(texts: Sequence[str], role: Role | None = None) -> np.ndarray:
+        return cache.lookup(encoder, texts, role=role, **context)
 
-    items: list[ItemPrediction]
-    if job.task_type == "classification":
-        union = _train_union(job)
-        labels = [str(r["label"]) for r in job.train_pool]
-        union_emb = emb([str(job.train_pool[i]["text"]) for i in union])
-        train_rows = {i: union_emb[pos] for pos, i in enumerate(union)}
-        test_emb = emb([str(c["text"]) for c in job.contents])
-        cls = P.classify(
-            train_rows,
-            labels,
-            test_emb,
-            None if job.gold is None else [str(g) for g in job.gold],
-            samples_per_label=job.samples_per_label or DEFAULT_SAMPLES_PER_LABEL,
-        )
-        items = [
-            ItemPrediction(h, a, float(s))
-            for h, a, s in zip(job.hume_ids, cls.answers, cls.confidences, strict=True)
-        ]
-        scores = _result_scores(cls)
-        main_name, main, method = cls.main_score_name, cls.main_score, cls.method
-    elif job.task_type == "clustering":
-        items, v_measures, method = [], [], ""
-        per_set: list[dict[str, Any] | None] = []
-        for n, content in enumerate(job.contents):
-            set_items = content["items"]
-            gold_map = None if job.gold is None else job.gold[n]
-            gold_labels = None if gold_map is None else [gold_map[it["id"]] for it in set_items]
-            k = len(set(gold_labels)) if gold_labels is not None else job.n_groups
-            if k is None:
-                raise PredictError(f"{job.key}: clustering needs n_groups or gold")
-            res = P.cluster(emb([str(it["text"]) for it in set_items]), gold_labels, n_clusters=k)
-            answer = {
-                str(it["id"]): f"group_{c + 1}"
-                for it, c in zip(set_items, res.answers, strict=True)
-            }
-            items.append(ItemPrediction(job.hume_ids[n], answer, None))
-            per_set.append(_result_scores(res))
-            if res.main_score is not None:
-                v_measures.append(float(res.main_score))
-            method = res.method
-        main_name = "v_measure"
-        main = float(np.mean(v_measures)) if v_measures and job.gold is not None else None
-        scores = None
-        if job.gold is not None:
-            scores = dict(per_set[0] or {}) if len(per_set) == 1 else {"v_measure": main}
-            scores["v_measures"] = v_measures
-    elif job.task_type == "sts":
-        lo, hi = job.score_range or (0.0, 5.0)
-        st = P.sts(
-            emb([str(c["sentence1"]) for c in job.contents]),
-            emb([str(c["sentence2"]) for c in job.contents]),
-            None if job.gold is None else [float(g) for g in job.gold],
-            min_score=lo,
-            max_score=hi,
-            similarity=_similarity(encoder),
-        )
-        items = [
-            ItemPrediction(h, float(a), None) for h, a in zip(job.hume_ids, st.answers, strict=True)
-        ]
-        scores = _result_scores(st)
-        main_name, main, method = st.main_score_name, st.main_score, st.method
-    else:
-        cand_ids = [[str(c["id"]) for c in content["candidates"]] for content in job.contents]
-        q_emb = emb([P.query_text(c) for c in job.contents], role="query")
-        c_emb = [
-            emb([P.document_text(cand) for cand in content["candidates"]], role="passage")
-            for content in job.contents
-        ]
-        gold = None
-        if job.gold is not None:
-            gold = [{str(k): int(v) for k, v in g.items()} for g in job.gold]
-        rr = P.rerank(
-            q_emb,
-            c_emb,
-            cand_ids,
-            gold,
-            query_ids=list(job.hume_ids),
-            similarity=_similarity(encoder),
-        )
-        items = [
-            ItemPrediction(h, {k: float(v) for k, v in a.items()}, None)
-            for h, a in zip(job.hume_ids, rr.answers, strict=True)
-        ]
-        scores = _result_scores(rr)
-        main_name, main, method = rr.main_score_name, rr.main_score, rr.method
+    out = job.task.model_answers(job, embeddings, _similarity(encoder))
+    items = tuple(
+        ItemPrediction(h, a, s)
+        for h, a, s in zip(job.hume_ids, out.answers, out.item_scores, strict=True)
+    )
     notes = protocol_notes(job, encoder)
     return SubsetPrediction(
         key=job.key,
-        task_type=job.task_type,
+        task_type=job.task.name,
         model_version=encoder.model_version,
-        items=tuple(items),
-        main_score_name=main_name,
-        main_score=_main(main),
-        scores=scores,
-        method="; ".join([method, *notes]),
+        items=items,
+        main_score_name=out.main_score_name,
+        main_score=_main(out.main_score),
+        scores=out.scores,
+        method="; ".join([out.method, *notes]),
     )
 
 
@@ -328,8 +187,8 @@ def protocol_notes(job: SubsetJob, encoder: Encoder) -> list[str]:
     note = getattr(encoder, "protocol_note", None)
     if not callable(note):
         return []
-    roles = ("query", "passage") if job.task_type == "reranking" else (None,)
-    found = [note(role=r, task_type=job.task_type, task_name=job.task_name) for r in roles]
+    roles = dict.fromkeys(group.role for group in job.task.model_encode_groups(job))
+    found = [note(role=r, **_context(job)) for r in roles]
     return list(dict.fromkeys(n for n in found if n))
 
 

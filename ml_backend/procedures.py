@@ -3,14 +3,11 @@
 Each procedure re-implements what the installed mteb 2.x evaluator does (sources named in each
 docstring) so that a model's answers shown in Label Studio and its score on the HUME instances are
 the numbers mteb itself would report; ``tests/ml_backend/test_parity.py`` checks this against
-mteb's own classes. Two layers:
-
-* ``classify`` / ``cluster`` / ``sts`` / ``rerank`` take embeddings computed elsewhere (e.g. once
-  per unique text by the backend's cache);
-* ``run_*`` take an :class:`~ml_backend.encoders.Encoder` and instance records and embed the texts
-  grouped into encode calls exactly as mteb groups them, which makes the embeddings — and so the
-  scores — bit-identical to mteb's (sentence-transformers batches by length within a call and
-  padding moves embeddings by ~1e-7).
+mteb's own classes. The procedures take embeddings computed elsewhere (once per distinct text by
+the backend's cache) and know nothing of studies or jobs: a task type's model procedure
+(:class:`~ml_backend.model_procedure.ModelProcedure`) feeds them its job's texts in mteb's order
+(:func:`query_text` and :func:`document_text` are how mteb turns a reranking instance into
+model input) and shapes their results into answers.
 """
 
 from __future__ import annotations
@@ -24,10 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from ml_backend.encoders import Encoder
-
 SEED = 42  # mteb's default task / evaluator seed
 N_EXPERIMENTS = 10  # AbsTaskClassification.n_experiments
+DEFAULT_SAMPLES_PER_LABEL = 8  # AbsTaskClassification.samples_per_label
 LOGREG_MAX_ITER = 100  # AbsTaskClassification.evaluator_model = LogisticRegression(max_iter=100)
 KMEANS_BATCH_SIZE = 500  # ClusteringEvaluator(clustering_batch_size=500)
 RETRIEVAL_K_VALUES = (1, 3, 5, 10, 20, 100, 1000)  # AbsTaskRetrieval.k_values
@@ -615,83 +611,7 @@ def rerank(
     )
 
 
-# --------------------------------------------------------------------------- encoder + records
-
-
-def run_classification(
-    encoder: Encoder,
-    items: Sequence[Mapping[str, Any]],
-    train_pool: Sequence[Mapping[str, Any]],
-    *,
-    samples_per_label: int,
-    gold: Sequence[Label] | None = None,
-    task_name: str | None = None,
-    n_experiments: int = N_EXPERIMENTS,
-    seed: int = SEED,
-) -> ClassificationResult:
-    """Classify test ``items`` ({"text"}) from ``train_pool`` ({"text", "label"}) as mteb does.
-
-    mteb embeds the union of the experiments' train items (sorted by pool index) in one call and
-    the test items in another, both without a query/passage role.
-    """
-    labels = [r["label"] for r in train_pool]
-    experiments = classification_train_indices(
-        labels, samples_per_label, n_experiments=n_experiments, seed=seed
-    )
-    union = sorted(set().union(*experiments))
-    kw: dict[str, Any] = {"role": None, "task_type": "classification", "task_name": task_name}
-    union_emb = encoder.encode([train_pool[i]["text"] for i in union], **kw)
-    train_rows = {i: union_emb[pos] for pos, i in enumerate(union)}
-    test_emb = encoder.encode([r["text"] for r in items], **kw)
-    return classify(
-        train_rows,
-        labels,
-        test_emb,
-        gold,
-        samples_per_label=samples_per_label,
-        n_experiments=n_experiments,
-        seed=seed,
-    )
-
-
-def run_clustering(
-    encoder: Encoder,
-    items: Sequence[Mapping[str, Any]],
-    gold: Mapping[Any, Label] | None = None,
-    *,
-    n_clusters: int | None = None,
-    task_name: str | None = None,
-    seed: int = SEED,
-) -> ClusteringResult:
-    """Cluster one set of ``items`` ({"id", "text"}); ``gold`` maps item id → label (gives K)."""
-    emb = encoder.encode(
-        [r["text"] for r in items], role=None, task_type="clustering", task_name=task_name
-    )
-    gold_labels = None if gold is None else [gold[r["id"]] for r in items]
-    return cluster(emb, gold_labels, n_clusters=n_clusters, seed=seed)
-
-
-def run_sts(
-    encoder: Encoder,
-    pairs: Sequence[Mapping[str, Any]],
-    gold: Sequence[float] | None = None,
-    *,
-    task_name: str | None = None,
-    min_score: float = 0.0,
-    max_score: float = 5.0,
-) -> STSResult:
-    """Score ``pairs`` ({"sentence1", "sentence2"}); mteb embeds each column in its own call."""
-    kw: dict[str, Any] = {"role": None, "task_type": "sts", "task_name": task_name}
-    e1 = encoder.encode([p["sentence1"] for p in pairs], **kw)
-    e2 = encoder.encode([p["sentence2"] for p in pairs], **kw)
-    return sts(
-        e1,
-        e2,
-        gold,
-        min_score=min_score,
-        max_score=max_score,
-        similarity=getattr(encoder, "similarity_fn_name", None) or "cosine",
-    )
+# --------------------------------------------------------------------------- model input
 
 
 def query_text(instance: Mapping[str, Any]) -> str:
@@ -706,36 +626,3 @@ def document_text(candidate: Mapping[str, Any]) -> str:
     title = candidate.get("title") or ""
     text = str(candidate.get("text") or "")
     return (title + " " + text).strip() if len(title) > 0 else text.strip()
-
-
-def run_reranking(
-    encoder: Encoder,
-    instances: Sequence[Mapping[str, Any]],
-    gold: Sequence[Mapping[str, int]] | None = None,
-    *,
-    task_name: str | None = None,
-    query_ids: Sequence[str] | None = None,
-) -> RerankingResult:
-    """Rerank each instance's candidates ({"query", "candidates": [{"id", "text"}]}).
-
-    As mteb: all queries in one ``query`` call, the corpus (distinct candidates by id, first-seen
-    order) in one ``passage`` call.
-    """
-    kw: dict[str, Any] = {"task_type": "reranking", "task_name": task_name}
-    q_emb = encoder.encode([query_text(inst) for inst in instances], role="query", **kw)
-    corpus: dict[str, Mapping[str, Any]] = {}
-    for inst in instances:
-        for cand in inst["candidates"]:
-            corpus.setdefault(str(cand["id"]), cand)
-    position = {cid: i for i, cid in enumerate(corpus)}
-    c_emb = encoder.encode([document_text(c) for c in corpus.values()], role="passage", **kw)
-    cand_ids = [[str(c["id"]) for c in inst["candidates"]] for inst in instances]
-    cand_emb = [c_emb[[position[cid] for cid in ids]] for ids in cand_ids]
-    return rerank(
-        q_emb,
-        cand_emb,
-        cand_ids,
-        gold,
-        query_ids=query_ids,
-        similarity=getattr(encoder, "similarity_fn_name", None) or "cosine",
-    )

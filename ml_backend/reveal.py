@@ -1,10 +1,12 @@
 """Stored model answers → Label Studio predictions, for managers to compare in the Data Manager.
 
 Pure translation (no store, no server): ``hume_sync.steps.reveal`` and the ML backend app share it,
-so a prediction looks the same whichever way it reached Label Studio.
+so a prediction looks the same whichever way it reached Label Studio. Functions take the task
+type object, which implements :class:`RevealedInterface` (its Label Studio interface plus how an
+embedding model's raw output is shown in it); nothing here branches on a type's name.
 
 Embedding-model answers (``model_version`` ``emb:…``) are raw model outputs and are mapped onto
-the labeling interface first:
+the labeling interface first (each type's ``ls_shown_*`` methods, with the helpers below):
 
 - classification: the majority label, as is (score: its vote share);
 - clustering: ``{item_id: "group_k"}`` already names the interface's groups ``group_1..K``;
@@ -22,10 +24,11 @@ Other answers (LLM annotators, ``llm:…``) already have the human answer shapes
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from abc import abstractmethod
+from collections.abc import Mapping
 from typing import Any
 
-import label_studio_configs
+from label_studio_configs.interface import TaskInterface
 
 RERANK_RULES = ("gap", "top1")
 DEFAULT_RERANK_RULE = "gap"
@@ -66,25 +69,43 @@ def rerank_marks(scores: Mapping[str, float], rule: str = DEFAULT_RERANK_RULE) -
     return {k: int(k in top) for k in scores}
 
 
+class RevealedInterface(TaskInterface):
+    """A task type's interface, plus how an embedding model's raw output is shown in it.
+
+    Embedding models answer in their own shapes (a cosine, similarity scores); humans and LLMs
+    answer in the interface's. A type says how to turn the former into the latter for display,
+    and in which order the interface lists its items then.
+    """
+
+    @abstractmethod
+    def ls_shown_embedding_answer(self, answer: Any, *, rule: str) -> Any:
+        """An embedding model's stored answer in the interface's answer shape.
+
+        ``rule``: the reranking rule (:data:`RERANK_RULES`) for types that need a cut-off;
+        raises ``label_studio_configs.InvalidAnswerError`` or ``ValueError`` when the stored
+        answer cannot be shown.
+        """
+
+    def ls_shown_item_ids(self, item_ids: list[str] | None, answer: Any) -> list[str] | None:
+        """The item order of an embedding model's prediction (default: the content's order).
+
+        ``item_ids`` is :meth:`ls_item_ids` of the instance, ``answer`` the stored (raw) answer.
+        """
+        del answer
+        return item_ids
+
+
 def display_answer(
-    task_type: str, model_version: str, answer: Any, *, rule: str = DEFAULT_RERANK_RULE
+    task: RevealedInterface, model_version: str, answer: Any, *, rule: str = DEFAULT_RERANK_RULE
 ) -> Any:
     """The answer in the interface's shape (embedding outputs mapped, others unchanged)."""
     if not is_embedding_version(model_version):
         return answer
-    if task_type == "sts":
-        return sts_level(float(answer))
-    if task_type == "reranking":
-        if not isinstance(answer, Mapping):
-            raise label_studio_configs.InvalidAnswerError(
-                f"reranking scores must be a mapping, got {type(answer).__name__}"
-            )
-        return rerank_marks({str(k): float(v) for k, v in answer.items()}, rule)
-    return answer
+    return task.ls_shown_embedding_answer(answer, rule=rule)
 
 
 def ls_prediction(
-    task_type: str,
+    task: RevealedInterface,
     model_version: str,
     answer: Any,
     score: float | None,
@@ -95,27 +116,15 @@ def ls_prediction(
 ) -> dict[str, Any]:
     """A Label Studio prediction ``{model_version, score, result}`` for a stored answer.
 
-    ``config`` is the subset's stored config (``label_set`` for classification, ``n_groups``
-    for clustering); ``content`` the instance (item ids). Raises
-    ``label_studio_configs.InvalidAnswerError`` when the answer does not fit the interface.
+    ``config`` is the subset's stored config (``label_set``, ``n_groups``); ``content`` the
+    instance (item ids). Raises ``label_studio_configs.InvalidAnswerError`` when the answer does
+    not fit the interface.
     """
-    module = label_studio_configs.get(task_type)
-    shown = display_answer(task_type, model_version, answer, rule=rule)
-    item_ids: Sequence[str] | None = None
-    if task_type == "clustering":
-        item_ids = label_studio_configs.clustering.item_ids(content)
-    elif task_type == "reranking":
-        item_ids = label_studio_configs.reranking.item_ids(content)
-        if is_embedding_version(model_version) and isinstance(answer, Mapping):
-            ranked = ranked_ids({str(k): float(v) for k, v in answer.items()})
-            if sorted(ranked) == sorted(item_ids):
-                item_ids = ranked  # buckets list candidates best first
-    result = module.answer_to_result(
-        shown,
-        labels=config.get("label_set") if task_type == "classification" else None,
-        n_groups=config.get("n_groups"),
-        item_ids=item_ids,
-    )
+    shown = display_answer(task, model_version, answer, rule=rule)
+    kwargs = task.ls_translation_kwargs(config, content)
+    if is_embedding_version(model_version):
+        kwargs["item_ids"] = task.ls_shown_item_ids(kwargs["item_ids"], answer)
+    result = task.ls_answer_to_result(shown, **kwargs)
     out: dict[str, Any] = {"model_version": model_version, "result": result}
     if score is not None and math.isfinite(float(score)):
         out["score"] = float(score)

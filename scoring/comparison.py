@@ -23,7 +23,8 @@ from scoring.errors import InvalidInputError
 from scoring.metrics import spearman
 from scoring.records import Score
 from scoring.results import Rater, agreement_from_block
-from scoring.tasks import EXCLUDED_LANGUAGES_V1, TASK_TYPES, normalise_language
+from scoring.rules import ScoringRules
+from scoring.tasks import EXCLUDED_LANGUAGES_V1, normalise_language
 
 EASY_THRESHOLD = 0.7
 RANKED_KINDS = ("model", "human", "llm")
@@ -111,22 +112,23 @@ def select_subsets(
     *,
     languages: Collection[str] | None = None,
     exclude_languages: Collection[str] = EXCLUDED_LANGUAGES_V1,
-    task_types: Collection[str] | None = None,
+    task_types: Collection[ScoringRules] | None = None,
     tasks: Collection[str] | None = None,
 ) -> dict[str, SubsetInfo]:
-    """The subsets of a comparison: French left out by default, optionally one language set."""
+    """The subsets of a comparison: French left out by default, optionally one language set.
+
+    ``task_types`` keeps only subsets of those types (type objects: a type name is checked by
+    the registry that gives the object, so there is no unknown type to report here).
+    """
     want = {normalise_language(x) for x in languages} if languages else None
     drop = {normalise_language(x) for x in exclude_languages}
-    if task_types:
-        bad = set(task_types) - set(TASK_TYPES)
-        if bad:
-            raise InvalidInputError(f"unknown task type(s): {', '.join(sorted(bad))}")
+    keep_types = None if task_types is None else {t.name for t in task_types}
     chosen = {
         sid: info
         for sid, info in subsets.items()
         if info.language not in drop
         and (want is None or info.language in want)
-        and (task_types is None or info.task_type in task_types)
+        and (keep_types is None or info.task_type in keep_types)
         and (tasks is None or info.task_name in tasks)
     }
     if want and not chosen:

@@ -513,3 +513,39 @@ def fisher_z_n_for_half_width(
         return (math.tanh(zr + c) - math.tanh(zr - c)) / 2.0
 
     return _smallest_n(width, hw, 4)
+
+
+def vectorized(statistic: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """Mark ``statistic`` as taking a stack of resamples (shape (resamples, items, ...)) and
+    returning one value per resample, so :func:`bootstrap` may call it once per batch
+    (``vectorized=True``) instead of once per resample; unmarked statistics take one resample."""
+    statistic.vectorized = True  # type: ignore[attr-defined]
+    return statistic
+
+
+def is_vectorized(statistic: Callable[[Any], Any]) -> bool:
+    """Whether ``statistic`` was marked with :func:`vectorized`."""
+    return bool(getattr(statistic, "vectorized", False))
+
+
+@vectorized
+def spearman_of_resamples(x: np.ndarray) -> np.ndarray:
+    """Spearman's rho of each resample of (gold, mean rating) pairs, shape (..., n, 2).
+
+    ``np.corrcoef`` of the average ranks, step for step: centred ranks are multiples of 1/2, so
+    their sums of products are exact in any order; then ``c * (1 / (n - 1))``, divided by each
+    standard deviation in turn, clipped to [-1, 1]. NaN where a column is constant.
+    """
+    from scipy.stats import rankdata
+
+    ranks = rankdata(x, axis=-2)
+    n = x.shape[-2]
+    centred = ranks - ranks.mean(axis=-2, keepdims=True)
+    a, b = centred[..., 0], centred[..., 1]
+    f = np.true_divide(1, n - 1)
+    caa = np.sum(a * a, axis=-1) * f
+    cbb = np.sum(b * b, axis=-1) * f
+    cab = np.sum(a * b, axis=-1) * f
+    with np.errstate(all="ignore"):
+        rho = np.clip(cab / np.sqrt(caa) / np.sqrt(cbb), -1.0, 1.0)
+    return np.where((caa == 0) | (cbb == 0), np.nan, rho)

@@ -31,6 +31,7 @@ from typing import Any, Literal
 from scoring.agreement import correlation_band, kappa_band
 from scoring.errors import InvalidInputError, ResultFileError
 from scoring.records import Agreement
+from scoring.rules import ScoringRules
 from scoring.safe_paths import check_component, confined
 from scoring.tasks import language_code, task_type
 
@@ -114,9 +115,12 @@ def _version_key(version: str) -> tuple[int, ...]:
 
 
 def read_result_file(
-    path: str | os.PathLike[str], *, split: str = DEFAULT_SPLIT
+    path: str | os.PathLike[str], types: Sequence[ScoringRules], *, split: str = DEFAULT_SPLIT
 ) -> list[SubsetScore]:
-    """Parse one result file; raise :class:`ResultFileError` naming the path on any defect."""
+    """Parse one result file; raise :class:`ResultFileError` naming the path on any defect.
+
+    ``types`` are the known task types: they tell each subset's type and its main score's range.
+    """
     p = Path(path)
     try:
         data = json.loads(p.read_text(encoding="utf-8"))
@@ -162,39 +166,32 @@ def read_result_file(
         if not isinstance(langs, list) or not all(isinstance(x, str) for x in langs):
             raise ResultFileError(p, f"{where}.languages must be a list of language tags")
         try:
-            kind = task_type(task_name, block)
+            kind = task_type(task_name, block, types)
         except InvalidInputError as exc:
             raise ResultFileError(p, str(exc)) from None
         _check_main_score(p, where, float(main), kind)
         version = str(data.get("mteb_version") or "")
         out.append(
-            SubsetScore(task_name, hf_subset, tuple(langs), kind, float(main), block, version)
+            SubsetScore(task_name, hf_subset, tuple(langs), kind.name, float(main), block, version)
         )
     return out
 
 
-#: The range of MTEB's main score per task type: accuracy, V-measure and MAP are fractions in
-#: [0, 1]; STS reports a Spearman correlation, which may be negative. MTEB result files store
-#: fractions (the public files of the HUME tasks hold 0.06 to 1.0), never percentages.
-MAIN_SCORE_RANGE: Mapping[str, tuple[float, float]] = {
-    "classification": (0.0, 1.0),
-    "clustering": (0.0, 1.0),
-    "reranking": (0.0, 1.0),
-    "sts": (-1.0, 1.0),
-}
+def _check_main_score(path: Path, where: str, main: float, kind: ScoringRules) -> None:
+    """A main score outside its type's range is a broken file, not a result to rank.
 
-
-def _check_main_score(path: Path, where: str, main: float, kind: str) -> None:
-    """A main score outside its type's range is a broken file, not a result to rank."""
+    MTEB result files store fractions (the public files of the HUME tasks hold 0.06 to 1.0),
+    never percentages; each type says its range (``score_main_range``).
+    """
     if not math.isfinite(main):
         raise ResultFileError(path, f"{where}.main_score is {main}, not a finite number")
-    low, high = MAIN_SCORE_RANGE[kind]
+    low, high = kind.score_main_range
     if not low <= main <= high:
         hint = " (a percentage? MTEB stores fractions)" if 1 < main <= 100 else ""
         raise ResultFileError(
             path,
             f"{where}.main_score {main:g} is outside [{low:g}, {high:g}], the range of a "
-            f"{kind} score{hint}",
+            f"{kind.name} score{hint}",
         )
 
 
@@ -229,7 +226,12 @@ def _kind_of(model_folder: str, revision: str, meta: Mapping[str, Any]) -> Rater
 
 
 def _read_revision(
-    folder: Path, model_folder: str, on_error: OnError, problems: list[Problem], split: str
+    folder: Path,
+    model_folder: str,
+    types: Sequence[ScoringRules],
+    on_error: OnError,
+    problems: list[Problem],
+    split: str,
 ) -> Rater | None:
     try:
         meta = _read_meta(folder)
@@ -254,7 +256,7 @@ def _read_revision(
         if file.name == "model_meta.json":
             continue
         try:
-            subsets = read_result_file(file, split=split)
+            subsets = read_result_file(file, types, split=split)
         except ResultFileError as exc:
             if on_error == "raise":
                 raise
@@ -274,12 +276,14 @@ def _newest(revisions: list[Rater]) -> Rater:
 
 def read_results_dir(
     root: str | os.PathLike[str],
+    types: Sequence[ScoringRules],
     *,
     revisions: Mapping[str, str] | None = None,
     on_error: OnError = "skip",
     split: str = DEFAULT_SPLIT,
 ) -> ResultsCollection:
-    """Read every rater under ``root``.
+    """Read every rater under ``root``; ``types`` are the known task types (see
+    :func:`read_result_file`).
 
     ``revisions`` maps a model (``org/model`` or the folder name ``org__model``) to the revision
     to use; otherwise the newest is taken (see module docstring). With ``on_error="skip"`` a
@@ -295,7 +299,7 @@ def read_results_dir(
     for model_dir in sorted(d for d in base.iterdir() if d.is_dir() and not d.name.startswith(".")):
         candidates: list[Rater] = []
         for rev_dir in sorted(d for d in model_dir.iterdir() if d.is_dir()):
-            rater = _read_revision(rev_dir, model_dir.name, on_error, problems, split)
+            rater = _read_revision(rev_dir, model_dir.name, types, on_error, problems, split)
             if rater is None:
                 continue
             if rater.kind == "annotator":

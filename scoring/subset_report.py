@@ -7,57 +7,37 @@ apart), the models placed against the human interval, items on which humans disa
 candidate gold errors, and how many items would tighten the interval to ±0.05. Every number
 carries the name of its method.
 
-Item shapes by task type (gold / one answer):
-- classification: label / label
-- clustering: ``{text_id: label}`` per set / ``{text_id: group}`` (sets are flattened to texts)
-- reranking: ``{candidate_id: 0|1}`` per query / the same
-- sts: a float / a rating 0–5
+Everything that differs by task type (aggregation, agreement statistics, interval, per-item
+bootstrap records, disagreement and gold-error rules, sample-size rule) comes from the subset's
+task type object, duck-typed to :class:`scoring.rules.ScoringRules`; this module holds only what
+every type shares, and never asks which type it has.
 """
 
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-from scipy.stats import rankdata
-
-from scoring import aggregation, agreement, intervals
+from scoring import agreement, intervals
 from scoring.errors import ScoringError
 from scoring.records import Agreement, Interval, Score
+from scoring.rules import ScoringRules
 
 TARGET_HALF_WIDTH = 0.05
 BOOTSTRAP_RESAMPLES = 2000
 
-#: The headline agreement statistic per type (as in HUME) and the extra ones reported.
-HEADLINE_AGREEMENT = {
-    "classification": "fleiss_kappa",
-    "clustering": "mean_pairwise_ari",
-    "reranking": "reranking:mean_spearman",
-    "sts": "mean_pairwise_spearman",
-}
-
-
-#: The metric each annotator (and each LLM annotator) is scored with on its own, by type.
-ANNOTATOR_METHOD = {
-    "classification": "accuracy",
-    "clustering": "v_measure",
-    "reranking": "mean_over_queries(map:sklearn)",
-    "sts": "spearman",
-}
-
 
 @dataclass
 class SubsetInput:
-    """Plain inputs for one subset (see the module docstring for item shapes)."""
+    """Plain inputs for one subset (item shapes are the task type's own)."""
 
     key: str
     task_name: str
     hf_subset: str
-    task_type: str
+    #: The task type object: every type-specific rule is asked of it.
+    task_type: ScoringRules
     language: str
     gold: Mapping[Hashable, Any]
     humans: Mapping[str, Mapping[Hashable, Any]]
@@ -111,7 +91,7 @@ class SubsetReport:
 
     @property
     def headline_agreement(self) -> Agreement | None:
-        want = HEADLINE_AGREEMENT[self.input.task_type]
+        want = self.input.task_type.score_headline_agreement
         return next((a for a in self.agreement if a.method == want), None)
 
     @property
@@ -124,7 +104,7 @@ class SubsetReport:
             "subset": self.input.key,
             "task_name": self.input.task_name,
             "hf_subset": self.input.hf_subset,
-            "task_type": self.input.task_type,
+            "task_type": self.input.task_type.name,
             "language": self.input.language,
             "human": None if self.human is None else _score_dict(self.human),
             "interval": None if self.interval is None else self.interval.to_dict(),
@@ -162,90 +142,19 @@ def _flag(a: Agreement | None, fn: Any) -> bool | None:
 
 
 # ------------------------------------------------------------------------------------------
-# Scoring one rater or a group of raters
-
-
-def human_score(task_type: str, gold: Mapping[Hashable, Any], answers: Mapping[str, Any]) -> Score:
-    """HUME's aggregation for the type (flattening clustering sets to texts)."""
-    if task_type == "classification":
-        return aggregation.human_classification(gold, answers)
-    if task_type == "sts":
-        return aggregation.human_sts(gold, answers)
-    if task_type == "reranking":
-        return aggregation.human_reranking(gold, answers)
-    if task_type == "clustering":
-        flat_gold, flat_answers = flatten_clustering(gold, answers)
-        return aggregation.human_clustering(flat_gold, flat_answers)
-    raise ScoringError(f"unknown task type {task_type!r}")
-
-
-def flatten_clustering(
-    gold: Mapping[Hashable, Mapping[str, Any]], answers: Mapping[str, Mapping[Hashable, Any]]
-) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
-    """Sets of texts → one text-level mapping (text ids are unique within a study subset).
-
-    Group names are made set-specific so that "group_1" of two different sets never merge.
-    """
-    flat_gold = {f"{s}/{t}": lab for s, g in gold.items() for t, lab in g.items()}
-    flat_answers = {
-        rater: {f"{s}/{t}": f"{s}/{grp}" for s, a in given.items() if a for t, grp in a.items()}
-        for rater, given in answers.items()
-    }
-    return flat_gold, flat_answers
-
-
-def _single(task_type: str, gold: Mapping[Hashable, Any], answer: Mapping[Hashable, Any]) -> Score:
-    """One rater (an LLM) scored the way one human annotator is."""
-    return human_score(task_type, gold, {"rater": answer})
-
-
-# ------------------------------------------------------------------------------------------
 # Agreement
-
-
-def _agreements(inp: SubsetInput) -> list[Agreement]:
-    humans = {r: dict(a) for r, a in inp.humans.items()}
-    t = inp.task_type
-    if t == "classification":
-        return [
-            agreement.fleiss_kappa(humans),
-            agreement.mean_pairwise_cohen_kappa(humans),
-            agreement.percentage_agreement(humans),
-            agreement.krippendorff_alpha(humans, level="nominal"),
-        ]
-    if t == "sts":
-        return [
-            agreement.mean_pairwise_spearman(humans),
-            agreement.krippendorff_alpha(humans, level="interval"),
-        ]
-    if t == "reranking":
-        return [
-            agreement.reranking_agreement(humans, statistic=s)
-            for s in ("spearman", "kendall_tau", "binary_kappa")
-        ]
-    _, flat = flatten_clustering(inp.gold, humans)
-    return [agreement.mean_pairwise_ari(flat)]
-
-
-_HUMAN_MACHINE_STAT = {
-    "classification": "cohen_kappa",
-    "sts": "spearman",
-    "reranking": "reranking_binary_kappa",
-    "clustering": "ari",
-}
 
 
 def _human_llm(inp: SubsetInput) -> dict[str, Agreement]:
     if not inp.llms or not inp.humans:
         return {}
-    ratings: dict[str, Any] = {**inp.humans, **inp.llms}
-    if inp.task_type == "clustering":
-        _, ratings = flatten_clustering(inp.gold, ratings)
+    t = inp.task_type
+    ratings = t.score_agreement_answers(inp.gold, {**inp.humans, **inp.llms})
     overlap = set(inp.humans) & set(inp.llms)
     if overlap:
         raise ScoringError(f"{inp.key}: rater(s) both human and LLM: {sorted(overlap)}")
     return agreement.human_machine_agreement(
-        ratings, list(inp.llms), statistic=_HUMAN_MACHINE_STAT[inp.task_type]
+        ratings, list(inp.llms), statistic=t.score_human_machine_statistic
     )
 
 
@@ -253,79 +162,21 @@ def _human_llm(inp: SubsetInput) -> dict[str, Agreement]:
 # Intervals and planning
 
 
-def _interval(inp: SubsetInput, score: Score) -> Interval:
-    """Wilson (accuracy), Fisher z (Spearman), annotator range (clustering, reranking)."""
-    if inp.task_type == "classification":
-        n = int(score.n_items or 0)
-        return intervals.wilson(round(score.value * n), n)
-    if inp.task_type == "sts":
-        return intervals.fisher_z(score.value, int(score.n_items or 0))
-    return intervals.annotator_range(dict(score.per_rater), estimate=score.value)
-
-
-def _per_item_statistic(inp: SubsetInput, score: Score) -> tuple[Any, Any] | None:
-    """The human score written as a statistic of per-item records, for a fast bootstrap.
-
-    Each aggregation decomposes over items: the majority vote of an item is fixed, so accuracy
-    is a mean of per-item hits; a pair's mean rating is fixed, so Spearman is taken over
-    resampled (gold, mean rating) pairs; each annotator's AP per query is fixed, so MAP is a
-    mean over resampled queries (per annotator, then over annotators). Clustering has one set
-    per subset: there is nothing to resample.
-
-    Each statistic is vectorised (``intervals.bootstrap(vectorized=True)``): it takes a stack
-    of resamples, shape (resamples, items, ...), and returns one value per resample, with the
-    arithmetic a single resample had (``np.mean``; ``np.corrcoef`` of the ranks; ``np.nanmean``
-    per annotator, then over annotators), so the intervals are the same to the bit.
-    """
-    d = score.details
-    if inp.task_type == "classification":
-        votes = d.get("votes") or {}
-        hits = np.array([float(votes[i] == inp.gold[i]) for i in votes])
-        return hits, lambda x: np.mean(x, axis=-1)
-    if inp.task_type == "sts":
-        means = d.get("mean_ratings") or {}
-        pairs = np.array([(float(inp.gold[i]), float(m)) for i, m in means.items()])
-        return pairs, _spearman_of_resamples
-    if inp.task_type == "reranking":
-        per = d.get("per_rater_per_query_ap") or {}
-        queries = sorted({q for aps in per.values() for q in aps}, key=str)
-        table = np.array(
-            [[per[r].get(q, np.nan) for r in sorted(per)] for q in queries], dtype=float
-        )
-
-        def map_(x: np.ndarray) -> np.ndarray:
-            with np.errstate(all="ignore"), warnings.catch_warnings():
-                warnings.simplefilter("ignore", RuntimeWarning)  # a rater without a query
-                per_rater = np.nanmean(x, axis=-2)
-                return np.nanmean(per_rater, axis=-1)
-
-        return table, map_
-    return None
-
-
-def _spearman_of_resamples(x: np.ndarray) -> np.ndarray:
-    """Spearman's rho of each resample of (gold, mean rating) pairs, shape (..., n, 2).
-
-    ``np.corrcoef`` of the average ranks, step for step: centred ranks are multiples of 1/2, so
-    their sums of products are exact in any order; then ``c * (1 / (n - 1))``, divided by each
-    standard deviation in turn, clipped to [-1, 1]. NaN where a column is constant.
-    """
-    ranks = rankdata(x, axis=-2)
-    n = x.shape[-2]
-    centred = ranks - ranks.mean(axis=-2, keepdims=True)
-    a, b = centred[..., 0], centred[..., 1]
-    f = np.true_divide(1, n - 1)
-    caa = np.sum(a * a, axis=-1) * f
-    cbb = np.sum(b * b, axis=-1) * f
-    cab = np.sum(a * b, axis=-1) * f
-    with np.errstate(all="ignore"):
-        rho = np.clip(cab / np.sqrt(caa) / np.sqrt(cbb), -1.0, 1.0)
-    return np.where((caa == 0) | (cbb == 0), np.nan, rho)
-
-
 def _bootstrap(inp: SubsetInput, score: Score) -> Interval | None:
-    """Seeded BCa bootstrap over items (queries for reranking), see `_per_item_statistic`."""
-    decomposed = _per_item_statistic(inp, score)
+    """Seeded BCa bootstrap over items (queries for reranking), from the type's per-item records.
+
+    Why :func:`scoring.intervals.bootstrap` and not ``scipy.stats.bootstrap``: where both are
+    defined they agree to the last digit (same generator draws, same jackknife acceleration,
+    same linear quantiles), but scipy's BCa gives NaN bounds in two cases this report meets.
+    (1) A resample whose statistic is undefined: STS Spearman over resampled (gold, mean
+    rating) pairs is NaN when a resample is constant on either side, e.g. 6 pairs with tied
+    ratings, where 35 of 2000 resamples are constant; scipy returns ``(nan, nan)``, ours drops
+    and counts those resamples (``n_resamples_dropped``). (2) Every resample equal, e.g. all
+    annotators right on every item (accuracy 1.0): scipy returns ``(nan, nan)`` with a
+    warning, ours falls back to the percentile interval and says why (``fallback_reason``).
+    ``tests/scoring/test_subset_report.py`` runs both cases against scipy.
+    """
+    decomposed = inp.task_type.score_per_item(inp.gold, score)
     if decomposed is None or len(decomposed[0]) < 3:
         return None
     records, statistic = decomposed
@@ -336,31 +187,17 @@ def _bootstrap(inp: SubsetInput, score: Score) -> Interval | None:
             n_resamples=BOOTSTRAP_RESAMPLES,
             seed=inp.seed,
             level=0.95,
-            vectorized=True,
+            vectorized=intervals.is_vectorized(statistic),
         )
     except ScoringError:
         return None
 
 
 def _planning(inp: SubsetInput, score: Score, interval: Interval, boot: Interval | None) -> dict:
-    n = int(score.n_items or 0)
-    hw = interval.half_width
-    if inp.task_type == "classification":
-        needed = intervals.wilson_n_for_half_width(min(max(score.value, 0.0), 1.0))
-        method = "wilson_n_for_half_width(p = human accuracy)"
-    elif inp.task_type == "sts":
-        rho = max(min(score.value, 0.999), -0.999)
-        needed = intervals.fisher_z_n_for_half_width(rho)
-        method = "fisher_z_n_for_half_width(rho = human Spearman)"
-    else:
-        # The annotator range does not shrink with items; use the bootstrap half-width where
-        # there is one and the usual 1/sqrt(n) scaling.
-        ref = boot.half_width if boot is not None else None
-        needed = math.ceil(n * (ref / TARGET_HALF_WIDTH) ** 2) if ref and n else None
-        method = "n × (bootstrap half-width / 0.05)², 1/√n scaling" if needed else "unavailable"
+    needed, method = inp.task_type.score_items_for_target(score, boot, TARGET_HALF_WIDTH)
     return {
-        "n_items": n,
-        "half_width": hw,
+        "n_items": int(score.n_items or 0),
+        "half_width": interval.half_width,
         "interval_method": interval.method,
         "target_half_width": TARGET_HALF_WIDTH,
         "n_items_for_target": needed,
@@ -376,35 +213,20 @@ def _item_answers(inp: SubsetInput, item: Hashable) -> dict[str, Any]:
     return {r: a[item] for r, a in inp.humans.items() if a.get(item) is not None}
 
 
-def _disagree(task_type: str, values: list[Any]) -> bool:
-    if len(values) < 2:
-        return False
-    if task_type == "sts":
-        return max(values) - min(values) >= 2
-    if task_type == "clustering":
-        return False  # partitions are compared as a whole (mean pairwise ARI)
-    return any(v != values[0] for v in values[1:])
-
-
-def _agree_not_gold(task_type: str, values: list[Any], gold: Any) -> bool:
-    if len(values) < 2 or _disagree(task_type, values):
-        return False
-    if task_type == "sts":
-        return abs(float(np.mean(values)) - float(gold)) >= 2
-    if task_type in ("classification", "reranking"):
-        return all(v == values[0] for v in values) and values[0] != gold
-    return False
-
-
 def _item_lists(inp: SubsetInput) -> tuple[list[dict], list[dict]]:
+    """Items on which two or more annotators disagree, and those on which they agree with each
+    other but not with gold (by the type's rules)."""
+    t = inp.task_type
     disagreements, suspects = [], []
     for item, g in inp.gold.items():
         answers = _item_answers(inp, item)
         values = list(answers.values())
         row = {"item": str(item), "text": inp.texts.get(item, ""), "gold": g, "answers": answers}
-        if _disagree(inp.task_type, values):
+        if len(values) < 2:
+            continue
+        if t.score_disagree(values):
             disagreements.append(row)
-        elif _agree_not_gold(inp.task_type, values, g):
+        elif t.score_agree_not_gold(values, g):
             suspects.append(row)
     return disagreements, suspects
 
@@ -450,16 +272,18 @@ def evaluate_subset(inp: SubsetInput) -> SubsetReport:
     agreements: list[Agreement] = []
     if answered:
         try:
-            human = human_score(inp.task_type, inp.gold, inp.humans)
-            interval = _interval(inp, human)
+            human = inp.task_type.score_human(inp.gold, inp.humans)
+            interval = inp.task_type.score_interval(human)
             boot = _bootstrap(inp, human)
         except ScoringError as exc:
             warnings.append(f"human score undefined: {exc}")
-        agreements = _agreements(inp)
+        humans = {r: dict(a) for r, a in inp.humans.items()}
+        agreements = inp.task_type.score_agreements(inp.gold, humans)
     llm_scores: dict[str, Score] = {}
     for name, answers in inp.llms.items():
         try:
-            llm_scores[name] = _single(inp.task_type, inp.gold, answers)
+            # One LLM annotator is scored the way one human annotator is.
+            llm_scores[name] = inp.task_type.score_human(inp.gold, {"rater": answers})
         except ScoringError as exc:
             warnings.append(f"{name}: score undefined: {exc}")
     positions = {
@@ -491,12 +315,4 @@ def evaluate_subset(inp: SubsetInput) -> SubsetReport:
     )
 
 
-__all__ = [
-    "ANNOTATOR_METHOD",
-    "HEADLINE_AGREEMENT",
-    "SubsetInput",
-    "SubsetReport",
-    "evaluate_subset",
-    "flatten_clustering",
-    "human_score",
-]
+__all__ = ["SubsetInput", "SubsetReport", "evaluate_subset"]

@@ -1,83 +1,42 @@
 """Task metadata the scoring core needs: task type per task, languages, the HUME(v1) subset list.
 
 Kept as data so the leaderboard can classify any MTEB result file: the HUME(v1) tasks are named
-here; any other task's type is inferred from the metric names in its score block.
+in :mod:`scoring.hume_v1` (the one HUME(v1) table); any other task's type is inferred from the
+metric names in its score block, by asking the known task types
+(:class:`scoring.rules.ScoringRules`) which metrics identify them. Language codes come from
+:mod:`scoring.languages` (re-exported for the callers that always imported them from here).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from scoring.errors import InvalidInputError
-
-TASK_TYPES = ("classification", "clustering", "reranking", "sts")
-
-#: The 16 HUME(v1) tasks and their type (arXiv 2510.10062, Table 1; mteb benchmark "HUME(v1)").
-HUME_V1_TASKS: Mapping[str, str] = {
-    "HUMEEmotionClassification": "classification",
-    "HUMEToxicConversationsClassification": "classification",
-    "HUMETweetSentimentExtractionClassification": "classification",
-    "HUMEMultilingualSentimentClassification": "classification",
-    "HUMEArxivClusteringP2P": "clustering",
-    "HUMERedditClusteringP2P": "clustering",
-    "HUMEWikiCitiesClustering": "clustering",
-    "HUMESIB200ClusteringS2S": "clustering",
-    "HUMECore17InstructionReranking": "reranking",
-    "HUMENews21InstructionReranking": "reranking",
-    "HUMERobust04InstructionReranking": "reranking",
-    "HUMEWikipediaRerankingMultilingual": "reranking",
-    "HUMESICK-R": "sts",
-    "HUMESTS12": "sts",
-    "HUMESTSBenchmark": "sts",
-    "HUMESTS22": "sts",
-}
+from scoring.hume_v1 import HUME_V1_TASKS
+from scoring.languages import language_code as language_code  # re-exported
+from scoring.languages import normalise_language as normalise_language  # re-exported
+from scoring.rules import ScoringRules
 
 #: Languages whose subsets the HUME(v1) benchmark leaves out of every mean.
 EXCLUDED_LANGUAGES_V1 = frozenset({"fra"})
 
-#: Which metric key identifies a task type when the task is not one of ours (first match wins).
-_TYPE_BY_METRIC = (
-    ("accuracy", "classification"),
-    ("v_measure", "clustering"),
-    ("map", "reranking"),
-    ("map_at_1000", "reranking"),
-    ("cosine_spearman", "sts"),
-    ("spearman", "sts"),
-)
 
-
-def task_type(task_name: str, score_block: Mapping[str, Any] | None = None) -> str:
-    """Type of ``task_name``: from the HUME table, else inferred from the metrics it reports."""
+def task_type(
+    task_name: str,
+    score_block: Mapping[str, Any] | None,
+    types: Sequence[ScoringRules],
+) -> ScoringRules:
+    """Type of ``task_name`` among ``types``: from the HUME table, else the first type (in the
+    order given) whose :attr:`~scoring.rules.ScoringRules.score_metric_keys` the block reports."""
+    by_name = {t.name: t for t in types}
     if task_name in HUME_V1_TASKS:
-        return HUME_V1_TASKS[task_name]
+        name = HUME_V1_TASKS[task_name]
+        if name not in by_name:
+            raise InvalidInputError(f"{task_name!r} is a {name} task, not a known task type")
+        return by_name[name]
     if score_block:
-        for key, kind in _TYPE_BY_METRIC:
-            if key in score_block:
-                return kind
+        for t in types:
+            if any(key in score_block for key in t.score_metric_keys):
+                return t
     raise InvalidInputError(f"cannot tell the task type of {task_name!r}")
-
-
-def language_code(tag: str) -> str:
-    """ISO 639-3 code of a language tag: ``"eng-Latn"`` → ``"eng"``, ``"nob-Latn"`` → ``"nob"``."""
-    return tag.split("-")[0].split("_")[0].lower()
-
-
-_TWO_TO_THREE = {
-    "en": "eng",
-    "ar": "ara",
-    "ru": "rus",
-    "da": "dan",
-    "no": "nob",
-    "nb": "nob",
-    "fr": "fra",
-    "de": "deu",
-    "es": "spa",
-    "zh": "zho",
-}
-
-
-def normalise_language(code: str) -> str:
-    """Accept ``en``, ``eng`` or ``eng-Latn`` from a user and return the 639-3 code."""
-    base = language_code(code.strip())
-    return _TWO_TO_THREE.get(base, base)

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-import label_studio_configs
+from hume_sync import task_types
 from hume_sync.cli import main
 from hume_sync.store import InstanceRow, SubsetRow
 
@@ -36,8 +36,9 @@ def gold_result(subset: SubsetRow, inst: InstanceRow, gold_answer: Any) -> list[
     if subset.task_type == "clustering":
         groups = {g: f"group_{k + 1}" for k, g in enumerate(sorted(set(answer.values())))}
         answer = {item: groups[g] for item, g in answer.items()}
-    kw = label_studio_configs.translation_kwargs(subset.task_type, subset.config, inst.content)
-    return label_studio_configs.get(subset.task_type).answer_to_result(answer, **kw)
+    interface = task_types.get(subset.task_type)
+    kw = interface.ls_translation_kwargs(subset.config, inst.content)
+    return interface.ls_answer_to_result(answer, **kw)
 
 
 def bad_label(subset: SubsetRow) -> list[dict[str, Any]]:

@@ -17,6 +17,7 @@ from scipy.stats import binomtest, spearmanr
 from sklearn.metrics import average_precision_score, cohen_kappa_score, v_measure_score
 
 from hume_sync.cli import main
+from hume_sync.report.model import known_types
 from hume_sync.store import AnnotationRecord, PredictionRecord, Store, gold
 from scoring.results import read_results_dir
 from tests._paths import SOURCE_DATA
@@ -246,7 +247,7 @@ def test_study_table_and_files(exported):
 
 
 def test_mteb_result_files_read_back(exported):
-    coll = read_results_dir(exported["out"] / "mteb_results", on_error="raise")
+    coll = read_results_dir(exported["out"] / "mteb_results", known_types(), on_error="raise")
     human = next(r for r in coll.raters if r.kind == "human")
     assert human.revision == "exporttest"
     by_subset = {s["subset"]: s["human"]["value"] for s in exported["data"]["subsets"]}

@@ -60,7 +60,7 @@ def _layer(module: str) -> int:
 
 def test_the_graph_sees_imports() -> None:
     graph = _graph()
-    assert "scoring.aggregation" in graph["scoring.subset_report"]
+    assert "scoring.agreement" in graph["scoring.subset_report"]
     assert any(t.startswith("hume_sync.store") for t in graph["hume_sync.cli"])
 
 

@@ -8,9 +8,11 @@ import json
 
 import pytest
 
+from hume_sync import task_types
 from hume_sync.cli import main
+from hume_sync.errors import UnknownTaskTypeError
+from hume_sync.report.model import known_types
 from scoring.comparison import catalogue, rank_raters, select_subsets
-from scoring.errors import InvalidInputError
 from scoring.results import read_results_dir
 from tests._paths import MTEB_RESULTS
 
@@ -73,7 +75,7 @@ def test_english_only_per_type_matches_paper(capsys):
 
 
 def test_paper_models_only_keep_the_human_rank():
-    coll = read_results_dir(MTEB_RESULTS)
+    coll = read_results_dir(MTEB_RESULTS, known_types())
     raters = [r for r in coll.raters if r.kind == "human" or r.name.split("/")[-1] in PAPER_MODELS]
     assert len(raters) == 14
     rows = rank_raters(raters, select_subsets(catalogue(coll.raters)))
@@ -140,10 +142,13 @@ def test_malformed_file_warns_with_path_or_fails_with_strict(capsys, tmp_path):
     assert err == f"hume-sync leaderboard: error: {bad}: invalid JSON at line 1 column 2"
 
 
-def test_select_subsets_rejects_unknown_type():
-    coll = read_results_dir(MTEB_RESULTS)
-    with pytest.raises(InvalidInputError, match="unknown task type"):
-        select_subsets(catalogue(coll.raters), task_types=["retrieval"])
+def test_select_subsets_by_task_type():
+    coll = read_results_dir(MTEB_RESULTS, known_types())
+    subsets = select_subsets(catalogue(coll.raters), task_types=[task_types.get("sts")])
+    assert len(subsets) == 6 and {s.task_type for s in subsets.values()} == {"sts"}
+    # A type name is checked where the type object comes from: the registry.
+    with pytest.raises(UnknownTaskTypeError, match="unknown task type 'retrieval'"):
+        task_types.get("retrieval")
 
 
 def test_low_agreement_flags_from_published_blocks(capsys):

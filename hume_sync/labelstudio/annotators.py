@@ -25,7 +25,7 @@ from hume_sync.labelstudio import server
 from hume_sync.labelstudio import servers as ls_servers
 from hume_sync.labelstudio.client import LabelStudioClient
 from hume_sync.store import AnnotatorRow, Store, SubsetRow
-from hume_sync.study.spec import language_code
+from scoring.languages import annotator_language as language_code
 
 LOGINS_FILE = "logins.json"
 _EMAIL_RE = re.compile(r"^[^@\s/\\]+@[^@\s/\\]+\.[^@\s/\\]+$")
@@ -59,7 +59,9 @@ def study_languages(store: Store) -> tuple[str, ...]:
 
 
 def speaks(annotator: AnnotatorRow, subset: SubsetRow) -> bool:
-    return language_code(subset.language) in annotator.languages
+    """Whether the annotator reads the subset's language. Stored codes are normalised again:
+    an annotator registered before the one language table kept ``nor`` for ``no``."""
+    return language_code(subset.language) in {language_code(x) for x in annotator.languages}
 
 
 def plan_seats(store: Store) -> dict[str, list[int | None]]:

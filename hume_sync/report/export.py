@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from hume_sync.report.model import HUMAN_MODEL_NAME, MAIN_SCORE_NAME, StudyReport, build_report
+from hume_sync.report.model import HUMAN_MODEL_NAME, StudyReport, build_report
 from hume_sync.report.safe_text import csv_records
 from hume_sync.steps.llm import llm_file_name
 from hume_sync.store import Store
@@ -27,10 +27,7 @@ from scoring.results import (
     write_result_file,
 )
 from scoring.safe_paths import check_component, confined
-from scoring.subset_report import (
-    ANNOTATOR_METHOD,
-    SubsetReport,
-)
+from scoring.subset_report import SubsetReport
 from scoring.tasks import language_code, normalise_language
 
 # ------------------------------------------------------------------------------------------
@@ -54,7 +51,7 @@ def score_rows(report: StudyReport) -> list[dict[str, Any]]:
             "subset": inp.key,
             "task_name": inp.task_name,
             "hf_subset": inp.hf_subset,
-            "task_type": inp.task_type,
+            "task_type": inp.task_type.name,
             "language": inp.language,
         }
         low = rep.low_agreement
@@ -81,7 +78,7 @@ def score_rows(report: StudyReport) -> list[dict[str, Any]]:
                         "rater": annotator,
                         "kind": "annotator",
                         "score": value,
-                        "method": ANNOTATOR_METHOD[inp.task_type],
+                        "method": inp.task_type.score_annotator_method,
                         "ci_low": None,
                         "ci_high": None,
                         "ci_method": "",
@@ -113,7 +110,7 @@ def score_rows(report: StudyReport) -> list[dict[str, Any]]:
                     "rater": name,
                     "kind": "model",
                     "score": value,
-                    "method": f"mteb:{MAIN_SCORE_NAME[inp.task_type]}",
+                    "method": f"mteb:{inp.task_type.score_main_name}",
                     "ci_low": None,
                     "ci_high": None,
                     "ci_method": "",
@@ -162,7 +159,7 @@ def _atomic_text(path: Path, text: str) -> None:
 
 def _mteb_blocks(rep: SubsetReport, value: float, extra: Mapping[str, Any]) -> dict[str, Any]:
     inp = rep.input
-    name = MAIN_SCORE_NAME[inp.task_type]
+    name = inp.task_type.score_main_name
     return {
         name: value,
         "main_score": value,
@@ -195,7 +192,7 @@ def write_mteb_results(report: StudyReport, root: Path) -> list[Path]:
         if rep.human is not None:
             extra: dict[str, Any] = {
                 "scores_per_experiment": [
-                    {MAIN_SCORE_NAME[rep.input.task_type]: v}
+                    {rep.input.task_type.score_main_name: v}
                     for _, v in sorted(rep.human.per_rater.items())
                 ],
                 "method": rep.human.method,

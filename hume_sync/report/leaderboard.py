@@ -10,6 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from hume_sync import task_types
+from hume_sync.report.model import known_types
 from hume_sync.report.safe_text import csv_rows, md_cell, md_text
 from scoring.comparison import (
     HumanVsModels,
@@ -21,7 +23,6 @@ from scoring.comparison import (
     select_subsets,
 )
 from scoring.results import ResultsCollection, read_results_dir
-from scoring.tasks import TASK_TYPES
 
 FORMATS = ("table", "markdown", "csv", "json")
 
@@ -65,7 +66,7 @@ def build(
 ) -> Leaderboard:
     """Read ``results_dir`` and compute the table (see :mod:`scoring.comparison` for the rules)."""
     collection = read_results_dir(
-        results_dir, revisions=revisions, on_error="raise" if strict else "skip"
+        results_dir, known_types(), revisions=revisions, on_error="raise" if strict else "skip"
     )
     subsets = select_subsets(catalogue(collection.raters), languages=languages)
     rows = rank_raters(collection.raters, subsets)
@@ -80,7 +81,8 @@ def _pct(x: float | None) -> str:
 
 
 def _table_rows(board: Leaderboard) -> tuple[list[str], list[list[str]]]:
-    types = [t for t in TASK_TYPES if any(i.task_type == t for i in board.subsets.values())]
+    present = {i.task_type for i in board.subsets.values()}
+    types = [t for t in task_types.names() if t in present]
     header = ["rank", "model", "kind", "mean %", "subsets", *[f"{t} %" for t in types]]
     body = []
     for r in board.rows:

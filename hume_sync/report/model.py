@@ -9,14 +9,15 @@ subsets). :mod:`hume_sync.report.render` draws it and :mod:`hume_sync.report.exp
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from hume_sync import task_types
 from hume_sync.steps.late_answers import CLOSED_AT, closed_at, lateness
 from hume_sync.store import Store, SubsetRow, gold
+from hume_sync.task_types import TaskType
 from scoring.comparison import (
     HumanVsModels,
     RankRow,
@@ -42,12 +43,9 @@ from scoring.tasks import normalise_language
 HUMAN_MODEL_NAME = "baseline/Human"
 
 
-MAIN_SCORE_NAME = {
-    "classification": "accuracy",
-    "clustering": "v_measure",
-    "reranking": "map",
-    "sts": "spearman",
-}
+def known_types() -> list[TaskType]:
+    """Every registered task type, in registration order (what the result readers recognise)."""
+    return [task_types.get(name) for name in task_types.names()]
 
 
 @dataclass
@@ -76,22 +74,6 @@ class StudyReport:
         return sum(sum(getattr(s.input, kind).values()) for s in self.subsets)
 
 
-def _text_of(task_type: str, content: Mapping[str, Any]) -> str:
-    if task_type == "classification":
-        return str(content.get("text", ""))
-    if task_type == "sts":
-        return f"{content.get('sentence1', '')} ⟷ {content.get('sentence2', '')}"
-    if task_type == "reranking":
-        return str(content.get("query", ""))
-    return f"{len(content.get('items', []))} texts"
-
-
-def _normalise_answer(task_type: str, answer: Any) -> Any:
-    if task_type == "reranking" and isinstance(answer, Mapping):
-        return {str(k): int(v) for k, v in answer.items()}
-    return answer
-
-
 def _human_answers(
     store: Store, sub: SubsetRow, closed: datetime | None, include_late: bool
 ) -> tuple[dict[str, dict[str, Any]], dict[str, int], dict[str, int], dict[str, int]]:
@@ -100,6 +82,7 @@ def _human_answers(
     Invalid answers are never scored; late ones (see :mod:`hume_sync.steps.late_answers`) only with
     ``include_late``. Both are counted, never dropped from the store.
     """
+    ttype = task_types.get(sub.task_type)
     humans: dict[str, dict[str, Any]] = {}
     invalid: Counter[str] = Counter()
     late: Counter[str] = Counter()
@@ -116,9 +99,7 @@ def _human_answers(
                 edited[ann.annotator] += int(was_edited)
                 if not include_late:
                     continue
-        humans.setdefault(ann.annotator, {})[ann.hume_id] = _normalise_answer(
-            sub.task_type, ann.answer
-        )
+        humans.setdefault(ann.annotator, {})[ann.hume_id] = ttype.score_normalise_answer(ann.answer)
     return humans, dict(invalid), dict(late), {k: v for k, v in edited.items() if v}
 
 
@@ -138,6 +119,7 @@ def subset_inputs(store: Store, *, include_late: bool = False) -> list[SubsetInp
     closed = closed_at(store)
     out = []
     for sub in store.subsets():
+        ttype = task_types.get(sub.task_type)
         instances = store.instances(sub.key)
         humans, invalid, late, late_edited = _human_answers(store, sub, closed, include_late)
         llms: dict[str, dict[str, Any]] = {}
@@ -148,8 +130,8 @@ def subset_inputs(store: Store, *, include_late: bool = False) -> list[SubsetInp
             if pred.answer is None:  # parse error, invalid answer or endpoint error
                 failures[pred.model_version] = failures.get(pred.model_version, 0) + 1
                 continue
-            llms.setdefault(pred.model_version, {})[pred.hume_id] = _normalise_answer(
-                sub.task_type, pred.answer
+            llms.setdefault(pred.model_version, {})[pred.hume_id] = ttype.score_normalise_answer(
+                pred.answer
             )
         models = {
             mv: s.main_score
@@ -162,16 +144,14 @@ def subset_inputs(store: Store, *, include_late: bool = False) -> list[SubsetInp
                 key=sub.key,
                 task_name=sub.task_name,
                 hf_subset=sub.hf_subset,
-                task_type=sub.task_type,
+                task_type=ttype,
                 language=sub.language,
-                gold={
-                    i.hume_id: _normalise_answer(sub.task_type, golds[i.hume_id]) for i in instances
-                },
+                gold={i.hume_id: ttype.score_normalise_answer(golds[i.hume_id]) for i in instances},
                 humans=humans,
                 llms=llms,
                 llm_failures=failures,
                 models=models,
-                texts={i.hume_id: _text_of(sub.task_type, i.content) for i in instances},
+                texts={i.hume_id: ttype.score_item_text(i.content) for i in instances},
                 n_planned=len(instances),
                 overlap=sub.overlap,
                 seed=seed,
@@ -192,7 +172,7 @@ def _raters(reports: list[SubsetReport], ids: dict[str, str]) -> list[Rater]:
         r = raters.setdefault((name, kind), Rater(name, "study", kind, Path(".")))  # type: ignore[arg-type]
         inp = rep.input
         r.scores[ids[inp.key]] = SubsetScore(
-            inp.task_name, inp.hf_subset, (inp.language,), inp.task_type, value
+            inp.task_name, inp.hf_subset, (inp.language,), inp.task_type.name, value
         )
 
     for rep in reports:
@@ -207,7 +187,7 @@ def _raters(reports: list[SubsetReport], ids: dict[str, str]) -> list[Rater]:
 
 def _results_models(results_dir: str, ids: dict[str, str]) -> tuple[list[Rater], list[str]]:
     """Models of an MTEB results folder that report the study's (HUME) subsets."""
-    coll = read_results_dir(results_dir)
+    coll = read_results_dir(results_dir, known_types())
     wanted = set(ids.values())
     models = [r for r in coll.raters if r.kind == "model" and wanted & set(r.scores)]
     for r in models:
@@ -241,7 +221,7 @@ def build_report(
             ids[r.input.key],
             r.input.task_name,
             r.input.hf_subset,
-            r.input.task_type,
+            r.input.task_type.name,
             normalise_language(r.input.language),
         )
         for r in reports

@@ -12,70 +12,62 @@ import html as html_lib
 import math
 from typing import TYPE_CHECKING, Any
 
+from hume_sync import task_types
 from hume_sync.report.safe_text import md_cell, md_text
 from hume_sync.steps.late_answers import EDITED_NOTE
-from scoring.tasks import TASK_TYPES
 
 if TYPE_CHECKING:
     from hume_sync.report.model import StudyReport
 
 MAX_ITEMS_LISTED = 20
 
-METHODS = [
-    (
-        "Human score",
-        "classification: majority vote per item, ties to the alphabetically first "
-        "label, then accuracy; clustering: V-measure per annotator, mean over annotators; "
-        "reranking: scikit-learn average precision of each annotator's binary marks, mean over "
-        "queries then annotators; STS: mean rating per pair, then Spearman (HUME)",
-    ),
-    (
-        "Model score",
-        "the mteb procedure on the same instances (logistic regression over 10 "
-        "seeded experiments; MiniBatchKMeans; cosine + MAP; cosine + Spearman)",
-    ),
-    (
-        "LLM annotator",
-        "scored as one human annotator, on the items it answered; agreement with "
-        "humans reported apart from human–human agreement",
-    ),
-    (
-        "Interval (95 %)",
-        "Wilson (accuracy), Fisher z (Spearman), range across annotators "
-        "(clustering, reranking); a seeded BCa bootstrap over items is given beside it",
-    ),
-    ("Significance", "a model or LLM score outside the human interval is marked above/below"),
-    (
-        "Agreement",
-        "Fleiss' κ (+ pairwise Cohen κ, percentage, Krippendorff α) for "
-        "classification, mean pairwise ARI for clustering, mean pairwise Spearman (+ α interval) "
-        "for STS, per-query Spearman / Kendall τ / binary κ for reranking; bands: ≤0.2 slight, "
-        "≤0.4 fair, ≤0.6 moderate, ≤0.8 substantial, >0.8 excellent; low agreement: κ < 0.4 "
-        "or ρ < 0.6",
-    ),
-    (
-        "Table",
-        "mean over task-language subsets, each weighted equally; only raters with every "
-        "subset are ranked; humans win a subset when strictly above the best / median model",
-    ),
-    (
-        "Answers scored",
-        "valid answers only: an invalid one (a clustering text left unsorted, a candidate not "
-        "placed, no choice, an item not in the task) is never scored; a late one (Label "
-        "Studio's created_at or updated_at after the study's close) only with --include-late",
-    ),
-    ("Difficulty", "easy when the human score is ≥ 0.7"),
-    (
-        "Candidate gold errors",
-        "items on which all annotators agree (≥ 2 annotators) but not "
-        "with gold; STS: mean rating ≥ 2 points from gold",
-    ),
-    (
-        "Sample size",
-        "items needed for a ±0.05 interval: Wilson / Fisher z at the observed "
-        "value; clustering and reranking: n × (bootstrap half-width / 0.05)²",
-    ),
-]
+#: Methods that hold for every task type; the per-type topics (``scoring.rules.METHOD_TOPICS``)
+#: come from each registered type's ``score_methods`` (see :func:`methods`).
+_COMMON_METHODS = {
+    "LLM annotator": "scored as one human annotator, on the items it answered; agreement with "
+    "humans reported apart from human–human agreement",
+    "Interval (95 %)": "a seeded BCa bootstrap over items is given beside it",
+    "Significance": "a model or LLM score outside the human interval is marked above/below",
+    "Agreement": "bands: ≤0.2 slight, ≤0.4 fair, ≤0.6 moderate, ≤0.8 substantial, >0.8 "
+    "excellent; low agreement: κ < 0.4 or ρ < 0.6",
+    "Table": "mean over task-language subsets, each weighted equally; only raters with every "
+    "subset are ranked; humans win a subset when strictly above the best / median model",
+    "Answers scored": "valid answers only: an invalid one (a clustering text left unsorted, a "
+    "candidate not placed, no choice, an item not in the task) is never scored; a late one "
+    "(Label Studio's created_at or updated_at after the study's close) only with --include-late",
+    "Difficulty": "easy when the human score is ≥ 0.7",
+    "Sample size": "items needed for a ±0.05 interval: Wilson / Fisher z at the observed "
+    "value; otherwise n × (bootstrap half-width / 0.05)²",
+}
+
+_METHOD_ORDER = (
+    "Human score",
+    "Model score",
+    "LLM annotator",
+    "Interval (95 %)",
+    "Significance",
+    "Agreement",
+    "Table",
+    "Answers scored",
+    "Difficulty",
+    "Candidate gold errors",
+    "Sample size",
+)
+
+
+def methods() -> list[tuple[str, str]]:
+    """The Methods section: per topic, each registered type's own phrase (``type: phrase``)
+    followed by what holds for all types, so a new type is described by its own class."""
+    rows = []
+    for topic in _METHOD_ORDER:
+        parts = [
+            f"{t.name}: {t.score_methods[topic]}"
+            for t in map(task_types.get, task_types.names())
+            if topic in t.score_methods
+        ]
+        common = _COMMON_METHODS.get(topic)
+        rows.append((topic, "; ".join(parts + ([common] if common else []))))
+    return rows
 
 
 def _f(x: Any, digits: int = 3) -> str:
@@ -153,7 +145,8 @@ def _left_out_rows(report: StudyReport) -> tuple[list[str], list[list[str]]]:
 
 
 def _table1(report: StudyReport) -> tuple[list[str], list[list[str]]]:
-    types = [t for t in TASK_TYPES if any(s.input.task_type == t for s in report.subsets)]
+    present = {s.input.task_type.name for s in report.subsets}
+    types = [t for t in task_types.names() if t in present]
     langs = sorted({lang for r in report.rows for lang in r.by_language})
     header = ["rank", "rater", "kind", "mean %", "subsets", *types, *langs]
     n = len(report.ids)
@@ -208,7 +201,7 @@ def _subset_rows(report: StudyReport) -> tuple[list[str], list[list[str]]]:
         rows.append(
             [
                 inp.key,
-                inp.task_type,
+                inp.task_type.name,
                 inp.language,
                 "–" if s.human is None else _f(s.human.value),
                 ci,
@@ -374,7 +367,7 @@ def markdown(report: StudyReport) -> str:
     warn += [str(p) for p in report.problems]
     if warn:
         out += ["## Warnings", ""] + [f"- {md_text(w)}" for w in warn] + [""]
-    out += ["## Methods", ""] + [f"- **{k}**: {v}" for k, v in METHODS] + [""]
+    out += ["## Methods", ""] + [f"- **{k}**: {v}" for k, v in methods()] + [""]
     return "\n".join(out)
 
 
@@ -564,7 +557,7 @@ def html(report: StudyReport) -> str:
         "<h2>Sample-size planning</h2>",
         _html_table(*_planning_rows(report)),
         "<h2>Methods</h2><ul>"
-        + "".join(f"<li><b>{_h(k)}</b>: {_h(v)}</li>" for k, v in METHODS)
+        + "".join(f"<li><b>{_h(k)}</b>: {_h(v)}</li>" for k, v in methods())
         + "</ul>",
     ]
     return (

@@ -18,7 +18,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import label_studio_configs
+from hume_sync import task_types
 from hume_sync.labelstudio import server
 from hume_sync.labelstudio import servers as ls_servers
 from hume_sync.labelstudio.annotators import add_annotator
@@ -132,14 +132,11 @@ def replay_example_answers(
         task_id = store.slot_tasks(subset.key, slot).get(inst.hume_id)
         if task_id is None or (slot, task_id) in done:
             continue
-        module = label_studio_configs.get(subset.task_type)
+        task_type = task_types.get(subset.task_type)
         # the recordings name the demo files' own item ids; annotators see opaque ones
         answer = shown_ids_from_source(store, subset.key, inst.hume_id, rec["answer"])
-        result = module.answer_to_result(
-            answer,
-            **label_studio_configs.translation_kwargs(
-                subset.task_type, subset.config, inst.content
-            ),
+        result = task_type.ls_answer_to_result(
+            answer, **task_type.ls_translation_kwargs(subset.config, inst.content)
         )
         clients[rec["annotator"]].create_annotation(task_id, result, lead_time=rec.get("lead_time"))
         done.add((slot, task_id))

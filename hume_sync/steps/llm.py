@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hume_sync import task_types
 from hume_sync.file_modes import open_private_append, private_dir, private_file
 from hume_sync.progress import say
 from hume_sync.store import PredictionRecord, Store
@@ -44,10 +45,6 @@ def llm_file_name(model_version: str) -> str:
     return name
 
 
-def _labels_for(task_type: str, config: dict[str, Any]) -> Any:
-    return config.get("label_set") if task_type == "classification" else None
-
-
 def predict_llm(
     study_dir: str | Path,
     store: Store,
@@ -69,12 +66,13 @@ def predict_llm(
     summary = LLMSummary(model_version=mv, log=log)
     for sub in store.subsets():
         instances = store.instances(sub.key)
+        task_type = task_types.get(sub.task_type)
         records = annotate(
             instances,
-            sub.task_type,
+            task_type,
             client=client,
             cache=cache,
-            labels=_labels_for(sub.task_type, sub.config),
+            labels=task_type.ls_labels(sub.config),  # what the human interface shows
             n_groups=sub.config.get("n_groups"),
             language=sub.language,
             instructions=sub.config.get("instructions"),

@@ -1,8 +1,9 @@
 """`hume-sync predict`: every model's sealed answers for every instance, and its subset scores.
 
 For each model (default: the packaged all-MiniLM-L6-v2) the study's subsets become
-``ml_backend.predict.SubsetJob``s; each distinct text is embedded once per model and encoding
-context into the content-addressed cache ``STUDY_DIR/cache/embeddings/embeddings.sqlite``
+``ml_backend.model_procedure.SubsetJob``s, each carrying its type from ``hume_sync.task_types``
+(whose model procedure answers as mteb does); each distinct text is embedded once per model and
+encoding context into the content-addressed cache ``STUDY_DIR/cache/embeddings/embeddings.sqlite``
 (committed chunk by chunk, so an interrupted run resumes where it stopped and a rerun or a new
 subset embeds only new texts). Answers are stored as sealed predictions with ``model_version``
 ``emb:<name>``; a rerun that changes nothing writes nothing.
@@ -23,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hume_sync import task_types
 from hume_sync.errors import PredictCommandError
 from hume_sync.file_modes import private_dir, private_file
 from hume_sync.store import (
@@ -87,7 +89,7 @@ def build_jobs(
     Jobs are built from :func:`hume_sync.study.model_view.model_view`: instances, items and
     train pool in the source's order under source ids (mteb's view), never the presentation order.
     """
-    from ml_backend.predict import SubsetJob
+    from ml_backend.model_procedure import SubsetJob
 
     if views is None:
         views = model_views(store, subsets)
@@ -98,7 +100,7 @@ def build_jobs(
         jobs.append(
             SubsetJob(
                 key=sub.key,
-                task_type=sub.task_type,
+                task=task_types.get(sub.task_type),
                 task_name=sub.task_name,
                 hume_ids=tuple(i.hume_id for i in view.instances),
                 contents=tuple(i.content for i in view.instances),

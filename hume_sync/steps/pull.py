@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import label_studio_configs
+from hume_sync import task_types
 from hume_sync.labelstudio.client import LabelStudioClient, LabelStudioNotFoundError
 from hume_sync.progress import progress
 from hume_sync.steps.late_answers import LateAnswer, late_answers
@@ -116,12 +117,10 @@ def translate(
     """(answer, status, error) of one Label Studio annotation, checked against the interface."""
     if annotation.get("was_cancelled"):
         return None, "cancelled", None
-    module = label_studio_configs.get(subset.task_type)
-    kwargs = label_studio_configs.translation_kwargs(
-        subset.task_type, subset.config, instance.content
-    )
+    task_type = task_types.get(subset.task_type)
+    kwargs = task_type.ls_translation_kwargs(subset.config, instance.content)
     try:
-        answer = module.result_to_answer(annotation.get("result") or [], **kwargs)
+        answer = task_type.ls_result_to_answer(annotation.get("result") or [], **kwargs)
     except label_studio_configs.ConfigError as exc:
         return None, "invalid", str(exc)
     return answer, "valid", None

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from hume_sync import task_types
 from hume_sync.errors import RevealError
 from hume_sync.store import (
     CLOSED_AT,
@@ -131,7 +132,7 @@ def ls_prediction_of(
     from ml_backend.reveal import ls_prediction
 
     return ls_prediction(
-        sub.task_type,
+        task_types.get(sub.task_type),
         model_version,
         answer,
         score,

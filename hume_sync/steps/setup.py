@@ -30,13 +30,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import label_studio_configs
+from hume_sync import task_types
 from hume_sync.errors import SetupError
 from hume_sync.labelstudio.annotators import plan_seats
 from hume_sync.labelstudio.client import LabelStudioClient, LabelStudioNotFoundError
 from hume_sync.progress import progress
 from hume_sync.store import AnnotatorRow, Store, SubsetRow, task_ref
-from hume_sync.study.spec import language_code
+from scoring.languages import annotator_language as language_code
 
 #: Label Studio's limit on project titles (``Project.title`` max_length).
 TITLE_MAX = 50
@@ -125,13 +125,8 @@ def project_marker(study_uid: str, subset_key: str, slot: int) -> str:
 
 def render_subset_config(subset: SubsetRow) -> str:
     """The labelling interface of a subset, from its stored config (never from gold)."""
-    module = label_studio_configs.get(subset.task_type)
-    cfg = subset.config
-    return module.render_config(
-        labels=cfg.get("label_set") if subset.task_type == "classification" else None,
-        n_groups=cfg.get("n_groups"),
-        instructions=cfg.get("instructions"),
-        language=subset.language,
+    return task_types.get(subset.task_type).ls_subset_config(
+        subset.config, language=subset.language
     )
 
 
@@ -243,8 +238,8 @@ def setup_slot(
     if recovered:
         store.set_slot_tasks(subset.key, annotator.slot, recovered)
     missing = [i for i in instances if i.hume_ref not in existing]
-    module = label_studio_configs.get(subset.task_type)
-    tasks = [{"data": module.task_data(i.hume_ref, i.content)} for i in missing]
+    task_type = task_types.get(subset.task_type)
+    tasks = [{"data": task_type.ls_task_data(i.hume_ref, i.content)} for i in missing]
     if tasks:
         ids = client.import_tasks(project_id, tasks)
         store.set_slot_tasks(

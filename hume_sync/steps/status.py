@@ -25,7 +25,7 @@ from hume_sync.progress import progress
 from hume_sync.steps.pull import author_id, translate
 from hume_sync.steps.setup import render_subset_config
 from hume_sync.store import AnnotatorRow, SlotProject, Store, SubsetRow
-from hume_sync.study.spec import language_code
+from scoring.languages import annotator_language as language_code
 
 ClientFor = Callable[[str], LabelStudioClient]
 

@@ -51,7 +51,7 @@ def check_gold_against_spec(
     """
     field_ = f"subsets[{subset.name}]"
     source = _data_file(task, subset, data)
-    if subset.label_set is not None and task.type in ("classification", "clustering"):
+    if subset.label_set is not None:  # only labelled texts have labels to check
         allowed = set(subset.label_set)
         data_labels = {r.label for r in data.records if isinstance(r, TextItem)}
         if data_labels and not data_labels & allowed:
@@ -72,7 +72,7 @@ def check_gold_against_spec(
                 task=task.name,
                 field=f"{field_}.label_set",
             )
-    if task.type == "sts" and subset.score_range is not None:
+    if subset.score_range is not None:  # only pairs have scores to check
         low, high = subset.score_range
         outside = _outside(data.records, low, high)
         if outside is not None:

@@ -25,11 +25,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from hume_sync import task_types
 from hume_sync.store import InstanceRow, ItemRef, Store, StoreError, gold, unknown_order_message
-from hume_sync.study.sources import TextItem
-
-#: The content key that lists an instance's items, per task type that has items.
-ITEM_LISTS: Mapping[str, str] = {"clustering": "items", "reranking": "candidates"}
+from hume_sync.study.records import TextItem
+from ml_backend.model_procedure import ModelProcedure
 
 
 @dataclass(frozen=True)
@@ -85,9 +84,9 @@ def _position(value: int | None, subset: str) -> int:
 
 
 def _model_instance(
-    task_type: str, inst: InstanceRow, gold_value: Any, refs: Sequence[ItemRef], subset: str
+    task: ModelProcedure, inst: InstanceRow, gold_value: Any, refs: Sequence[ItemRef], subset: str
 ) -> ModelInstance:
-    key = ITEM_LISTS.get(task_type)
+    key = task.model_items_key
     if key is None:
         return ModelInstance(inst.hume_id, dict(inst.content), gold_value, {})
     by_shown = {r.item_id: r for r in refs}
@@ -110,16 +109,16 @@ def model_view(store: Store, subset: str) -> ModelView:
     ``init`` has not run again).
     """
     row = store.subset(subset)
+    task = task_types.get(row.task_type)
     golds = gold(store, subset)
     refs = store.item_refs(subset)
     rows = sorted(
         store.instances(subset), key=lambda i: (_position(i.source_position, subset), i.hume_id)
     )
     instances = tuple(
-        _model_instance(row.task_type, i, golds[i.hume_id], refs.get(i.hume_id, ()), subset)
-        for i in rows
+        _model_instance(task, i, golds[i.hume_id], refs.get(i.hume_id, ()), subset) for i in rows
     )
-    train = tuple(store.train_items(subset)) if row.task_type == "classification" else ()
+    train = tuple(store.train_items(subset)) if task.model_needs_train_pool else ()
     return ModelView(subset, row.task_type, instances, train)
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hume_sync import task_types
 from hume_sync.errors import SamplingError, StoreError
 from hume_sync.store import (
     SPEC_NAME,
@@ -26,13 +27,7 @@ from hume_sync.store import (
 )
 from hume_sync.study.gold_checks import check_gold_against_spec
 from hume_sync.study.records import TextItem
-from hume_sync.study.sampling import (
-    Instance,
-    SourcePositions,
-    sample_subset,
-    subset_rng,
-    to_instances,
-)
+from hume_sync.study.sampling import Instance, SamplingParams, SourcePositions, subset_rng
 from hume_sync.study.sources import (
     SourceData,
     file_sha256,
@@ -46,12 +41,13 @@ from hume_sync.study.spec import StudySpec, SubsetSpec, TaskSpec, load_spec
 def load_subset(task: TaskSpec, subset: SubsetSpec) -> SourceData:
     """Load one subset as the spec describes it (local files or MTEB)."""
     src = task.source
+    kind = task_types.get(task.type)
     if src.is_mteb:
-        return load_mteb(src.mteb or "", subset.name, task_type=task.type, split=src.split)
+        return load_mteb(src.mteb or "", subset.name, kind=kind, split=src.split)
     assert subset.resolved_path is not None, "spec guarantees a path for local sources"
     fmt = src.format or infer_format(subset.resolved_path)
     records = load_records(
-        task.type, subset.resolved_path, fmt=fmt, columns=src.columns, header=src.header
+        kind, subset.resolved_path, fmt=fmt, columns=src.columns, header=src.header
     )
     origin: dict[str, Any] = {
         "path": subset.path,
@@ -61,8 +57,8 @@ def load_subset(task: TaskSpec, subset: SubsetSpec) -> SourceData:
     train: tuple[TextItem, ...] | None = None
     if subset.resolved_train_path is not None:
         tfmt = src.format or infer_format(subset.resolved_train_path)
-        train_records = load_records(
-            "classification",
+        train_records = load_records(  # a train pool holds the type's own labelled texts
+            kind,
             subset.resolved_train_path,
             fmt=tfmt,
             columns=src.columns,
@@ -102,28 +98,17 @@ def plan_subset(
     The loader's record order is the source order: each instance, item and train item keeps its
     position in it (what models run in), apart from the shuffled presentation order.
     """
+    kind = task_types.get(task.type)
     data = loader(task, subset)
     check_gold_against_spec(spec, task, subset, data)
     rng = subset_rng(spec.seed, task.name, subset.name)
+    params = SamplingParams.of(subset)
     try:
-        sample = sample_subset(
-            task.type,
-            data.records,
-            rng,
-            sampling=subset.sampling,
-            size=subset.size,
-            labels=subset.labels,
-            items_per_label=subset.items_per_label,
-            candidates=subset.candidates,
-            shuffle_candidates=subset.shuffle_candidates,
-            bins=subset.bins,
-            score_range=subset.score_range,
-            label_set=subset.label_set,
-        )
+        sample = kind.study_sample_subset(data.records, rng, params)
     except SamplingError as exc:
         raise SamplingError(f"task {task.name!r} subset {subset.name!r}: {exc}") from None
-    instances: list[Instance] = to_instances(
-        task.type, sample.records, SourcePositions.of(data.records), id_scheme=id_scheme
+    instances: list[Instance] = kind.study_instances(
+        sample.records, SourcePositions.of(data.records), id_scheme=id_scheme
     )
     key = subset_key(task.name, subset.name)
     config: dict[str, Any] = {
@@ -132,21 +117,7 @@ def plan_subset(
         "source": dict(data.origin),
         "instructions": subset.instructions,
     }
-    if task.type == "classification":
-        labels = {r.label for r in data.records if isinstance(r, TextItem)}
-        labels |= {r.label for r in data.train or ()}
-        config["label_set"] = list(subset.label_set) if subset.label_set else sorted(labels)
-    elif task.type == "clustering":
-        gold_labels = sorted(set(instances[0].gold.values())) if instances else []
-        config["label_set"] = gold_labels
-        config["n_groups"] = len(gold_labels)
-        config["items_per_label"] = subset.items_per_label
-    elif task.type == "reranking":
-        config["candidates"] = subset.candidates
-        config["shuffle_candidates"] = subset.shuffle_candidates
-    else:
-        config["bins"] = subset.bins
-        config["score_range"] = list(subset.score_range) if subset.score_range else None
+    config.update(kind.study_subset_config(params, data.records, data.train or (), instances))
     config["report"] = sample.report.to_dict()
     config = {k: v for k, v in config.items() if v is not None}
     rows = [
@@ -173,7 +144,7 @@ def plan_subset(
         task_type=task.type,
         language=subset.language,
         config=config,
-        samples_per_label=subset.samples_per_label if task.type == "classification" else None,
+        samples_per_label=subset.samples_per_label,  # set only for types that read it
         overlap=subset.annotators,
         position=position,
         instances=rows,

@@ -1,7 +1,8 @@
 """Built-in study presets, kept as plain data so the spec parser validates them like user input.
 
 ``hume-v1`` is the HUME(v1) benchmark (arXiv 2510.10062): 16 MTEB tasks, 26 task-language subsets
-(French excluded), with the instance counts and ``samples_per_label`` of the paper. The MTEB
+(French excluded), with the instance counts and ``samples_per_label`` of the paper, built from
+the one HUME(v1) table in :mod:`scoring.hume_v1`. The MTEB
 datasets of these tasks *are* the annotated HUME samples, so the preset takes every instance
 (``sampling: all``) instead of re-sampling; ``size`` is what the paper annotated and is checked
 against the loaded data (a mismatch is reported, not fatal).
@@ -13,87 +14,28 @@ import copy
 from typing import Any
 
 from hume_sync.errors import SpecError
+from scoring.hume_v1 import HUME_V1 as BENCHMARK_HUME_V1
+from scoring.hume_v1 import BenchmarkTask
 
 
-def _task(
-    name: str,
-    task_type: str,
-    subsets: list[tuple[str, str]],
-    **sizing: Any,
-) -> dict[str, Any]:
-    """One preset task entry: every subset shares the sizing fields."""
+def _entry(task: BenchmarkTask) -> dict[str, Any]:
+    """A benchmark task as a spec entry: MTEB source, every instance taken, the paper's sizes
+    shared by every subset."""
+    sizing = {k: list(v) if isinstance(v, tuple) else v for k, v in task.sizing.items()}
     return {
-        "name": name,
-        "type": task_type,
-        "source": {"mteb": name},
+        "name": task.name,
+        "type": task.task_type,
+        "source": {"mteb": task.name},
         "sampling": "all",
         **sizing,
-        "subsets": [{"name": hf_subset, "language": language} for hf_subset, language in subsets],
+        "subsets": [
+            {"name": hf_subset, "language": language} for hf_subset, language in task.subsets
+        ],
     }
 
 
-_ENG = [("default", "eng-Latn")]
-
-#: HUME(v1): the 16 tasks of hume.md, in the paper's order. Languages are MTEB's tags.
-HUME_V1: tuple[dict[str, Any], ...] = (
-    _task("HUMEEmotionClassification", "classification", _ENG, size=48, samples_per_label=16),
-    _task(
-        "HUMEToxicConversationsClassification",
-        "classification",
-        _ENG,
-        size=45,
-        samples_per_label=16,
-    ),
-    _task(
-        "HUMETweetSentimentExtractionClassification",
-        "classification",
-        _ENG,
-        size=45,
-        samples_per_label=32,
-    ),
-    _task(
-        "HUMEMultilingualSentimentClassification",
-        "classification",
-        [("eng", "eng-Latn"), ("ara", "ara-Arab"), ("nor", "nob-Latn"), ("rus", "rus-Cyrl")],
-        size=40,
-        samples_per_label=8,
-    ),
-    _task("HUMEArxivClusteringP2P", "clustering", _ENG, labels=5, size=30),
-    _task("HUMERedditClusteringP2P", "clustering", _ENG, labels=6, size=30),
-    _task("HUMEWikiCitiesClustering", "clustering", _ENG, labels=6, size=30),
-    _task(
-        "HUMESIB200ClusteringS2S",
-        "clustering",
-        [
-            ("eng_Latn", "eng-Latn"),
-            ("arb_Arab", "ara-Arab"),
-            ("dan_Latn", "dan-Latn"),
-            ("rus_Cyrl", "rus-Cyrl"),
-        ],
-        labels=6,
-        size=30,
-    ),
-    _task("HUMECore17InstructionReranking", "reranking", _ENG, size=20, candidates=7),
-    _task("HUMENews21InstructionReranking", "reranking", _ENG, size=31, candidates=7),
-    _task("HUMERobust04InstructionReranking", "reranking", _ENG, size=49, candidates=7),
-    _task(
-        "HUMEWikipediaRerankingMultilingual",
-        "reranking",
-        [("en", "eng-Latn"), ("da", "dan-Latn"), ("no", "nob-Latn")],
-        size=30,
-        candidates=7,
-    ),
-    _task("HUMESICK-R", "sts", _ENG, size=40, score_range=[0, 5]),
-    _task("HUMESTS12", "sts", _ENG, size=50, score_range=[0, 5]),
-    _task("HUMESTSBenchmark", "sts", _ENG, size=50, score_range=[0, 5]),
-    _task(
-        "HUMESTS22",
-        "sts",
-        [("en", "eng-Latn"), ("ar", "ara-Arab"), ("ru", "rus-Cyrl")],
-        size=30,
-        score_range=[1, 4],
-    ),
-)
+#: HUME(v1) as spec entries, in the paper's order (the table itself: :mod:`scoring.hume_v1`).
+HUME_V1: tuple[dict[str, Any], ...] = tuple(_entry(task) for task in BENCHMARK_HUME_V1)
 
 PRESETS: dict[str, tuple[dict[str, Any], ...]] = {"hume-v1": HUME_V1}
 

@@ -1,5 +1,8 @@
 """The plain records every source loads into and sampling draws from, whatever the task type.
 
+Which record a type uses, and the fields its files name, are the type's own
+(``study_record_fields``, ``study_record_from_row``); today's types use these:
+
 - classification / clustering: :class:`TextItem` (id, text, label)
 - reranking: :class:`QueryItem` (id, query, candidates with binary relevance)
 - sts: :class:`PairItem` (id, sentence1, sentence2, score)
@@ -8,15 +11,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-#: Record fields of each task type, in the positional order used when a CSV has no header
-#: (``id`` is last in that order because header-less files rarely carry one).
-RECORD_FIELDS: dict[str, tuple[str, ...]] = {
-    "classification": ("text", "label", "id"),
-    "clustering": ("text", "label", "id"),
-    "reranking": ("query", "candidates", "id", "instruction"),
-    "sts": ("sentence1", "sentence2", "score", "id"),
-}
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,9 @@ hash of ``<task>/<subset>``, so adding or removing a task never changes another 
 Records are put in id order before drawing, so *which* records are drawn does not depend on file
 order either (the order models see does: see below).
 
+Which sampler a subset uses is its task type's choice (``study_sample`` of
+:class:`~hume_sync.study.rules.StudyRules`); the samplers here are the building blocks:
+
 - classification: balanced across labels (round-robin allocation: ``size // n_labels`` each, the
   leftovers to labels in a seeded order; a label with too few items gives all it has and the
   deficit goes to the others; both are reported);
@@ -16,7 +19,8 @@ order either (the order models see does: see below).
 
 Every sampler returns a :class:`Sample`: the records in presentation order (seeded shuffle, never
 grouped by label) and a :class:`SampleReport` with counts and shortfalls.
-:func:`to_instances` turns a sample into the stored instance shape (content without gold, gold).
+:meth:`~hume_sync.study.rules.StudyRules.study_instances` turns a sample into the stored instance
+shape (content without gold, gold), from the instance builders at the end of this module.
 
 Two orders, kept apart on purpose. The *presentation* order (instances, clustering items,
 reranking candidates) is a seeded shuffle: it is what annotators see, and it must not encode gold.
@@ -33,7 +37,7 @@ import hashlib
 import math
 from collections import defaultdict
 from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -115,12 +119,44 @@ def subset_rng(seed: int, task: str, subset: str) -> np.random.Generator:
     return np.random.default_rng([seed, stable_hash(f"{task}/{subset}")])
 
 
-def _by_id(records: Sequence[Record]) -> list[Record]:
+def by_id(records: Sequence[Record]) -> list[Record]:
+    """Records in id order: which records are drawn must not depend on the file's order."""
     return sorted(records, key=lambda r: r.id)
 
 
-def _permute(items: list[Any], rng: np.random.Generator) -> list[Any]:
+def permute(items: list[Any], rng: np.random.Generator) -> list[Any]:
+    """A seeded shuffle (the presentation order)."""
     return [items[i] for i in rng.permutation(len(items))]
+
+
+@dataclass(frozen=True)
+class SamplingParams:
+    """A subset's sampling settings, as its spec gives them (see :class:`SubsetSpec`): the
+    sampling mode and the sizing fields each task type reads what it needs from."""
+
+    sampling: str = "sample"
+    size: int | None = None
+    labels: int | None = None
+    items_per_label: int | None = None
+    candidates: int | None = None
+    shuffle_candidates: bool = True
+    bins: int | None = None
+    score_range: tuple[float, float] | None = None
+    label_set: Sequence[str] | None = None
+
+    @classmethod
+    def of(cls, subset: Any) -> SamplingParams:
+        """The settings of a parsed subset (anything with these attributes: a ``SubsetSpec``)."""
+        return cls(**{f.name: getattr(subset, f.name) for f in fields(cls)})
+
+
+def label_counts(records: Sequence[Record]) -> dict[str, int]:
+    """How many records carry each label (labelled texts only)."""
+    out: dict[str, int] = {}
+    for r in records:
+        if isinstance(r, TextItem):
+            out[r.label] = out.get(r.label, 0) + 1
+    return out
 
 
 def _allocate(
@@ -161,7 +197,7 @@ def sample_classification(
     if size <= 0:
         raise SamplingError(f"size must be > 0, got {size}")
     notes: list[str] = []
-    pool = _by_id(records)
+    pool = by_id(records)
     if label_set is not None:
         allowed = set(label_set)
         dropped = [r for r in pool if r.label not in allowed]
@@ -188,7 +224,7 @@ def sample_classification(
     if len(chosen) < size:
         notes.append(f"only {len(chosen)} of {size} items available")
     return Sample(
-        records=_permute(chosen, rng),
+        records=permute(chosen, rng),
         report=SampleReport(
             method="balanced-per-label",
             requested=size,
@@ -212,7 +248,7 @@ def sample_clustering(
     """K labels chosen among those with ≥ n items, n items each: one clustering set."""
     if n_labels < 2 or items_per_label < 1:
         raise SamplingError(f"need K ≥ 2 and n ≥ 1, got K={n_labels}, n={items_per_label}")
-    pool = _by_id(records)
+    pool = by_id(records)
     if label_set is not None:
         pool = [r for r in pool if r.label in set(label_set)]
     groups: dict[str, list[TextItem]] = defaultdict(list)
@@ -235,7 +271,7 @@ def sample_clustering(
     if skipped:
         notes.append(f"labels with fewer than {items_per_label} items: {', '.join(skipped)}")
     return Sample(
-        records=_permute(chosen, rng),
+        records=permute(chosen, rng),
         report=SampleReport(
             method="k-labels-n-items",
             requested=n_labels * items_per_label,
@@ -258,7 +294,7 @@ def sample_reranking(
     """Queries with ≥ 1 relevant candidate; candidates optionally cut to N, keeping ≥ 1 relevant."""
     if size <= 0:
         raise SamplingError(f"size must be > 0, got {size}")
-    pool = _by_id(records)
+    pool = by_id(records)
     eligible = [q for q in pool if any(c.relevant for c in q.candidates)]  # type: ignore[union-attr]
     notes = []
     if len(eligible) < len(pool):
@@ -286,14 +322,14 @@ def sample_reranking(
         elif n_candidates is not None and len(cands) < n_candidates:
             few += 1
         if shuffle_candidates:
-            cands = _permute(cands, rng)
+            cands = permute(cands, rng)
         chosen.append(QueryItem(id=q.id, query=q.query, candidates=tuple(cands)))
     if few:
         notes.append(f"{few} query(ies) have fewer than {n_candidates} candidates (kept as given)")
     n_rel = sum(sum(c.relevant for c in q.candidates) for q in chosen)  # type: ignore[union-attr]
     n_all = sum(len(q.candidates) for q in chosen)  # type: ignore[union-attr]
     return Sample(
-        records=_permute(chosen, rng),
+        records=permute(chosen, rng),
         report=SampleReport(
             method="queries-with-relevant",
             requested=size,
@@ -337,7 +373,7 @@ def sample_sts(
     """Pairs spread over the gold range: equal-width bins, sampled evenly across bins."""
     if size <= 0:
         raise SamplingError(f"size must be > 0, got {size}")
-    pool: list[PairItem] = _by_id(records)  # type: ignore[assignment]
+    pool: list[PairItem] = by_id(records)  # type: ignore[assignment]
     if not pool:
         raise SamplingError("no pairs to sample from")
     notes = []
@@ -370,7 +406,7 @@ def sample_sts(
     if len(chosen) < size:
         notes.append(f"only {len(chosen)} of {size} pairs available")
     return Sample(
-        records=_permute(chosen, rng),
+        records=permute(chosen, rng),
         report=SampleReport(
             method=f"equal-width-bins({n_bins})",
             requested=size,
@@ -383,196 +419,74 @@ def sample_sts(
     )
 
 
-def take_all(
-    task_type: str,
-    records: Sequence[Record],
-    rng: np.random.Generator,
-    *,
-    expected: int | None,
-    labels: int | None = None,
-    candidates: int | None = None,
-    shuffle_candidates: bool = True,
-) -> Sample:
-    """Keep every record (the source already is the sample, as for the HUME MTEB datasets).
-
-    Only the presentation order is drawn (items, and reranking candidates unless
-    ``shuffle_candidates`` is false); it is for annotators only. Models see the records in the
-    source's own order, which :func:`to_instances` keeps as ``source_position``. A clustering
-    source with several MTEB sets keeps the first set. Counts that differ from the spec
-    (``expected`` items, ``labels`` K, ``candidates`` N) are reported, not fatal: the published
-    sample wins over the spec's description of it.
-    """
-    pool = _by_id(records)
-    notes = []
-    if task_type == "clustering":
-        groups = sorted({r.group for r in pool if isinstance(r, TextItem) and r.group is not None})
-        if len(groups) > 1:
-            first = min(groups, key=lambda g: (len(g), g))
-            pool = [r for r in pool if isinstance(r, TextItem) and r.group == first]
-            notes.append(f"source has {len(groups)} clustering sets; kept set {first}")
-    if expected is not None and len(pool) != expected:
-        notes.append(f"expected {expected} items, source has {len(pool)}")
-    per_label: dict[str, int] = {}
-    if task_type in ("classification", "clustering"):
-        for r in pool:
-            per_label[r.label] = per_label.get(r.label, 0) + 1  # type: ignore[union-attr]
-        if labels is not None and task_type == "clustering" and len(per_label) != labels:
-            notes.append(f"expected {labels} labels, source has {len(per_label)}")
-    if task_type == "reranking":
-        queries: list[QueryItem] = [q for q in pool if isinstance(q, QueryItem)]
-        if candidates is not None:
-            odd = sum(len(q.candidates) != candidates for q in queries)
-            if odd:
-                notes.append(f"{odd} query(ies) do not have {candidates} candidates")
-        no_rel = sum(not any(c.relevant for c in q.candidates) for q in queries)
-        if no_rel:
-            notes.append(f"{no_rel} query(ies) without a relevant candidate (kept)")
-        if shuffle_candidates:
-            pool = [
-                QueryItem(q.id, q.query, tuple(_permute(list(q.candidates), rng))) for q in queries
-            ]
-        n_rel = sum(c.relevant for q in queries for c in q.candidates)
-        n_all = sum(len(q.candidates) for q in queries)
-        per_label = {"relevant": n_rel, "not_relevant": n_all - n_rel}
-    return Sample(
-        records=_permute(pool, rng),
-        report=SampleReport(
-            method="all",
-            requested=expected if expected is not None else len(pool),
-            sampled=len(pool),
-            available=len(records),
-            per_label=dict(sorted(per_label.items())),
-            notes=notes,
-        ),
-    )
-
-
-def sample_subset(
-    task_type: str,
-    records: Sequence[Record],
-    rng: np.random.Generator,
-    *,
-    sampling: str = "sample",
-    size: int | None = None,
-    labels: int | None = None,
-    items_per_label: int | None = None,
-    candidates: int | None = None,
-    shuffle_candidates: bool = True,
-    bins: int | None = None,
-    score_range: tuple[float, float] | None = None,
-    label_set: Sequence[str] | None = None,
-) -> Sample:
-    """Dispatch on task type and sampling mode with the subset's spec parameters."""
-    if sampling == "all":
-        return take_all(
-            task_type,
-            records,
-            rng,
-            expected=size,
-            labels=labels,
-            candidates=candidates,
-            shuffle_candidates=shuffle_candidates,
-        )
-    if task_type == "classification":
-        assert size is not None
-        return sample_classification(records, size, rng, label_set=label_set)  # type: ignore[arg-type]
-    if task_type == "clustering":
-        assert labels is not None and items_per_label is not None
-        return sample_clustering(records, labels, items_per_label, rng, label_set=label_set)  # type: ignore[arg-type]
-    if task_type == "reranking":
-        assert size is not None
-        return sample_reranking(
-            records,  # type: ignore[arg-type]
-            size,
-            rng,
-            n_candidates=candidates,
-            shuffle_candidates=shuffle_candidates,
-        )
-    if task_type == "sts":
-        assert size is not None
-        return sample_sts(records, size, rng, n_bins=bins or 5, score_range=score_range)  # type: ignore[arg-type]
-    raise SamplingError(f"unknown task type {task_type!r}")
-
-
-def _item_id(scheme: str, position: int, source_id: str) -> str:
+def item_id(scheme: str, position: int, source_id: str) -> str:
     """The id an item or candidate is shown and answered under (see :data:`ID_SCHEMES`)."""
     return str(position) if scheme == "opaque" else source_id
 
 
-def to_instances(
-    task_type: str,
-    records: Sequence[Record],
-    positions: SourcePositions | None = None,
-    *,
-    id_scheme: str = "opaque",
-) -> list[Instance]:
-    """Stored instances of a sample, in presentation order: content for annotators, gold apart.
-
-    A clustering sample is one instance (the whole set, id ``set-0``); the others are one
-    instance per record. Items and candidates are named by ``id_scheme``; gold is keyed by the
-    same names, and each :class:`ItemRef` keeps the source id and position behind a name.
-    ``positions`` defaults to the order of ``records`` themselves.
-    """
+def check_id_scheme(id_scheme: str) -> None:
     if id_scheme not in ID_SCHEMES:
         raise SamplingError(f"unknown id scheme {id_scheme!r} (expected one of {ID_SCHEMES})")
-    pos = positions if positions is not None else SourcePositions.of(records)
-    if task_type == "clustering":
-        items = [r for r in records if isinstance(r, TextItem)]
-        refs = tuple(
-            ItemRef(_item_id(id_scheme, n, r.id), r.id, pos.records.get(r.id))
-            for n, r in enumerate(items, start=1)
-        )
-        known = [p for p in (ref.source_position for ref in refs) if p is not None]
-        return [
-            Instance(
-                source_id="set-0",
-                content={
-                    "items": [
-                        {"id": ref.item_id, "text": r.text}
-                        for ref, r in zip(refs, items, strict=True)
-                    ]
-                },
-                gold={ref.item_id: r.label for ref, r in zip(refs, items, strict=True)},
-                source_position=min(known) if known else None,
-                items=refs,
-            )
-        ]
-    out = []
-    for r in records:
-        where = pos.records.get(r.id)
-        if isinstance(r, TextItem) and task_type == "classification":
-            out.append(Instance(r.id, {"text": r.text}, r.label, where))
-        elif isinstance(r, QueryItem) and task_type == "reranking":
-            cand_pos = pos.candidates.get(r.id, {})
-            refs = tuple(
-                ItemRef(_item_id(id_scheme, n, c.id), c.id, cand_pos.get(c.id))
-                for n, c in enumerate(r.candidates, start=1)
-            )
-            out.append(
-                Instance(
-                    r.id,
-                    {
-                        "query": r.query,
-                        "candidates": [
-                            {"id": ref.item_id, "text": c.text}
-                            for ref, c in zip(refs, r.candidates, strict=True)
-                        ],
-                    },
-                    {
-                        ref.item_id: int(c.relevant)
-                        for ref, c in zip(refs, r.candidates, strict=True)
-                    },
-                    where,
-                    refs,
-                )
-            )
-        elif isinstance(r, PairItem) and task_type == "sts":
-            out.append(
-                Instance(r.id, {"sentence1": r.sentence1, "sentence2": r.sentence2}, r.score, where)
-            )
-        else:
-            raise SamplingError(f"record {r.id!r} is not a {task_type} record")
-    return out
+
+
+def not_a_record_of(record: Record, kind: str) -> SamplingError:
+    return SamplingError(f"record {record.id!r} is not a {kind} record")
+
+
+def set_instance(records: Sequence[Record], pos: SourcePositions, id_scheme: str) -> Instance:
+    """A whole sample as one instance (a clustering set, id ``set-0``): its labelled texts as
+    items named by ``id_scheme``, gold = each item's label."""
+    items = [r for r in records if isinstance(r, TextItem)]
+    refs = tuple(
+        ItemRef(item_id(id_scheme, n, r.id), r.id, pos.records.get(r.id))
+        for n, r in enumerate(items, start=1)
+    )
+    known = [p for p in (ref.source_position for ref in refs) if p is not None]
+    return Instance(
+        source_id="set-0",
+        content={
+            "items": [
+                {"id": ref.item_id, "text": r.text} for ref, r in zip(refs, items, strict=True)
+            ]
+        },
+        gold={ref.item_id: r.label for ref, r in zip(refs, items, strict=True)},
+        source_position=min(known) if known else None,
+        items=refs,
+    )
+
+
+def text_instance(r: TextItem, pos: SourcePositions) -> Instance:
+    """A labelled text as one instance: the text shown, the label as gold."""
+    return Instance(r.id, {"text": r.text}, r.label, pos.records.get(r.id))
+
+
+def query_instance(r: QueryItem, pos: SourcePositions, id_scheme: str) -> Instance:
+    """A query as one instance: its candidates named by ``id_scheme``, gold = relevance (0/1)."""
+    cand_pos = pos.candidates.get(r.id, {})
+    refs = tuple(
+        ItemRef(item_id(id_scheme, n, c.id), c.id, cand_pos.get(c.id))
+        for n, c in enumerate(r.candidates, start=1)
+    )
+    return Instance(
+        r.id,
+        {
+            "query": r.query,
+            "candidates": [
+                {"id": ref.item_id, "text": c.text}
+                for ref, c in zip(refs, r.candidates, strict=True)
+            ],
+        },
+        {ref.item_id: int(c.relevant) for ref, c in zip(refs, r.candidates, strict=True)},
+        pos.records.get(r.id),
+        refs,
+    )
+
+
+def pair_instance(r: PairItem, pos: SourcePositions) -> Instance:
+    """A sentence pair as one instance: both sentences shown, the score as gold."""
+    return Instance(
+        r.id, {"sentence1": r.sentence1, "sentence2": r.sentence2}, r.score, pos.records.get(r.id)
+    )
 
 
 __all__ = [
@@ -582,15 +496,20 @@ __all__ = [
     "Sample",
     "SampleReport",
     "SamplingError",
+    "SamplingParams",
     "SourcePositions",
+    "by_id",
+    "label_counts",
+    "pair_instance",
+    "permute",
+    "query_instance",
     "sample_classification",
     "sample_clustering",
     "sample_reranking",
     "sample_sts",
-    "sample_subset",
+    "set_instance",
     "stable_hash",
     "sts_bins",
     "subset_rng",
-    "take_all",
-    "to_instances",
+    "text_instance",
 ]

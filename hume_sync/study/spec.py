@@ -35,49 +35,23 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import yaml
 
-from hume_sync.errors import SpecError
-from hume_sync.study.records import RECORD_FIELDS
+from hume_sync import task_types
+from hume_sync.errors import SourceError, SpecError
+from hume_sync.study.rules import COMMON_SPEC_FIELDS, StudyRules, SubsetFields
+from hume_sync.study.sources import FORMAT_BY_SUFFIX, FORMATS, mteb_task_info
+from scoring.languages import normalise_language
 from scoring.safe_paths import component_problem
 
-TASK_TYPES: tuple[str, ...] = ("classification", "clustering", "reranking", "sts")
-FORMATS: tuple[str, ...] = ("jsonl", "csv", "tsv")
 SAMPLING_MODES: tuple[str, ...] = ("sample", "all")
 
 
 #: HUME: two annotators for English, one for every other language.
 DEFAULT_ANNOTATORS: dict[str, int] = {"eng": 2, "default": 1}
 
-#: MTEB's default number of training examples per label for classification.
-DEFAULT_SAMPLES_PER_LABEL = 8
-#: Default number of equal-width score bins for STS sampling.
-DEFAULT_STS_BINS = 5
-
-# Two-letter codes that may appear in specs (HUME's languages and a few common ones), so that an
-# annotators entry for "eng" also covers a subset tagged "en".
-_ISO1_TO_3 = {
-    "en": "eng",
-    "ar": "ara",
-    "da": "dan",
-    "no": "nor",
-    "nb": "nob",
-    "ru": "rus",
-    "fr": "fra",
-    "de": "deu",
-    "es": "spa",
-    "it": "ita",
-    "nl": "nld",
-    "pt": "por",
-    "sv": "swe",
-    "fi": "fin",
-    "pl": "pol",
-    "zh": "zho",
-    "ja": "jpn",
-    "ko": "kor",
-}
 _LANG_RE = re.compile(r"^[a-z]{2,3}(-[A-Z][a-z]{3})?$")
 _NAME_RE = re.compile(r"^[^/\s]+$")
 
@@ -337,31 +311,18 @@ def parse_spec(
 
 
 def annotators_for(language: str, policy: Mapping[str, int]) -> int:
-    """Annotators per item for a language: full tag, then base code (en≡eng), then ``default``."""
+    """Annotators per item for a language: the full tag, then the code as written, then any
+    policy code for the same language (``en`` ≡ ``eng``, ``no`` ≡ ``nb`` ≡ ``nob``: one table,
+    :mod:`scoring.languages`), then ``default``."""
     base = language.split("-")[0]
-    for key in (language, base, _ISO1_TO_3.get(base, base)):
+    for key in (language, base):
         if key in policy:
             return policy[key]
-    # a policy keyed by a two-letter code also covers the three-letter tag
+    code = normalise_language(language)
     for key, value in policy.items():
-        if _ISO1_TO_3.get(key) == base:
+        if "-" not in key and key != "default" and normalise_language(key) == code:
             return value
     return policy.get("default", 1)
-
-
-def language_code(tag: str) -> str:
-    """The three-letter base code of a language tag: ``eng-Latn``, ``eng`` and ``en`` → ``eng``.
-
-    Standard Arabic (``arb``, as SIB-200 tags it) counts as Arabic (``ara``, as HUME does).
-    """
-    base = tag.split("-")[0].lower()
-    code = _ISO1_TO_3.get(base, base)
-    return "ara" if code == "arb" else code
-
-
-def is_english(language: str) -> bool:
-    base = language.split("-")[0]
-    return base in ("en", "eng")
 
 
 # --------------------------------------------------------------------------------------------
@@ -450,15 +411,16 @@ def _parse_task(
         raise SpecError(file, "must not contain '/' or spaces", task=name, field="name")
     _check_file_name(name, file, name, "name")
     _check_keys(raw, _TASK_KEYS, file, name, "")
-    task_type = raw.get("type")
-    if task_type not in TASK_TYPES:
+    type_name = raw.get("type")
+    if not isinstance(type_name, str) or type_name not in task_types.names():
         raise SpecError(
             file,
-            f"unknown type {task_type!r} (expected one of {', '.join(TASK_TYPES)})",
+            f"unknown type {type_name!r} (expected one of {', '.join(task_types.names())})",
             task=name,
             field="type",
         )
-    source = _parse_source(raw.get("source"), file, name, task_type)
+    kind = task_types.get(type_name)
+    source = _parse_source(raw.get("source"), file, name, kind)
 
     defaults = {k: raw[k] for k in _SIZING_KEYS if k in raw}
     subsets_raw = raw.get("subsets")
@@ -474,7 +436,7 @@ def _parse_task(
 
     mteb_langs: dict[str, str] | None = None
     if source.is_mteb and not trusted:
-        mteb_langs = _mteb_languages(source.mteb or "", file, name, task_type)
+        mteb_langs = _mteb_languages(source.mteb or "", file, name, kind)
         if subsets_raw is None:
             subsets_raw = [{"name": s} for s in mteb_langs]
     assert subsets_raw is not None
@@ -490,7 +452,7 @@ def _parse_task(
             defaults,
             file,
             name,
-            task_type,
+            kind,
             source,
             base,
             annotators,
@@ -503,10 +465,10 @@ def _parse_task(
             )
         seen.add(subset.name)
         subsets.append(subset)
-    return TaskSpec(name=name, type=task_type, source=source, subsets=tuple(subsets))
+    return TaskSpec(name=name, type=kind.name, source=source, subsets=tuple(subsets))
 
 
-def _parse_source(value: Any, file: str, task: str, task_type: str) -> SourceSpec:
+def _parse_source(value: Any, file: str, task: str, kind: StudyRules) -> SourceSpec:
     if value is None:
         raise SpecError(
             file, "required: 'mteb: <TaskName>' or local 'path'", task=task, field="source"
@@ -541,13 +503,8 @@ def _parse_source(value: Any, file: str, task: str, task_type: str) -> SourceSpe
     for key in ("path", "train_path"):
         if key in value and (not isinstance(value[key], str) or not value[key].strip()):
             raise SpecError(file, "must be a file path", task=task, field=f"source.{key}")
-    if "train_path" in value and task_type != "classification":
-        raise SpecError(
-            file,
-            "only classification tasks have a train pool",
-            task=task,
-            field="source.train_path",
-        )
+    if "train_path" in value and not kind.study_has_train_pool:
+        raise SpecError(file, _no_train_pool(), task=task, field="source.train_path")
     fmt = value.get("format")
     if fmt is not None and fmt not in FORMATS:
         raise SpecError(
@@ -556,13 +513,8 @@ def _parse_source(value: Any, file: str, task: str, task_type: str) -> SourceSpe
             task=task,
             field="source.format",
         )
-    if task_type == "reranking" and fmt not in (None, "jsonl"):
-        raise SpecError(
-            file,
-            "reranking sources must be JSONL (candidates are nested)",
-            task=task,
-            field="source.format",
-        )
+    if fmt is not None and fmt not in kind.study_formats:
+        raise SpecError(file, kind.study_formats_problem(), task=task, field="source.format")
     header = value.get("header", True)
     if not isinstance(header, bool):
         raise SpecError(file, "must be true or false", task=task, field="source.header")
@@ -572,12 +524,12 @@ def _parse_source(value: Any, file: str, task: str, task_type: str) -> SourceSpe
             raise SpecError(
                 file, "must map record fields to columns", task=task, field="source.columns"
             )
-        allowed = RECORD_FIELDS[task_type]
+        allowed = kind.study_record_fields
         for key, col in columns.items():
             if key not in allowed:
                 raise SpecError(
                     file,
-                    f"unknown field {key!r} for a {task_type} record "
+                    f"unknown field {key!r} for a {kind.name} record "
                     f"(expected {', '.join(allowed)})",
                     task=task,
                     field="source.columns",
@@ -617,18 +569,16 @@ def _parse_source(value: Any, file: str, task: str, task_type: str) -> SourceSpe
     )
 
 
-def _mteb_languages(name: str, file: str, task: str, task_type: str) -> dict[str, str]:
+def _mteb_languages(name: str, file: str, task: str, kind: StudyRules) -> dict[str, str]:
     """hf_subset → first language tag of an MTEB task; checks the name and type on the way."""
-    from hume_sync.study.sources import SourceError, mteb_task_info
-
     try:
         info = mteb_task_info(name)
     except SourceError as exc:
         raise SpecError(file, exc.reason, task=task, field="source.mteb") from None
-    if info.task_type != task_type:
+    if not kind.study_accepts_mteb_type(info.mteb_type):
         raise SpecError(
             file,
-            f"MTEB task {name!r} is a {info.task_type} task, not {task_type}",
+            f"MTEB task {name!r} is a {info.task_type} task, not {kind.name}",
             task=task,
             field="type",
         )
@@ -649,7 +599,7 @@ def _parse_subset(
     defaults: Mapping[str, Any],
     file: str,
     task: str,
-    task_type: str,
+    kind: StudyRules,
     source: SourceSpec,
     base: Path,
     policy: Mapping[str, int],
@@ -724,74 +674,44 @@ def _parse_subset(
     candidates = opt_int("candidates", 2)
     bins = opt_int("bins")
 
-    def forbid(*keys: str) -> None:
-        for key in keys:
-            if key in merged:
-                raise SpecError(
-                    file, f"not used by {task_type} tasks", task=task, field=f"{p}{key}"
-                )
+    for key in _SIZING_KEYS:
+        if key in merged and key not in COMMON_SPEC_FIELDS and key not in kind.study_spec_fields:
+            raise SpecError(file, f"not used by {kind.name} tasks", task=task, field=f"{p}{key}")
+
+    def fail(fld: str, message: str) -> NoReturn:
+        raise SpecError(file, message, task=task, field=f"{p}{fld}")
+
+    fields = SubsetFields(
+        sampling=sampling,
+        size=size,
+        labels=labels,
+        items_per_label=items_per_label,
+        samples_per_label=samples_per_label,
+        candidates=candidates,
+        bins=bins,
+        fail=fail,
+    )
+    kind.study_check_fields(fields)
+    size, samples_per_label, bins = fields.size, fields.samples_per_label, fields.bins
 
     score_range: tuple[float, float] | None = None
-    if task_type == "classification":
-        forbid("labels", "items_per_label", "candidates", "shuffle_candidates", "bins")
-        forbid("score_range")
-        if size is None:
-            raise SpecError(file, "required (items to sample)", task=task, field=f"{p}size")
-        if samples_per_label is None:
-            samples_per_label = DEFAULT_SAMPLES_PER_LABEL
-    elif task_type == "clustering":
-        forbid("samples_per_label", "candidates", "shuffle_candidates", "bins", "score_range")
-        if labels is None:
-            raise SpecError(file, "required (number of groups K)", task=task, field=f"{p}labels")
-        if sampling == "sample" and items_per_label is None:
+    if "score_range" in merged:
+        sr = merged["score_range"]
+        ok = (
+            isinstance(sr, list | tuple)
+            and len(sr) == 2
+            and all(isinstance(x, int | float) and not isinstance(x, bool) for x in sr)
+            and all(math.isfinite(x) for x in sr)
+            and sr[0] < sr[1]
+        )
+        if not ok:
             raise SpecError(
                 file,
-                "required when sampling (items per group)",
+                f"must be [low, high] with low < high, got {sr!r}",
                 task=task,
-                field=f"{p}items_per_label",
+                field=f"{p}score_range",
             )
-        if items_per_label is None and size is None:
-            raise SpecError(
-                file, "size or items_per_label is required", task=task, field=f"{p}size"
-            )
-        if items_per_label is not None:
-            total = labels * items_per_label
-            if size is not None and size != total:
-                raise SpecError(
-                    file,
-                    f"size {size} ≠ labels × items_per_label = {total}",
-                    task=task,
-                    field=f"{p}size",
-                )
-            size = total
-    elif task_type == "reranking":
-        forbid("samples_per_label", "labels", "items_per_label", "bins", "score_range")
-        if size is None:
-            raise SpecError(file, "required (queries to sample)", task=task, field=f"{p}size")
-    else:  # sts
-        forbid("samples_per_label", "labels", "items_per_label", "candidates")
-        forbid("shuffle_candidates", "label_set")
-        if size is None:
-            raise SpecError(file, "required (pairs to sample)", task=task, field=f"{p}size")
-        if bins is None:
-            bins = DEFAULT_STS_BINS
-        if "score_range" in merged:
-            sr = merged["score_range"]
-            ok = (
-                isinstance(sr, list | tuple)
-                and len(sr) == 2
-                and all(isinstance(x, int | float) and not isinstance(x, bool) for x in sr)
-                and all(math.isfinite(x) for x in sr)
-                and sr[0] < sr[1]
-            )
-            if not ok:
-                raise SpecError(
-                    file,
-                    f"must be [low, high] with low < high, got {sr!r}",
-                    task=task,
-                    field=f"{p}score_range",
-                )
-            score_range = (float(sr[0]), float(sr[1]))
+        score_range = (float(sr[0]), float(sr[1]))
 
     shuffle = merged.get("shuffle_candidates", True)
     if not isinstance(shuffle, bool):
@@ -810,7 +730,7 @@ def _parse_subset(
         if len(set(ls)) != len(ls):
             raise SpecError(file, "has duplicate labels", task=task, field=f"{p}label_set")
         label_set = tuple(ls)
-        if task_type == "clustering" and labels is not None and len(label_set) < labels:
+        if labels is not None and len(label_set) < labels:  # K groups need K labels
             raise SpecError(
                 file,
                 f"has {len(label_set)} labels, fewer than labels (K) = {labels}",
@@ -823,7 +743,7 @@ def _parse_subset(
         raise SpecError(file, "must be a string", task=task, field=f"{p}instructions")
 
     path, train_path, rpath, rtrain = _subset_paths(
-        raw, source, name, task, task_type, file, base, check_files=check_files
+        raw, source, name, task, kind, file, base, check_files=check_files
     )
     return SubsetSpec(
         name=name,
@@ -852,7 +772,7 @@ def _subset_paths(
     source: SourceSpec,
     subset: str,
     task: str,
-    task_type: str,
+    kind: StudyRules,
     file: str,
     base: Path,
     *,
@@ -875,10 +795,8 @@ def _subset_paths(
             task=task,
             field=f"{p}path",
         )
-    if train is not None and task_type != "classification":
-        raise SpecError(
-            file, "only classification tasks have a train pool", task=task, field=f"{p}train_path"
-        )
+    if train is not None and not kind.study_has_train_pool:
+        raise SpecError(file, _no_train_pool(), task=task, field=f"{p}train_path")
     out: list[str | None] = []
     resolved: list[Path | None] = []
     for key, value in (("path", path), ("train_path", train)):
@@ -892,7 +810,7 @@ def _subset_paths(
         full = Path(expanded) if Path(expanded).is_absolute() else base / expanded
         if check_files and not full.is_file():
             raise SpecError(file, f"file not found: {full}", task=task, field=f"{p}{key}")
-        fmt = source.format or _format_from_suffix(full)
+        fmt = source.format or FORMAT_BY_SUFFIX.get(full.suffix.lower())
         if fmt is None:
             raise SpecError(
                 file,
@@ -900,13 +818,14 @@ def _subset_paths(
                 task=task,
                 field="source.format",
             )
-        if task_type == "reranking" and fmt != "jsonl":
-            raise SpecError(file, "reranking sources must be JSONL", task=task, field=f"{p}{key}")
+        if fmt not in kind.study_formats:
+            raise SpecError(file, kind.study_formats_problem(), task=task, field=f"{p}{key}")
         out.append(expanded)
         resolved.append(full.resolve() if check_files else full)
     return out[0], out[1], resolved[0], resolved[1]
 
 
-def _format_from_suffix(path: Path) -> str | None:
-    suffix = path.suffix.lower()
-    return {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".tsv": "tsv"}.get(suffix)
+def _no_train_pool() -> str:
+    """Which types may have a train pool, from the registry (today: classification)."""
+    pooled = [n for n in task_types.names() if task_types.get(n).study_has_train_pool]
+    return f"only {' / '.join(pooled)} tasks have a train pool"

@@ -3,7 +3,8 @@
 - :class:`OpenAICompatibleClient`: any OpenAI-compatible endpoint (OpenAI, vLLM, Ollama,
   llama.cpp server, proxies) through the ``openai`` package; key from an environment variable.
 - :class:`TransformersChatBackend`: the same interface with a model run in-process.
-- :func:`annotate`: one record per instance (status ok | parse_error | invalid | error).
+- :func:`annotate`: one record per instance (status ok | parse_error | invalid | error), for a
+  task type object implementing :class:`LLMTask` (its prompt and reply reading).
 - :class:`ReplyCache`: replies kept on disk so a rerun costs nothing.
 - :mod:`.packaged`: the small real GGUF shipped on PyPI, for tests and offline demos.
 """
@@ -21,21 +22,23 @@ from .client import (
     RetryPolicy,
 )
 from .parsing import ParseOutcome, parse_reply
-from .prompts import PROMPT_VERSION, TASK_TYPES, Prompt, TaskSpec, build_prompt, language_name
+from .prompts import PROMPT_VERSION, Prompt, TaskSpec, language_name
+from .task import LLMTask, Reject, build_prompt
 from .transformers_backend import TransformersChatBackend
 
 __all__ = [
     "DEFAULT_CONCURRENCY",
     "PROMPT_VERSION",
     "RECORD_STATUSES",
-    "TASK_TYPES",
     "ChatBackend",
     "Completion",
     "GenerationSettings",
     "LLMError",
+    "LLMTask",
     "OpenAICompatibleClient",
     "ParseOutcome",
     "Prompt",
+    "Reject",
     "ReplyCache",
     "RetryPolicy",
     "TaskSpec",

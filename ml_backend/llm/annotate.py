@@ -20,7 +20,8 @@ from typing import Any, Literal
 from .cache import ReplyCache, cache_key
 from .client import ChatBackend, Completion, LLMError, Message
 from .parsing import ParseOutcome, parse_reply
-from .prompts import PROMPT_VERSION, Prompt, TaskSpec, build_prompt, reminder_messages
+from .prompts import PROMPT_VERSION, Prompt, TaskSpec, reminder_messages
+from .task import LLMTask, build_prompt
 
 log = logging.getLogger(__name__)
 
@@ -121,7 +122,7 @@ class _Caller:
 
 
 def _answer_one(
-    caller: _Caller, spec: TaskSpec, hume_id: str, prompt: Prompt, reminder: bool
+    caller: _Caller, task: LLMTask, spec: TaskSpec, hume_id: str, prompt: Prompt, reminder: bool
 ) -> dict[str, Any]:
     client = caller.client
     name = f"hume_{spec.task_type}"
@@ -132,13 +133,13 @@ def _answer_one(
     try:
         first = caller(prompt.messages, prompt, name)
         completions.append(first)
-        outcome = parse_reply(spec, prompt, first.text)
+        outcome = parse_reply(task, spec, prompt, first.text)
         if outcome.status != "ok" and reminder:
             log.info("%s: %s (%s); asking again", hume_id, outcome.status, outcome.error)
             again = reminder_messages(prompt, first.text, outcome.error or outcome.status)
             second = caller(again, prompt, name)
             completions.append(second)
-            outcome = parse_reply(spec, prompt, second.text)
+            outcome = parse_reply(task, spec, prompt, second.text)
         status = outcome.status
         error = outcome.error
     except LLMError as exc:
@@ -168,7 +169,7 @@ def _answer_one(
 
 def annotate(
     instances: Iterable[Any],
-    task_type: str,
+    task: LLMTask,
     *,
     client: ChatBackend,
     cache: ReplyCache | str | Path | None = None,
@@ -183,6 +184,7 @@ def annotate(
 ) -> list[dict[str, Any]]:
     """One record per instance, in input order.
 
+    ``task``: the task type object (from the registry: an :class:`LLMTask`, never a name);
     ``labels``: the label set (classification) or ``{level: meaning}`` (STS, default 0–5);
     ``n_groups``: K (clustering); ``language``: the subset's language code; ``instructions``:
     the study's own instructions when they differ from the defaults. ``cache``: a
@@ -191,24 +193,26 @@ def annotate(
     Bad instance content raises ``ValueError`` before any call is made; failed calls become
     ``status="error"`` records.
     """
+    if isinstance(task, str):
+        raise TypeError(f"annotate() takes a task type object, not its name {task!r}")
     if concurrency < 1:
         raise ValueError(f"concurrency must be at least 1, got {concurrency}")
-    spec = TaskSpec.make(
-        task_type, labels=labels, n_groups=n_groups, language=language, instructions=instructions
+    spec = task.llm_spec(
+        labels=labels, n_groups=n_groups, language=language, instructions=instructions
     )
     jobs: list[tuple[str, Prompt]] = []
     for instance in instances:
         hume_id, content = _instance_fields(instance)
-        jobs.append((hume_id, build_prompt(spec, content)))
+        jobs.append((hume_id, build_prompt(task, spec, content)))
     own_cache = cache is not None and not isinstance(cache, ReplyCache)
     reply_cache = ReplyCache(cache) if own_cache else cache  # type: ignore[arg-type]
     caller = _Caller(client, reply_cache)  # type: ignore[arg-type]
-    bar = _Progress(len(jobs), f"{model_version(client)} {task_type}", progress)
+    bar = _Progress(len(jobs), f"{model_version(client)} {spec.task_type}", progress)
     records: list[dict[str, Any] | None] = [None] * len(jobs)
 
     def work(index: int) -> None:
         hume_id, prompt = jobs[index]
-        record = _answer_one(caller, spec, hume_id, prompt, reminder)
+        record = _answer_one(caller, task, spec, hume_id, prompt, reminder)
         records[index] = record
         if on_record is not None:
             on_record(record)

@@ -60,7 +60,7 @@ def test_caches_logs_and_events_are_private(tmp_path, monkeypatch):
     from hume_sync.steps.llm import predict_llm
     from hume_sync.steps.predict import predict_study
     from ml_backend.llm import OpenAICompatibleClient, RetryPolicy
-    from tests.ml_backend.test_predict import FakeEncoder
+    from tests._fake_encoder import FakeEncoder
 
     study = make_study(tmp_path)
     monkeypatch.setenv("HUME_TEST_LLM_KEY", "sk-test")

@@ -46,7 +46,7 @@ def test_schema_v1_store_migrates_and_keeps_its_annotations(tmp_path: Path) -> N
     conn.commit()
     conn.close()
     with Store.open(path) as st:
-        assert st.schema_version == 3
+        assert st.schema_version == 4
         [row] = st.annotations()
         assert (row.slot, row.ls_annotation_id, row.annotator, row.answer) == (0, 5, "ls-user-2", 3)
         assert st.annotators() == [] and st.slot_projects() == []
@@ -172,3 +172,16 @@ def test_durations_in_units_that_fit() -> None:
         "2.5 h",
         "3.0 d",
     ]
+
+
+def test_an_annotator_stored_with_an_older_norwegian_code_still_gets_bokmal_subsets() -> None:
+    """Before the one language table, ``--languages no`` was stored as ``nor``; HUME's Norwegian
+    subsets are ``nob-Latn``. The stored code is read through the same table."""
+    from types import SimpleNamespace
+
+    from hume_sync.labelstudio.annotators import speaks
+
+    bokmal = SimpleNamespace(language="nob-Latn")
+    assert speaks(SimpleNamespace(languages=("nor",)), bokmal)
+    assert speaks(SimpleNamespace(languages=("nob",)), bokmal)
+    assert not speaks(SimpleNamespace(languages=("dan",)), bokmal)

@@ -13,19 +13,18 @@ import pytest
 
 from hume_sync.study.sampling import (
     SamplingError,
+    SamplingParams,
     _allocate,
     sample_classification,
     sample_clustering,
     sample_reranking,
     sample_sts,
-    sample_subset,
     stable_hash,
     sts_bins,
     subset_rng,
-    take_all,
-    to_instances,
 )
 from hume_sync.study.sources import PairItem, QueryItem, TextItem, load_records
+from hume_sync.task_types import get
 from tests._paths import SOURCE_DATA
 
 DATA = Path(__file__).parent / "data"
@@ -35,24 +34,24 @@ SIB_COLUMNS = {"id": "index_id", "text": "text", "label": "category"}
 @pytest.fixture(scope="module")
 def sib_eng() -> list[TextItem]:
     path = SOURCE_DATA / "sib200" / "eng_Latn" / "test.tsv"
-    return load_records("classification", path, columns=SIB_COLUMNS)  # type: ignore[return-value]
+    return load_records(get("classification"), path, columns=SIB_COLUMNS)  # type: ignore[return-value]
 
 
 @pytest.fixture(scope="module")
 def sib_arb() -> list[TextItem]:
     path = SOURCE_DATA / "sib200" / "arb_Arab" / "test.tsv"
-    return load_records("classification", path, columns=SIB_COLUMNS)  # type: ignore[return-value]
+    return load_records(get("classification"), path, columns=SIB_COLUMNS)  # type: ignore[return-value]
 
 
 @pytest.fixture(scope="module")
 def stsb() -> list[PairItem]:
     path = SOURCE_DATA / "stsb-en-test.csv"
-    return load_records("sts", path, header=False)  # type: ignore[return-value]
+    return load_records(get("sts"), path, header=False)  # type: ignore[return-value]
 
 
 @pytest.fixture(scope="module")
 def rerank() -> list[QueryItem]:
-    return load_records("reranking", DATA / "sib200_eng_rerank.jsonl")  # type: ignore[return-value]
+    return load_records(get("reranking"), DATA / "sib200_eng_rerank.jsonl")  # type: ignore[return-value]
 
 
 def rng(name: str = "T", seed: int = 42) -> np.random.Generator:
@@ -61,7 +60,7 @@ def rng(name: str = "T", seed: int = 42) -> np.random.Generator:
 
 def as_bytes(task_type: str, records: list) -> bytes:
     return json.dumps(
-        [(i.source_id, i.content, i.gold) for i in to_instances(task_type, records)],
+        [(i.source_id, i.content, i.gold) for i in get(task_type).study_instances(records)],
         ensure_ascii=False,
         sort_keys=True,
     ).encode("utf-8")
@@ -135,11 +134,15 @@ def test_same_seed_byte_identical_and_independent_of_input_order(
         ("reranking", rerank, dict(size=20, candidates=7)),
     ]
     for task_type, records, params in cases:
-        one = sample_subset(task_type, records, rng(task_type), **params)  # type: ignore[arg-type]
-        two = sample_subset(task_type, records, rng(task_type), **params)  # type: ignore[arg-type]
+        one = get(task_type).study_sample_subset(records, rng(task_type), SamplingParams(**params))  # type: ignore[arg-type]
+        two = get(task_type).study_sample_subset(records, rng(task_type), SamplingParams(**params))  # type: ignore[arg-type]
         shuffled = [records[i] for i in np.random.default_rng(7).permutation(len(records))]
-        three = sample_subset(task_type, shuffled, rng(task_type), **params)  # type: ignore[arg-type]
-        other = sample_subset(task_type, records, rng(task_type, seed=1), **params)  # type: ignore[arg-type]
+        three = get(task_type).study_sample_subset(
+            shuffled, rng(task_type), SamplingParams(**params)
+        )  # type: ignore[arg-type]
+        other = get(task_type).study_sample_subset(
+            records, rng(task_type, seed=1), SamplingParams(**params)
+        )  # type: ignore[arg-type]
         b1 = as_bytes(task_type, one.records)
         assert b1 == as_bytes(task_type, two.records) == as_bytes(task_type, three.records)
         assert b1 != as_bytes(task_type, other.records), task_type
@@ -160,7 +163,7 @@ def test_clustering_k_labels_times_n(sib_eng: list[TextItem], sib_arb: list[Text
     assert s.report.per_label == dict(counts)
     labels = [r.label for r in s.records]  # type: ignore[union-attr]
     assert sum(a != b for a, b in itertools.pairwise(labels)) > 10
-    (inst,) = to_instances("clustering", s.records)
+    (inst,) = get("clustering").study_instances(s.records)
     assert inst.source_id == "set-0" and len(inst.content["items"]) == 30
     assert set(inst.content["items"][0]) == {"id", "text"}
     assert len(set(inst.gold.values())) == 6
@@ -198,7 +201,7 @@ def test_reranking_queries_with_relevant_and_candidate_cut(rerank: list[QueryIte
     # more queries asked than have a relevant candidate
     short = sample_reranking(rerank, 40, rng())
     assert len(short.records) == 34 and short.report.shortfalls == {"queries": 6}
-    inst = to_instances("reranking", s.records[:1])[0]
+    inst = get("reranking").study_instances(s.records[:1])[0]
     assert set(inst.content) == {"query", "candidates"}
     assert all(set(c) == {"id", "text"} for c in inst.content["candidates"])
     assert set(inst.gold.values()) <= {0, 1} and sum(inst.gold.values()) >= 1
@@ -239,20 +242,20 @@ def test_sts_bin_shortfall_and_edges(stsb: list[PairItem]) -> None:
 def test_take_all_keeps_everything_and_reports_count(
     sib_eng: list[TextItem], stsb: list[PairItem]
 ) -> None:
-    s = take_all("sts", stsb[:30], rng(), expected=30)
+    s = get("sts").study_take_all(stsb[:30], rng(), SamplingParams(size=30))
     assert sorted(p.id for p in s.records) == sorted(p.id for p in stsb[:30])
     assert s.report.notes == []
-    s = take_all("sts", stsb[:28], rng(), expected=30)
+    s = get("sts").study_take_all(stsb[:28], rng(), SamplingParams(size=30))
     assert s.report.notes == ["expected 30 items, source has 28"]
     two_sets = [replace(r, group="0") for r in sib_eng[:30]]
     two_sets += [replace(r, id=f"b{r.id}", group="1") for r in sib_eng[30:50]]
-    s = take_all("clustering", two_sets, rng(), expected=30)
+    s = get("clustering").study_take_all(two_sets, rng(), SamplingParams(size=30))
     assert {r.group for r in s.records} == {"0"} and len(s.records) == 30  # type: ignore[union-attr]
     assert "kept set 0" in s.report.notes[0]
 
 
 def test_take_all_reranking_shuffles_candidates_and_reports(rerank: list[QueryItem]) -> None:
-    s = take_all("reranking", rerank, rng(), expected=36, candidates=7)
+    s = get("reranking").study_take_all(rerank, rng(), SamplingParams(size=36, candidates=7))
     assert len(s.records) == 36
     assert "36 query(ies) do not have 7 candidates" in s.report.notes
     assert "2 query(ies) without a relevant candidate (kept)" in s.report.notes
@@ -262,22 +265,24 @@ def test_take_all_reranking_shuffles_candidates_and_reports(rerank: list[QueryIt
         assert set(q.candidates) == set(by_id[q.id].candidates)  # type: ignore[union-attr]
         moved += q.candidates != by_id[q.id].candidates  # type: ignore[union-attr]
     assert moved > 30
-    kept = take_all("reranking", rerank, rng(), expected=36, shuffle_candidates=False)
+    kept = get("reranking").study_take_all(
+        rerank, rng(), SamplingParams(size=36, shuffle_candidates=False)
+    )
     assert all(q.candidates == by_id[q.id].candidates for q in kept.records)  # type: ignore[union-attr]
-    clus = take_all("clustering", [], rng(), expected=None, labels=6)
+    clus = get("clustering").study_take_all([], rng(), SamplingParams(labels=6))
     assert clus.report.notes == ["expected 6 labels, source has 0"]
 
 
 def test_to_instances_keep_gold_out_of_content(
     sib_eng: list[TextItem], stsb: list[PairItem]
 ) -> None:
-    cls = to_instances("classification", sib_eng[:3])
+    cls = get("classification").study_instances(sib_eng[:3])
     assert [i.content for i in cls] == [{"text": r.text} for r in sib_eng[:3]]
     assert [i.gold for i in cls] == [r.label for r in sib_eng[:3]]
-    sts = to_instances("sts", stsb[:2])
+    sts = get("sts").study_instances(stsb[:2])
     assert set(sts[0].content) == {"sentence1", "sentence2"} and sts[0].gold == stsb[0].score
     with pytest.raises(SamplingError, match="not a sts record"):
-        to_instances("sts", sib_eng[:1])
+        get("sts").study_instances(sib_eng[:1])
 
 
 @pytest.mark.parametrize("seed", range(20))

@@ -30,6 +30,7 @@ from hume_sync.study.sources import (
     records_from_sts,
 )
 from hume_sync.study.spec import parse_spec
+from hume_sync.task_types import get
 from tests._paths import SOURCE_DATA
 
 os.environ["HF_HUB_OFFLINE"] = "1"
@@ -52,8 +53,8 @@ SIB_LABELS = {
 
 
 def test_sib200_tsv_with_column_mapping() -> None:
-    eng = load_records("classification", SIB / "eng_Latn" / "test.tsv", columns=SIB_COLUMNS)
-    arb = load_records("classification", SIB / "arb_Arab" / "test.tsv", columns=SIB_COLUMNS)
+    eng = load_records(get("classification"), SIB / "eng_Latn" / "test.tsv", columns=SIB_COLUMNS)
+    arb = load_records(get("classification"), SIB / "arb_Arab" / "test.tsv", columns=SIB_COLUMNS)
     assert len(eng) == len(arb) == 204
     assert {r.label for r in eng} == SIB_LABELS
     first = eng[0]
@@ -62,12 +63,12 @@ def test_sib200_tsv_with_column_mapping() -> None:
     # the same sentences in every language: ids and labels line up, texts differ
     assert [(r.id, r.label) for r in arb] == [(r.id, r.label) for r in eng]
     assert arb[0].text.startswith("تضيف الطفرة")
-    train = load_records("classification", SIB / "eng_Latn" / "train.tsv", columns=SIB_COLUMNS)
+    train = load_records(get("classification"), SIB / "eng_Latn" / "train.tsv", columns=SIB_COLUMNS)
     assert len(train) == 701
 
 
 def test_stsb_csv_without_header_keeps_quoted_commas() -> None:
-    pairs = load_records("sts", SOURCE_DATA / "stsb-en-test.csv", header=False)
+    pairs = load_records(get("sts"), SOURCE_DATA / "stsb-en-test.csv", header=False)
     assert len(pairs) == 1379
     assert all(isinstance(p, PairItem) and 0 <= p.score <= 5 for p in pairs)
     assert pairs[0] == PairItem(
@@ -80,7 +81,7 @@ def test_stsb_csv_without_header_keeps_quoted_commas() -> None:
 
 def test_positional_columns_sts12_and_named_columns_sick() -> None:
     sts12 = load_records(
-        "sts",
+        get("sts"),
         SOURCE_DATA / "sts12_MSRpar.test.tsv",
         header=False,
         columns={"score": 0, "sentence1": 1, "sentence2": 2},
@@ -88,7 +89,7 @@ def test_positional_columns_sts12_and_named_columns_sick() -> None:
     assert sts12[0].score == 4.4 and sts12[0].sentence1.startswith("The problem likely")  # type: ignore[union-attr]
     assert sts12[2].sentence1.startswith('"It\'s a huge black eye,"')  # type: ignore[union-attr]
     sick = load_records(
-        "sts",
+        get("sts"),
         SOURCE_DATA / "SICK_test_annotated.txt",
         fmt="tsv",
         columns={
@@ -102,7 +103,7 @@ def test_positional_columns_sts12_and_named_columns_sick() -> None:
 
 
 def test_reranking_jsonl_fixture() -> None:
-    queries = load_records("reranking", DATA / "sib200_eng_rerank.jsonl")
+    queries = load_records(get("reranking"), DATA / "sib200_eng_rerank.jsonl")
     assert len(queries) == 36
     assert all(isinstance(q, QueryItem) and len(q.candidates) == 9 for q in queries)
     no_relevant = [q.id for q in queries if not any(c.relevant for c in q.candidates)]  # type: ignore[union-attr]
@@ -197,7 +198,7 @@ def test_jsonl_errors_name_file_and_line(
 ) -> None:
     path = _write(tmp_path, "data.jsonl", lines)
     with pytest.raises(SourceError) as info:
-        load_records(task_type, path)
+        load_records(get(task_type), path)
     err = info.value
     assert err.line == line and words in err.reason
     assert str(err).startswith(f"{path}:{line}: ") and "\n" not in str(err)
@@ -206,25 +207,25 @@ def test_jsonl_errors_name_file_and_line(
 def test_delimited_errors(tmp_path: Path) -> None:
     short = _write(tmp_path, "a.tsv", ["text\tlabel", "hello\tx", "only-one-column"])
     with pytest.raises(SourceError, match=r"a\.tsv:3: expected at least 2 columns, found 1"):
-        load_records("classification", short)
+        load_records(get("classification"), short)
     no_col = _write(tmp_path, "b.tsv", ["index_id\tcategory\tsentence", "1\tx\thello"])
     with pytest.raises(SourceError, match=r"b\.tsv:1: no column 'text' for field 'text'"):
-        load_records("classification", no_col)
+        load_records(get("classification"), no_col)
     dup = _write(tmp_path, "c.csv", ["id,text,label", "1,a,x", "1,b,y"])
     with pytest.raises(SourceError, match=r"c\.csv:3: duplicate id '1'"):
-        load_records("classification", dup)
+        load_records(get("classification"), dup)
     bad = _write(tmp_path, "d.csv", ["a,b,not-a-number"])
     with pytest.raises(SourceError, match=r"d\.csv:1: score must be a number"):
-        load_records("sts", bad, header=False)
+        load_records(get("sts"), bad, header=False)
     with pytest.raises(SourceError, match="reranking sources must be JSONL"):
-        load_records("reranking", dup)
+        load_records(get("reranking"), dup)
     with pytest.raises(SourceError, match="file not found"):
-        load_records("sts", tmp_path / "missing.csv")
+        load_records(get("sts"), tmp_path / "missing.csv")
     with pytest.raises(SourceError, match="cannot tell the format"):
-        load_records("sts", tmp_path / "data.xlsx")
+        load_records(get("sts"), tmp_path / "data.xlsx")
     empty = _write(tmp_path, "e.jsonl", [""])
     with pytest.raises(SourceError, match="no records"):
-        load_records("sts", empty)
+        load_records(get("sts"), empty)
 
 
 # ---- MTEB metadata (real, offline) and conversion of MTEB-shaped data
@@ -306,7 +307,7 @@ def test_hub_probe_fails_fast_when_not_in_offline_mode(monkeypatch: pytest.Monke
 
 
 def _sib_rows(lang: str = "eng_Latn", n: int | None = None) -> list[TextItem]:
-    rows = load_records("classification", SIB / lang / "test.tsv", columns=SIB_COLUMNS)
+    rows = load_records(get("classification"), SIB / lang / "test.tsv", columns=SIB_COLUMNS)
     return rows[:n] if n else rows  # type: ignore[return-value]
 
 
@@ -356,7 +357,7 @@ def test_load_mteb_classification_with_train_split_from_memory() -> None:
     with pytest.raises(SourceError, match="no subset 'fra'"):
         load_mteb("HUMEMultilingualSentimentClassification", "fra", dataset=fake)
     with pytest.raises(SourceError, match="is a classification task, not sts"):
-        load_mteb("HUMEMultilingualSentimentClassification", "ara", task_type="sts", dataset=fake)
+        load_mteb("HUMEMultilingualSentimentClassification", "ara", kind=get("sts"), dataset=fake)
 
 
 def test_clustering_conversion_legacy_sets_and_item_rows() -> None:
@@ -382,7 +383,7 @@ def test_clustering_conversion_legacy_sets_and_item_rows() -> None:
 
 
 def test_sts_conversion() -> None:
-    pairs = load_records("sts", SOURCE_DATA / "stsb-en-test.csv", header=False)[:25]
+    pairs = load_records(get("sts"), SOURCE_DATA / "stsb-en-test.csv", header=False)[:25]
     ds = Dataset.from_dict(
         {
             "sentence1": [p.sentence1 for p in pairs],  # type: ignore[union-attr]
@@ -398,7 +399,7 @@ def test_sts_conversion() -> None:
 
 def _retrieval_split(with_top_ranked: bool) -> dict[str, Any]:
     """MTEB v2 retrieval layout built from the reranking fixture."""
-    queries = load_records("reranking", DATA / "sib200_eng_rerank.jsonl")[:4]
+    queries = load_records(get("reranking"), DATA / "sib200_eng_rerank.jsonl")[:4]
     corpus: dict[str, str] = {}
     qrels: dict[str, dict[str, int]] = {}
     top: dict[str, list[str]] = {}

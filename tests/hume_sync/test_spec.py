@@ -120,6 +120,17 @@ def test_annotator_overrides_study_task_and_subset(study_dir: Path) -> None:
     assert annotators_for("rus-Cyrl", {"eng": 2, "default": 1}) == 1
 
 
+def test_annotator_policy_codes_share_one_language_table() -> None:
+    """``no``, ``nor`` and ``nb`` all mean Bokmål, which HUME tags ``nob-Latn``."""
+    for key in ("no", "nor", "nb", "nob", "nob-Latn"):
+        assert annotators_for("nob-Latn", {key: 2}) == 2, key
+    assert annotators_for("nob-Latn", {"no": 2}) == 2
+    assert annotators_for("no", {"nob": 3, "default": 1}) == 3
+    assert annotators_for("eng", {"en": 4}) == annotators_for("en", {"eng": 4}) == 4
+    assert annotators_for("nno-Latn", {"no": 2}) == 1  # Nynorsk is not Bokmål
+    assert annotators_for("dan-Latn", {"dan-Cyrl": 5}) == 1  # a full tag matches only itself
+
+
 def test_spec_hash_ignores_layout_but_not_content(study_dir: Path) -> None:
     data = _sib_spec()
     h1 = parse_spec(data, base_dir=study_dir).spec_hash

@@ -17,6 +17,7 @@ from datasets import Dataset, DatasetDict
 
 from hume_sync import store as store_mod
 from hume_sync.store import (
+    MIGRATIONS,
     SCHEMA_VERSION,
     AnnotationRecord,
     PredictionRecord,
@@ -27,6 +28,7 @@ from hume_sync.store import (
 from hume_sync.study.planning import init_from_spec
 from hume_sync.study.sources import load_mteb, load_records
 from hume_sync.study.spec import StudySpec, parse_spec
+from hume_sync.task_types import get
 from tests._paths import SOURCE_DATA
 
 os.environ["HF_HUB_OFFLINE"] = "1"
@@ -146,7 +148,7 @@ def test_init_from_real_data(tmp_path: Path) -> None:
     }
     with Store.open(d) as st:
         meta = st.meta()
-        assert meta["schema_version"] == str(SCHEMA_VERSION) == "3"
+        assert meta["schema_version"] == str(SCHEMA_VERSION) == "4"
         assert (meta["study_name"], meta["seed"], meta["spec_hash"]) == (
             "pilot",
             "42",
@@ -245,7 +247,7 @@ def test_changed_spec_is_refused_unless_forced(study: Path) -> None:
 def test_changed_data_file_is_detected(tmp_path: Path) -> None:
     d = tmp_path / "study"
     src = tmp_path / "pairs.jsonl"
-    pairs = load_records("sts", SOURCE_DATA / "stsb-en-test.csv", header=False)[:60]
+    pairs = load_records(get("sts"), SOURCE_DATA / "stsb-en-test.csv", header=False)[:60]
     lines = [json.dumps(dataclasses.asdict(p)) for p in pairs]
     src.write_text("\n".join(lines) + "\n", encoding="utf-8")
     task = {
@@ -425,9 +427,55 @@ def test_store_schema_guards(tmp_path: Path) -> None:
         Store.open(junk)
 
 
+def test_schema_4_drops_the_list_of_task_types(tmp_path: Path) -> None:
+    """A store written by schema 1 (which listed four task types) takes any registered type's
+    name after migrating; its rows, references and foreign keys survive the table's rebuild."""
+    path = tmp_path / "v1.sqlite"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE schema_version (version INTEGER PRIMARY KEY, applied_at TEXT)")
+    for statement in MIGRATIONS[1]:
+        conn.execute(statement)
+    conn.execute("INSERT INTO schema_version VALUES (1, 'then')")
+    conn.execute(
+        "INSERT INTO subsets VALUES ('T/s', 'T', 's', 'sts', 'eng-Latn', '{}', NULL, 2, 0, 17)"
+    )
+    conn.execute("INSERT INTO instances VALUES ('T/s/1', 'T/s', '1', 0, '{}', '3.0', 40)")
+    conn.commit()
+    with pytest.raises(sqlite3.IntegrityError, match="CHECK"):
+        conn.execute(
+            "INSERT INTO subsets VALUES ('U/s', 'U', 's', 'pairs', 'eng', '{}', NULL, 1, 1, NULL)"
+        )
+    conn.close()
+    with Store.open(path) as st:
+        assert st.schema_version == SCHEMA_VERSION == 4
+        [row] = st.subsets()
+        assert (row.key, row.task_type, row.overlap) == ("T/s", "sts", 2)
+        assert [i.hume_id for i in st.instances("T/s")] == ["T/s/1"]
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA foreign_keys = ON")
+    assert conn.execute("SELECT ls_project_id FROM subsets").fetchone() == (17,)
+    assert (
+        "CHECK (task_type"
+        not in conn.execute("SELECT sql FROM sqlite_master WHERE name = 'subsets'").fetchone()[0]
+    )
+    conn.execute(  # a type registered after the store was made
+        "INSERT INTO subsets VALUES ('U/s', 'U', 's', 'pairs', 'eng', '{}', NULL, 1, 1, NULL)"
+    )
+    with pytest.raises(sqlite3.IntegrityError, match="FOREIGN KEY"):  # references still hold
+        conn.execute(
+            "INSERT INTO instances (hume_id, subset_key, source_id, sample_order, content, gold) "
+            "VALUES ('X/1', 'nowhere', '1', 0, '{}', '1')"
+        )
+    assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
+    conn.commit()
+    conn.close()
+    with Store.open(path) as st:  # opening again migrates nothing
+        assert st.schema_version == 4 and len(st.subsets()) == 2
+
+
 def test_mteb_sourced_study_with_an_in_memory_dataset(tmp_path: Path) -> None:
     """The MTEB path end to end minus the hub: a HUMESTS22-shaped dataset built from STSB."""
-    pairs = load_records("sts", SOURCE_DATA / "stsb-en-test.csv", header=False)[:30]
+    pairs = load_records(get("sts"), SOURCE_DATA / "stsb-en-test.csv", header=False)[:30]
     # STS22's gold scale is 1-4 (the preset's score_range): STSB's 0-5 scores mapped onto it
     scores = [1 + 3 * p.score / 5 for p in pairs]  # type: ignore[union-attr]
     ds = Dataset.from_dict(
@@ -445,7 +493,7 @@ def test_mteb_sourced_study_with_an_in_memory_dataset(tmp_path: Path) -> None:
     spec = dataclasses.replace(spec, tasks=(dataclasses.replace(task, subsets=task.subsets[:1]),))
 
     def loader(task: Any, subset: Any) -> Any:
-        return load_mteb(task.source.mteb, subset.name, task_type=task.type, dataset=fake)
+        return load_mteb(task.source.mteb, subset.name, kind=get(task.type), dataset=fake)
 
     d = tmp_path / "study"
     summary = init_from_spec(d, spec, loader=loader)
@@ -463,17 +511,13 @@ def test_mteb_sourced_study_with_an_in_memory_dataset(tmp_path: Path) -> None:
 
 def test_stored_content_is_what_label_studio_configs_accepts(study: Path) -> None:
     """Contract with label_studio_configs/: every stored content renders as LS task data."""
-    import label_studio_configs as lsc
+    from hume_sync import task_types
 
     with Store.open(study) as st:
         for sub in st.subsets():
-            module = lsc.get(sub.task_type)
-            xml = module.render_config(
-                labels=sub.config.get("label_set"),
-                n_groups=sub.config.get("n_groups"),
-                language=sub.language,
-            )
+            interface = task_types.get(sub.task_type)
+            xml = interface.ls_subset_config(sub.config, language=sub.language)
             assert xml.lstrip().startswith("<View")
             for row in st.instances(sub.key):
-                data = module.task_data(row.hume_ref, row.content)
+                data = interface.ls_task_data(row.hume_ref, row.content)
                 assert data["hume_ref"] == row.hume_ref

@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 
-import label_studio_configs
+from hume_sync import task_types
 from hume_sync.cli import main
 from hume_sync.labelstudio import servers as ls_servers
 from hume_sync.steps.pull import pull_study, task_url
@@ -331,7 +331,7 @@ def test_answers_after_the_close_are_left_out_unless_include_late(study, capsys)
     annotator, other = a.server.client(a.token), b.server.client(b.token)
     sub = study["subsets"][CLASSIFICATION]
     labels = sub.config["label_set"]
-    module = label_studio_configs.get("classification")
+    module = task_types.get("classification").ls_module
     golds = study["gold"][CLASSIFICATION]
     insts = study["instances"][CLASSIFICATION]
     wrong = {i.hume_id: next(lab for lab in labels if lab != golds[i.hume_id]) for i in insts}

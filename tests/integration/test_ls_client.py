@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-import label_studio_configs as lsc
+from hume_sync import task_types
 from hume_sync.labelstudio import server
 
 pytest.importorskip("label_studio_sdk", reason="the labelstudio extra is not installed")
@@ -40,7 +40,7 @@ from hume_sync.labelstudio.client import (
 
 SECRET = "f00dfeedcafe0123456789abcdef0123456789ab"
 LABELS = ["positive", "negative", "neutral"]
-CLS = lsc.get("classification")
+CLS = task_types.get("classification").ls_module
 
 
 def unique(title: str) -> str:

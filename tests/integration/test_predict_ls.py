@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-import label_studio_configs
+from hume_sync import task_types
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -120,7 +120,7 @@ def test_sealed_then_revealed_through_label_studio(
     sts_pid = projects[STS]
     task = client.list_tasks(sts_pid)[0]
     client.create_annotation(
-        task["id"], label_studio_configs.get("sts").answer_to_result(4), lead_time=3.0
+        task["id"], task_types.get("sts").ls_module.answer_to_result(4), lead_time=3.0
     )
     created = [e for e in read_events(study) if e["action"] == "ANNOTATION_CREATED"]
     assert len(created) == 1 and created[0]["task"]["id"] == task["id"]

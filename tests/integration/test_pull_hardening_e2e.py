@@ -23,7 +23,7 @@ import httpx
 import pytest
 import yaml
 
-import label_studio_configs
+from hume_sync import task_types
 from hume_sync.cli import main
 from hume_sync.labelstudio import servers as ls_servers
 from hume_sync.store import Store, gold
@@ -68,7 +68,7 @@ def study(annotator_servers, tmp_path_factory) -> Any:
     register(study_dir, a, "eng", mp)  # a server elsewhere: reached by URL and token only
     assert main(["setup", str(study_dir)]) == 0
     annotator = a.server.client(a.token)
-    module = label_studio_configs.get("classification")
+    module = task_types.get("classification").ls_module
     with Store.open(study_dir) as store:
         (sub,) = store.subsets()
         golds = gold(store, sub.key)

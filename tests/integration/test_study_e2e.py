@@ -21,7 +21,7 @@ from typing import Any
 import httpx
 import pytest
 
-import label_studio_configs
+from hume_sync import task_types
 from hume_sync.cli import main
 from hume_sync.store import Store, gold
 from tests._annotate import bad_label, register
@@ -95,7 +95,7 @@ def study(request, tmp_path_factory):
         arb = store.instances("SIB200Classification/arb_Arab")
         odd = {arb[0].hume_id: "invalid", arb[1].hume_id: "skip"}
         for subset in store.subsets():
-            module = label_studio_configs.get(subset.task_type)
+            module = task_types.get(subset.task_type).ls_module
             labels = subset.config.get("label_set") or []
             golds = gold(store, subset.key)
             kw = {
@@ -212,7 +212,7 @@ def test_second_pull_adds_nothing_and_edits_and_deletions_are_reflected(study, c
             for r in store.annotations("STSBenchmark/default")
             if r.status == "valid" and r.slot == 1
         ]
-    sts = label_studio_configs.get("sts")
+    sts = task_types.get("sts").ls_module
     client.sdk.annotations.update(id=rows[0].ls_annotation_id, result=sts.answer_to_result(0))
     client.sdk.annotations.delete(id=rows[1].ls_annotation_id)
     assert main(["pull", str(study["dir"])]) == 0
@@ -338,7 +338,7 @@ def test_server_dying_mid_pull_leaves_store_unchanged(study, capsys):
         task = store.slot_tasks("STSBenchmark/default", 2)[inst.hume_id]
     b = study["b"]
     b.server.client(b.token).create_annotation(
-        task, label_studio_configs.get("sts").answer_to_result(3)
+        task, task_types.get("sts").ls_module.answer_to_result(3)
     )
     proxy = _DyingProxy(a.url, budget=2)  # A's first project or two, then dies
     thread = threading.Thread(target=proxy.serve_forever, daemon=True)

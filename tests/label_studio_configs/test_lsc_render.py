@@ -6,14 +6,11 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-import label_studio_configs as lsc
+from hume_sync import task_types
+from hume_sync.errors import UnknownTaskTypeError
 from label_studio_configs import classification, clustering, reranking, sts
 from label_studio_configs._common import is_rtl
-from label_studio_configs.errors import (
-    ConfigError,
-    InvalidContentError,
-    UnknownTaskTypeError,
-)
+from label_studio_configs.errors import InvalidContentError
 
 NASTY_LABELS = ["a & b", "<tag>", 'say "hi"', "it's", "x > y < z", "naïve — ünïcödé"]
 RENDER_KW = {
@@ -26,7 +23,7 @@ TEXT_TAGS = {"Text", "List", "Ranker"}
 
 
 def render(task_type: str, **kw) -> str:
-    return lsc.get(task_type).render_config(**{**RENDER_KW[task_type], **kw})
+    return task_types.get(task_type).ls_render_config(**{**RENDER_KW[task_type], **kw})
 
 
 def parents(root: ET.Element) -> dict[ET.Element, ET.Element]:
@@ -47,7 +44,7 @@ def direction_of(root: ET.Element, element: ET.Element) -> str | None:
     return None
 
 
-@pytest.mark.parametrize("task_type", lsc.TASK_TYPES)
+@pytest.mark.parametrize("task_type", task_types.names())
 def test_config_is_well_formed_xml_with_a_view_root(task_type: str) -> None:
     root = ET.fromstring(render(task_type))
     assert root.tag == "View"
@@ -55,12 +52,13 @@ def test_config_is_well_formed_xml_with_a_view_root(task_type: str) -> None:
     assert len(names) == len(set(names)), "Label Studio needs unique tag names"
 
 
-@pytest.mark.parametrize("task_type", lsc.TASK_TYPES)
+@pytest.mark.parametrize("task_type", task_types.names())
 def test_sdk_label_interface_accepts_config(task_type: str) -> None:
     interface = pytest.importorskip("label_studio_sdk.label_interface")
     li = interface.LabelInterface(render(task_type))
-    control = li.get_control(lsc.get(task_type).FROM_NAME)
-    assert control.to_name == [lsc.get(task_type).TO_NAME]
+    module = task_types.get(task_type).ls_module
+    control = li.get_control(module.FROM_NAME)
+    assert control.to_name == [module.TO_NAME]
 
 
 def test_classification_labels_escaped_and_round_trip_through_xml() -> None:
@@ -126,15 +124,15 @@ def test_reranking_has_relevant_and_default_not_relevant_buckets() -> None:
     assert {t.get("value") for t in root.iter("Text")} == {"$query"}
 
 
-@pytest.mark.parametrize("task_type", lsc.TASK_TYPES)
+@pytest.mark.parametrize("task_type", task_types.names())
 def test_default_instructions_shown_in_header(task_type: str) -> None:
-    module = lsc.get(task_type)
+    module = task_types.get(task_type).ls_module
     header = next(ET.fromstring(render(task_type)).iter("Header")).get("value")
     expected = module.DEFAULT_INSTRUCTIONS.replace("{n_groups}", "5")
     assert header == expected
 
 
-@pytest.mark.parametrize("task_type", lsc.TASK_TYPES)
+@pytest.mark.parametrize("task_type", task_types.names())
 def test_custom_instructions_escaped_and_dollar_neutralised(task_type: str) -> None:
     text = 'Pick <one> & "only" one; costs $text or $5\nsecond line'
     header = next(ET.fromstring(render(task_type, instructions=text)).iter("Header")).get("value")
@@ -144,7 +142,7 @@ def test_custom_instructions_escaped_and_dollar_neutralised(task_type: str) -> N
     assert "\n" in header
 
 
-@pytest.mark.parametrize("task_type", lsc.TASK_TYPES)
+@pytest.mark.parametrize("task_type", task_types.names())
 @pytest.mark.parametrize(
     "language", ["ar", "ara", "arb", "arb_Arab", "arb-Arab", "ara-Arab", "ur-Arab", "fas", "heb"]
 )
@@ -158,7 +156,7 @@ def test_rtl_languages_wrap_every_text_tag_right_to_left(task_type: str, languag
     assert direction_of(root, next(root.iter("Header"))) is None
 
 
-@pytest.mark.parametrize("task_type", lsc.TASK_TYPES)
+@pytest.mark.parametrize("task_type", task_types.names())
 @pytest.mark.parametrize(
     "language", ["en", "eng", "eng-Latn", "dan_Latn", "rus_Cyrl", "nob-Latn", "da", None, ""]
 )
@@ -173,16 +171,14 @@ def test_is_rtl_script_subtag_decides() -> None:
     assert not is_rtl("ar-Latn") and not is_rtl("en") and not is_rtl("rus_Cyrl")
 
 
-def test_registry_returns_modules_and_rejects_unknown_types() -> None:
-    assert lsc.TASK_TYPES == ("classification", "clustering", "reranking", "sts")
-    assert lsc.get("classification") is classification
-    assert lsc.get("clustering") is clustering
-    assert lsc.get("reranking") is reranking
-    assert lsc.get("sts") is sts
+def test_every_type_names_its_config_module_and_unknown_types_are_refused() -> None:
+    assert task_types.names() == ("classification", "clustering", "reranking", "sts")
+    for module in (classification, clustering, reranking, sts):
+        assert task_types.get(module.TASK_TYPE).ls_module is module
     for bad in ("retrieval", "STS", "", None):
         with pytest.raises(UnknownTaskTypeError, match="unknown task type") as err:
-            lsc.get(bad)
-        assert isinstance(err.value, ValueError | LookupError | ConfigError)
+            task_types.get(bad)  # type: ignore[arg-type]
+        assert isinstance(err.value, LookupError)
         assert "classification, clustering, reranking, sts" in str(err.value)
 
 

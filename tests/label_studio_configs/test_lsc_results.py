@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import label_studio_configs as lsc
+from hume_sync import task_types
 from label_studio_configs import classification, clustering, reranking, sts
 from label_studio_configs.errors import InvalidAnswerError, InvalidResultError
 
@@ -129,7 +129,7 @@ def good(task_type: str) -> tuple[Any, dict[str, Any], list[dict[str, Any]]]:
     return module, kw, module.answer_to_result(answer, **kw)
 
 
-@pytest.mark.parametrize("task_type", lsc.TASK_TYPES)
+@pytest.mark.parametrize("task_type", task_types.names())
 @pytest.mark.parametrize(
     ("mutate", "message"),
     [
@@ -276,7 +276,7 @@ def test_bad_answers_rejected(
     task_type: str, answer: Any, kw: dict[str, Any], message: str
 ) -> None:
     with pytest.raises(InvalidAnswerError, match=message):
-        lsc.get(task_type).answer_to_result(answer, **kw)
+        task_types.get(task_type).ls_answer_to_result(answer, **kw)
 
 
 def test_uniform_keywords_work_for_every_type() -> None:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-import label_studio_configs as lsc
+from hume_sync import task_types
 
 pytestmark = pytest.mark.labelstudio
 
@@ -48,35 +48,35 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any], Any, dict[str, Any]]] = [
 def test_config_accepted_and_annotation_round_trips(
     ls_server, task_type, config_kw, content, answer, id_kw, language
 ) -> None:
-    module = lsc.get(task_type)
+    interface = task_types.get(task_type)
     client = ls_server.client()
-    xml = module.render_config(**config_kw, language=language)
+    xml = interface.ls_render_config(**config_kw, language=language)
     project = client.create_project(
         f"lsc-{task_type}-{language}-{uuid.uuid4().hex[:8]}", xml, maximum_annotations=2
     )
     stored = ET.fromstring(project["label_config"])
-    assert stored.find(f".//*[@name='{module.FROM_NAME}']") is not None
+    assert stored.find(f".//*[@name='{interface.ls_module.FROM_NAME}']") is not None
     assert project["show_collab_predictions"] is False
 
-    data = module.task_data(f"hume-{task_type}-1", content)
+    data = interface.ls_task_data(f"hume-{task_type}-1", content)
     [task_id] = client.import_tasks(project["id"], [{"data": data}])
     kw = {**config_kw, **id_kw}
-    client.create_annotation(task_id, module.answer_to_result(answer, **kw), lead_time=7.5)
+    client.create_annotation(task_id, interface.ls_answer_to_result(answer, **kw), lead_time=7.5)
 
     [task] = client.list_tasks(project["id"])
     assert task["data"] == data, "task data must come back unchanged (and never hold gold)"
     assert "GOLD" not in str(task["data"]) and "score" not in task["data"]
     [annotation] = task["annotations"]
     assert annotation["lead_time"] == pytest.approx(7.5)
-    assert module.result_to_answer(annotation["result"], **kw) == answer
+    assert interface.ls_result_to_answer(annotation["result"], **kw) == answer
     [listed] = client.list_annotations(task_id)
-    assert module.result_to_answer(listed["result"], **kw) == answer
+    assert interface.ls_result_to_answer(listed["result"], **kw) == answer
     client.delete_project(project["id"])
 
 
 def test_second_user_annotation_round_trips(ls_server) -> None:
     """An annotator other than the admin: the fixture's user helper and `completed_by`."""
-    module = lsc.get("classification")
+    module = task_types.get("classification").ls_module
     admin = ls_server.client()
     project = admin.create_project(
         f"lsc-two-users-{uuid.uuid4().hex[:8]}",

@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
-import label_studio_configs
+from hume_sync import task_types
 from hume_sync.steps.backend import (
     SEALED_MODEL_VERSION,
     StudySource,
@@ -29,7 +29,8 @@ from hume_sync.steps.reveal import CLOSED_AT, REVEALED_AT, RevealError, close_st
 from hume_sync.store import PredictionRecord, Store, gold
 from ml_backend.app import create_app
 from ml_backend.reveal import ls_prediction, rerank_marks, sts_level
-from tests.ml_backend.test_predict import CLS, CLU, RR, STS, FakeEncoder, make_study, study_spec
+from tests._fake_encoder import FakeEncoder
+from tests.ml_backend.test_predict import CLS, CLU, RR, STS, make_study, study_spec
 
 ROOT = Path(__file__).resolve().parents[2]
 FAKE = "emb:test/fake"
@@ -76,7 +77,7 @@ class FakeLabelStudio:
         """Every annotator answers every task with the gold answer (a valid result)."""
         for p in self.store.slot_projects():
             sub = self.store.subset(p.subset_key)
-            module = label_studio_configs.get(sub.task_type)
+            interface = task_types.get(sub.task_type)
             golds = gold(self.store, sub.key)
             by_ref = {i.hume_ref: i for i in self.store.instances(sub.key)}
             self.annotated[p.ls_project_id] = []
@@ -90,10 +91,8 @@ class FakeLabelStudio:
                         g: f"group_{k + 1}" for k, g in enumerate(sorted(set(answer.values())))
                     }
                     answer = {item: groups[g] for item, g in answer.items()}
-                kw = label_studio_configs.translation_kwargs(
-                    sub.task_type, sub.config, inst.content
-                )
-                result = module.answer_to_result(answer, **kw)
+                kw = interface.ls_translation_kwargs(sub.config, inst.content)
+                result = interface.ls_answer_to_result(answer, **kw)
                 self.annotated[p.ls_project_id].append(
                     {
                         **task,
@@ -169,9 +168,9 @@ def tasks_payload(study: Path, subset: str) -> list[dict[str, Any]]:
     """Tasks as Label Studio sends them to /predict (data from label_studio_configs)."""
     with Store.open(study) as store:
         sub = store.subset(subset)
-        module = label_studio_configs.get(sub.task_type)
+        interface = task_types.get(sub.task_type)
         return [
-            {"id": n + 1, "data": module.task_data(i.hume_ref, i.content), "predictions": []}
+            {"id": n + 1, "data": interface.ls_task_data(i.hume_ref, i.content), "predictions": []}
             for n, i in enumerate(store.instances(subset))
         ]
 
@@ -221,22 +220,16 @@ def test_rerank_marks_rules() -> None:
 def test_ls_predictions_read_back_through_label_studio_configs(predicted_small: Path) -> None:
     with Store.open(predicted_small) as store:
         for sub in store.subsets():
-            module = label_studio_configs.get(sub.task_type)
+            interface = task_types.get(sub.task_type)
             insts = {i.hume_id: i for i in store.instances(sub.key)}
             for p in store.predictions(sub.key, model_version=FAKE):
                 content = insts[p.hume_id].content
                 got = ls_prediction(
-                    sub.task_type, FAKE, p.answer, p.score, config=sub.config, content=content
+                    interface, FAKE, p.answer, p.score, config=sub.config, content=content
                 )
                 assert got["model_version"] == FAKE
-                ids = module.item_ids(content) if hasattr(module, "item_ids") else None
-                back = module.result_to_answer(
-                    got["result"],
-                    labels=sub.config.get("label_set")
-                    if sub.task_type == "classification"
-                    else None,
-                    n_groups=sub.config.get("n_groups"),
-                    item_ids=ids,
+                back = interface.ls_result_to_answer(
+                    got["result"], **interface.ls_translation_kwargs(sub.config, content)
                 )
                 if sub.task_type in ("classification", "clustering"):
                     assert back == p.answer
@@ -359,7 +352,7 @@ def test_predict_is_empty_while_open_and_answers_once_closed(study: Path, client
         tasks = tasks_payload(study, subset)
         results = client.post("/predict", json={"tasks": tasks}).get_json()["results"]
         assert len(results) == len(tasks)
-        module = label_studio_configs.get(subs[subset].task_type)
+        module = task_types.get(subs[subset].task_type).ls_module
         for task, preds in zip(tasks, results, strict=True):
             [pred] = preds
             assert pred["model_version"] == FAKE

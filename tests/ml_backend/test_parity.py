@@ -1,29 +1,36 @@
-"""Parity of ml_backend.procedures with the installed mteb's own evaluators.
+"""Parity of the model answers with the installed mteb's own evaluators.
 
 Every test runs the real mteb task class (metadata of a HUME task, our in-memory data injected
 as ``task.dataset``) through ``AbsTask.evaluate`` and compares its scores — and, via mteb's
-``prediction_folder`` output, its per-item predictions — with ours, to 1e-6.
+``prediction_folder`` output, its per-item predictions — with ours, to 1e-6. Ours go through the
+product path: a ``SubsetJob`` carrying the task type from the registry, answered by
+``ml_backend.predict.predict_subsets`` through an embedding cache (what ``hume-sync predict``
+runs), so the type's model procedure is under test with the mteb procedures it calls.
 
 * model-free tests feed both sides the same synthetic float32 embeddings (mteb through a
-  table-lookup ``AbsEncoder``): they isolate the procedures and must agree exactly;
+  table-lookup ``AbsEncoder``, ours through the shared fake encoder reading the same table):
+  they isolate the procedures and must agree exactly;
 * ``@pytest.mark.model`` tests run the packaged all-MiniLM-L6-v2 on real data (SIB-200, STS-B),
-  mteb through its ``SentenceTransformerEncoderWrapper``, ours through ``load_encoder`` and the
-  ``run_*`` helpers; a second variant embeds every distinct text once in a single call (what the
-  backend's cache does), whose embeddings differ from mteb's by ~1e-7 (batch padding).
+  mteb through its ``SentenceTransformerEncoderWrapper``, ours through ``load_encoder``; the cache
+  embeds every distinct text once, in batches of its own, so embeddings differ from mteb's by
+  ~1e-7 (batch padding) and scores stay within 1e-6.
 """
 
 from __future__ import annotations
 
 import csv
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
+from hume_sync import task_types
 from ml_backend import procedures as P
-from ml_backend.encoders import embed_unique
+from ml_backend.embedding_cache import EmbeddingCache
+from ml_backend.predict import SubsetJob, SubsetPrediction, predict_subsets
+from tests._fake_encoder import FakeEncoder
 from tests._mteb import TOL, max_diff, report, run_mteb
 
 mteb = pytest.importorskip("mteb")
@@ -108,17 +115,45 @@ class MtebTableEncoder:
         return _Table()
 
 
-class OurTableEncoder:
-    """The same table behind our ``Encoder`` protocol."""
+def predict(
+    folder: Path,
+    encoder: Any,
+    type_name: str,
+    task_name: str,
+    contents: Sequence[Mapping[str, Any]],
+    gold: Sequence[Any],
+    *,
+    hume_ids: Sequence[str] | None = None,
+    **job: Any,
+) -> SubsetPrediction:
+    """One subset answered the way ``hume-sync predict`` answers it (a fresh cache in
+    ``folder``); ``job`` adds the job's other fields (train pool, samples per label, ...)."""
+    ids = tuple(hume_ids) if hume_ids is not None else tuple(f"i{n}" for n in range(len(contents)))
+    subset = SubsetJob(
+        key=f"{task_name}/test",
+        task=task_types.get(type_name),
+        task_name=task_name,
+        hume_ids=ids,
+        contents=tuple(contents),
+        gold=tuple(gold),
+        **job,
+    )
+    folder.mkdir(parents=True, exist_ok=True)
+    with EmbeddingCache(folder / "embeddings.sqlite") as cache:
+        [prediction] = predict_subsets(encoder, [subset], cache, progress=False).predictions
+    return prediction
 
-    name, revision = "test/table", None
-    model_version = "emb:test/table"
 
-    def __init__(self, table: Mapping[str, np.ndarray]) -> None:
-        self.table = table
+def answers(prediction: SubsetPrediction) -> list[Any]:
+    return [item.answer for item in prediction.items]
 
-    def encode(self, texts: Sequence[str], **kwargs: Any) -> np.ndarray:
-        return np.stack([self.table[t] for t in texts])
+
+def votes(per_experiment: Sequence[Sequence[Any]]) -> list[tuple[Any, float]]:
+    """Per test item, the majority label over mteb's experiments and its vote share."""
+    return [
+        P.majority_vote([exp[i] for exp in per_experiment])[:2]
+        for i in range(len(per_experiment[0]))
+    ]
 
 
 def _clustered_table(
@@ -171,24 +206,39 @@ def test_classification_procedure_matches_mteb(tmp_path: Path, label_set: list[A
     theirs, preds = run_mteb(
         CLS_TASK, "default", data, MtebTableEncoder(table), tmp_path, samples_per_label=spl
     )
-    ours = P.run_classification(
-        OurTableEncoder(table),
+    ours = predict(
+        tmp_path / "ours",
+        FakeEncoder(table=table),
+        "classification",
+        CLS_TASK,
         [{"text": t} for t in test],
-        [{"text": t, "label": lab} for t, lab in zip(pool, pool_labels, strict=True)],
+        test_labels,
+        train_pool=tuple(
+            {"text": t, "label": lab} for t, lab in zip(pool, pool_labels, strict=True)
+        ),
         samples_per_label=spl,
-        gold=test_labels,
-        task_name=CLS_TASK,
     )
-    keys = CLS_KEYS + (("ap", "ap_weighted") if len(label_set) == 2 else ())
-    diff = max_diff(ours.scores, theirs, keys)
+    diff = max_diff(ours.scores, theirs, CLS_KEYS)
     for ours_exp, theirs_exp in zip(
         ours.scores["scores_per_experiment"], theirs["scores_per_experiment"], strict=True
     ):
-        diff = max(diff, max_diff(ours_exp, theirs_exp, keys))
+        diff = max(diff, max_diff(ours_exp, theirs_exp, CLS_KEYS))
     report(f"classification (synthetic, labels={label_set})", diff)
     assert diff <= TOL
-    assert ours.predictions_per_experiment == preds
-    assert 0 < ours.scores["accuracy"] < 1  # a real test: neither trivial nor hopeless
+    # the study keeps labels as text: the answer is mteb's majority label, its score the share
+    assert [(item.answer, item.score) for item in ours.items] == [
+        (str(label), share) for label, share in votes(preds)
+    ]
+    assert 0 < ours.main_score < 1  # a real test: neither trivial nor hopeless
+
+    # the procedure itself keeps numeric labels, and with them mteb's AP of hard predictions
+    rows = np.stack([table[t] for t in pool])
+    direct = P.classify(
+        rows, pool_labels, np.stack([table[t] for t in test]), test_labels, samples_per_label=spl
+    )
+    assert direct.predictions_per_experiment == preds
+    if len(label_set) == 2:
+        assert max_diff(direct.scores, theirs, ("ap", "ap_weighted")) <= TOL
 
 
 def test_clustering_procedure_matches_mteb(tmp_path: Path) -> None:
@@ -196,17 +246,20 @@ def test_clustering_procedure_matches_mteb(tmp_path: Path) -> None:
     texts, table = _clustered_table(labels, 16, seed=3, spread=1.2)
     data = {"eng_Latn": {"test": _dataset({"sentences": [texts], "labels": [labels]})}}
     theirs, preds = run_mteb(CLU_TASK, "eng_Latn", data, MtebTableEncoder(table), tmp_path)
-    ours = P.run_clustering(
-        OurTableEncoder(table),
-        [{"id": t, "text": t} for t in texts],
-        dict(zip(texts, labels, strict=True)),
-        task_name=CLU_TASK,
+    ours = predict(
+        tmp_path / "ours",
+        FakeEncoder(table=table),
+        "clustering",
+        CLU_TASK,
+        [{"items": [{"id": t, "text": t} for t in texts]}],
+        [dict(zip(texts, labels, strict=True))],
     )
     diff = max_diff(ours.scores, theirs, ["v_measure"])
     report("clustering (synthetic)", diff)
     assert diff <= TOL
-    assert ours.answers == preds[0]
-    assert 0 < ours.scores["v_measure"] < 1
+    [answer] = answers(ours)
+    assert [answer[t] for t in texts] == [f"group_{c + 1}" for c in preds[0]]
+    assert 0 < ours.main_score < 1
 
 
 def test_sts_procedure_matches_mteb(tmp_path: Path) -> None:
@@ -232,9 +285,9 @@ def test_sts_procedure_matches_mteb(tmp_path: Path) -> None:
         }
     }
     theirs, preds = run_mteb(STS_TASK, "default", data, MtebTableEncoder(table), tmp_path)
-    ours = P.run_sts(OurTableEncoder(table), pairs, gold, task_name=STS_TASK)
+    ours = predict(tmp_path / "ours", FakeEncoder(table=table), "sts", STS_TASK, pairs, gold)
     diff = max_diff(ours.scores, theirs, STS_KEYS)
-    item_diff = float(np.max(np.abs(np.array(ours.answers) - np.array(preds["cosine_scores"]))))
+    item_diff = float(np.max(np.abs(np.array(answers(ours)) - np.array(preds["cosine_scores"]))))
     report("STS (synthetic) scores", diff)
     report("STS (synthetic) per-pair cosine", item_diff)
     assert diff <= TOL
@@ -264,13 +317,13 @@ def _reranking_mteb_data(
 
 
 def _compare_reranking(
-    ours: P.RerankingResult, theirs: dict[str, Any], preds: Any, what: str
+    ours: SubsetPrediction, theirs: dict[str, Any], preds: Any, what: str
 ) -> None:
     diff = max_diff(ours.scores, theirs, RR_KEYS)
     item_diff = max(
-        abs(ours.answers[i][cid] - preds[qid][cid])
-        for i, qid in enumerate(ours.query_ids)
-        for cid in ours.answers[i]
+        abs(item.answer[cid] - preds[item.hume_id][cid])
+        for item in ours.items
+        for cid in item.answer
     )
     report(f"reranking ({what}) scores", diff, ours.main_score)
     report(f"reranking ({what}) per-candidate cosine", item_diff)
@@ -300,8 +353,14 @@ def test_reranking_procedure_matches_mteb(tmp_path: Path) -> None:
         qids.append(f"query{q}")
     data = _reranking_mteb_data(instances, gold, qids)
     theirs, preds = run_mteb(RR_TASK, "en", data, MtebTableEncoder(table), tmp_path)
-    ours = P.run_reranking(
-        OurTableEncoder(table), instances, gold, task_name=RR_TASK, query_ids=qids
+    ours = predict(
+        tmp_path / "ours",
+        FakeEncoder(table=table),
+        "reranking",
+        RR_TASK,
+        instances,
+        gold,
+        hume_ids=qids,
     )
     _compare_reranking(ours, theirs, preds, "synthetic, with ties")
 
@@ -404,13 +463,6 @@ def _sib_reranking(n_queries: int = 12) -> tuple[list[dict[str, Any]], list[dict
     return instances, gold
 
 
-def _embed_once(encoder: Any, texts: Sequence[str], **kw: Any) -> Callable[[Sequence[str]], Any]:
-    """Embed all distinct ``texts`` in one call; return a lookup for any subset of them."""
-    rows = embed_unique(encoder, list(texts), **kw)
-    table = dict(zip(texts, rows, strict=True))
-    return lambda subset: np.stack([table[t] for t in subset])
-
-
 @pytest.mark.model
 def test_classification_real_model(minilm: Any, mteb_minilm: Any, tmp_path: Path) -> None:
     pool, test = _sib_classification_data()
@@ -428,32 +480,20 @@ def test_classification_real_model(minilm: Any, mteb_minilm: Any, tmp_path: Path
         )
     }
     theirs, preds = run_mteb(CLS_TASK, "default", data, mteb_minilm, tmp_path, samples_per_label=8)
-    gold = [r["label"] for r in test]
-    ours = P.run_classification(
+    ours = predict(
+        tmp_path / "ours",
         minilm,
+        "classification",
+        CLS_TASK,
         [{"text": r["text"]} for r in test],
-        pool,
+        [r["label"] for r in test],
+        train_pool=tuple(pool),
         samples_per_label=8,
-        gold=gold,
-        task_name=CLS_TASK,
     )
     diff = max_diff(ours.scores, theirs, CLS_KEYS)
-    report("classification (SIB-200, MiniLM, mteb grouping)", diff, ours.main_score)
+    report("classification (SIB-200, MiniLM, through the cache)", diff, ours.main_score)
     assert diff <= TOL
-    assert ours.predictions_per_experiment == preds
-
-    # the backend's way: every distinct text embedded once, in one call
-    labels = [r["label"] for r in pool]
-    union = sorted(set().union(*P.classification_train_indices(labels, 8)))
-    texts = [pool[i]["text"] for i in union] + [r["text"] for r in test]
-    lookup = _embed_once(minilm, texts, task_type="classification", task_name=CLS_TASK)
-    train_rows = dict(zip(union, lookup([pool[i]["text"] for i in union]), strict=True))
-    once = P.classify(
-        train_rows, labels, lookup([r["text"] for r in test]), gold, samples_per_label=8
-    )
-    diff_once = max_diff(once.scores, theirs, CLS_KEYS)
-    report("classification (SIB-200, MiniLM, each text once)", diff_once)
-    assert diff_once <= TOL
+    assert [(item.answer, item.score) for item in ours.items] == votes(preds)
 
 
 @pytest.mark.model
@@ -463,12 +503,19 @@ def test_clustering_real_model(minilm: Any, mteb_minilm: Any, tmp_path: Path) ->
     texts, labels = [r["text"] for r in items], [r["label"] for r in items]
     data = {"eng_Latn": {"test": _dataset({"sentences": [texts], "labels": [labels]})}}
     theirs, preds = run_mteb(CLU_TASK, "eng_Latn", data, mteb_minilm, tmp_path)
-    gold = {r["id"]: r["label"] for r in items}
-    ours = P.run_clustering(minilm, items, gold, task_name=CLU_TASK)
+    ours = predict(
+        tmp_path / "ours",
+        minilm,
+        "clustering",
+        CLU_TASK,
+        [{"items": [{"id": r["id"], "text": r["text"]} for r in items]}],
+        [{r["id"]: r["label"] for r in items}],
+    )
     diff = max_diff(ours.scores, theirs, ["v_measure"])
-    report("clustering (SIB-200, MiniLM)", diff, ours.main_score)
+    report("clustering (SIB-200, MiniLM, through the cache)", diff, ours.main_score)
     assert diff <= TOL
-    assert ours.answers == preds[0]
+    [answer] = answers(ours)
+    assert [answer[r["id"]] for r in items] == [f"group_{c + 1}" for c in preds[0]]
 
 
 @pytest.mark.model
@@ -487,22 +534,13 @@ def test_sts_real_model(minilm: Any, mteb_minilm: Any, tmp_path: Path) -> None:
         }
     }
     theirs, preds = run_mteb(STS_TASK, "default", data, mteb_minilm, tmp_path)
-    ours = P.run_sts(minilm, pairs, gold, task_name=STS_TASK)
+    ours = predict(tmp_path / "ours", minilm, "sts", STS_TASK, pairs, gold)
     diff = max_diff(ours.scores, theirs, STS_KEYS)
-    item_diff = float(np.max(np.abs(np.array(ours.answers) - np.array(preds["cosine_scores"]))))
-    report("STS (STS-B, MiniLM, mteb grouping) scores", diff, ours.main_score)
-    report("STS (STS-B, MiniLM, mteb grouping) per-pair cosine", item_diff)
+    item_diff = float(np.max(np.abs(np.array(answers(ours)) - np.array(preds["cosine_scores"]))))
+    report("STS (STS-B, MiniLM, through the cache) scores", diff, ours.main_score)
+    report("STS (STS-B, MiniLM, through the cache) per-pair cosine", item_diff)
     assert diff <= TOL
     assert item_diff <= TOL
-
-    texts = [p["sentence1"] for p in pairs] + [p["sentence2"] for p in pairs]
-    lookup = _embed_once(minilm, texts, task_type="sts", task_name=STS_TASK)
-    once = P.sts(
-        lookup([p["sentence1"] for p in pairs]), lookup([p["sentence2"] for p in pairs]), gold
-    )
-    diff_once = max_diff(once.scores, theirs, STS_KEYS)
-    report("STS (STS-B, MiniLM, each text once) scores", diff_once)
-    assert diff_once <= TOL
 
 
 @pytest.mark.model
@@ -511,29 +549,7 @@ def test_reranking_real_model(minilm: Any, mteb_minilm: Any, tmp_path: Path) -> 
     qids = [f"q{i}" for i in range(len(instances))]
     data = _reranking_mteb_data(instances, gold, qids)
     theirs, preds = run_mteb(RR_TASK, "en", data, mteb_minilm, tmp_path)
-    ours = P.run_reranking(minilm, instances, gold, task_name=RR_TASK, query_ids=qids)
-    _compare_reranking(ours, theirs, preds, "SIB-200, MiniLM, mteb grouping")
+    ours = predict(tmp_path / "ours", minilm, "reranking", RR_TASK, instances, gold, hume_ids=qids)
+    _compare_reranking(ours, theirs, preds, "SIB-200, MiniLM, through the cache")
     # no ties among real cosines, so v1 (sklearn) and v2 (trec) MAP agree (hume.md)
     assert ours.scores["map_sklearn"] == pytest.approx(ours.scores["map"], abs=1e-12)
-
-    q_lookup = _embed_once(
-        minilm,
-        [i["query"] for i in instances],
-        role="query",
-        task_type="reranking",
-        task_name=RR_TASK,
-    )
-    docs = {c["id"]: c["text"] for i in instances for c in i["candidates"]}
-    d_lookup = _embed_once(
-        minilm, list(docs.values()), role="passage", task_type="reranking", task_name=RR_TASK
-    )
-    once = P.rerank(
-        q_lookup([i["query"] for i in instances]),
-        [d_lookup([c["text"] for c in i["candidates"]]) for i in instances],
-        [[c["id"] for c in i["candidates"]] for i in instances],
-        gold,
-        query_ids=qids,
-    )
-    diff_once = max_diff(once.scores, theirs, RR_KEYS)
-    report("reranking (SIB-200, MiniLM, each text once) scores", diff_once)
-    assert diff_once <= TOL

@@ -7,7 +7,6 @@ packaged all-MiniLM-L6-v2; the fast tests use a deterministic hash encoder.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -40,6 +39,7 @@ from ml_backend.embedding_cache import (
     model_key,
     variant_key,
 )
+from tests._fake_encoder import CountingEncoder, FakeEncoder
 from tests._paths import SOURCE_DATA
 
 TOL = 1e-6
@@ -115,63 +115,6 @@ def make_study(study_dir: Path, spec: dict[str, Any] | None = None) -> Path:
     return study_dir
 
 
-class FakeEncoder:
-    """Deterministic, model-free encoder: a text's vector is seeded by its hash."""
-
-    name = "test/fake"
-    revision = "1"
-    similarity_fn_name = "cosine"
-
-    def __init__(self, dim: int = 16, name: str | None = None) -> None:
-        self.dim = dim
-        if name:
-            self.name = name
-        self.calls = 0
-        self.texts = 0
-
-    @property
-    def model_version(self) -> str:
-        return f"emb:{self.name}"
-
-    def prompt_for(self, *, role: Any, task_type: Any, task_name: Any) -> None:
-        return None
-
-    def encode(self, texts: Sequence[str], **kwargs: Any) -> np.ndarray:
-        self.calls += 1
-        self.texts += len(texts)
-        rows = [
-            np.random.default_rng(int(hashlib.sha256(t.encode()).hexdigest()[:15], 16)).normal(
-                size=self.dim
-            )
-            for t in texts
-        ]
-        return np.asarray(rows, dtype=np.float32).reshape(len(texts), self.dim)
-
-
-class Counting:
-    """Wraps an encoder, counts encode calls and texts, and can fail after ``fail_after`` calls."""
-
-    def __init__(self, inner: Any, fail_after: int | None = None) -> None:
-        self.inner = inner
-        self.fail_after = fail_after
-        self.calls = 0
-        self.texts = 0
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
-
-    @property
-    def model_version(self) -> str:
-        return self.inner.model_version
-
-    def encode(self, texts: Sequence[str], **kwargs: Any) -> np.ndarray:
-        if self.fail_after is not None and self.calls >= self.fail_after:
-            raise RuntimeError("injected interruption")
-        self.calls += 1
-        self.texts += len(texts)
-        return self.inner.encode(texts, **kwargs)
-
-
 def predictions_table(study: Path) -> list[tuple[Any, ...]]:
     """Every stored prediction (without timestamps), for exact comparisons."""
     conn = sqlite3.connect(study / "study.sqlite")
@@ -200,7 +143,7 @@ def real_study(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def predicted(real_study: Path, minilm: Any) -> Path:
     """The real-data study after one predict run with MiniLM (chunks of ``CHUNK`` texts)."""
-    counting = Counting(minilm)
+    counting = CountingEncoder(minilm)
     summary = run_predict(real_study, counting, chunk_size=CHUNK)
     [model] = summary.models
     assert model.embedded == counting.texts > 0 and model.cached == 0
@@ -215,7 +158,7 @@ def predicted(real_study: Path, minilm: Any) -> Path:
 @pytest.mark.model
 def test_rerun_embeds_nothing_and_writes_nothing(predicted: Path, minilm: Any) -> None:
     before = predictions_table(predicted)
-    counting = Counting(minilm)
+    counting = CountingEncoder(minilm)
     with Store.open(predicted) as store:
         changes = store.total_changes
         [model] = predict_study(predicted, store, encoders=[counting], progress=False).models
@@ -238,14 +181,14 @@ def test_interrupted_run_resumes_with_identical_results(
     predicted: Path, minilm: Any, tmp_path: Path
 ) -> None:
     study = make_study(tmp_path / "again")
-    failing = Counting(minilm, fail_after=3 * CALLS_PER_CHUNK + 1)  # dies inside chunk 4
+    failing = CountingEncoder(minilm, fail_after=3 * CALLS_PER_CHUNK + 1)  # dies inside chunk 4
     with pytest.raises(RuntimeError, match="injected"):
         run_predict(study, failing, chunk_size=CHUNK)
     assert predictions_table(study) == []  # nothing half-stored
     with EmbeddingCache(cache_path(study)) as cache:
         assert cache.count() == 3 * CHUNK  # the finished chunks were committed
 
-    resumed = Counting(minilm)
+    resumed = CountingEncoder(minilm)
     [model] = run_predict(study, resumed, chunk_size=CHUNK).models
     with EmbeddingCache(cache_path(predicted)) as cache:
         total = cache.count()
@@ -266,12 +209,12 @@ def test_each_text_embedded_once_across_tasks(tmp_path: Path, minilm: Any) -> No
 
     plain = {t for j in jobs for r in encode_requests(j) if r.role is None for t in r.texts}
     shared = {
-        t for j in jobs if j.task_type == "clustering" for r in encode_requests(j) for t in r.texts
+        t for j in jobs if j.task.name == "clustering" for r in encode_requests(j) for t in r.texts
     }
-    counting = Counting(minilm)
+    counting = CountingEncoder(minilm)
     [model] = run_predict(study, counting, subsets=[CLU]).models
     assert counting.texts == len(shared) == model.embedded
-    counting2 = Counting(minilm)
+    counting2 = CountingEncoder(minilm)
     [model] = run_predict(study, counting2).models
     by_role = {
         role: {t for j in jobs for r in encode_requests(j) if r.role == role for t in r.texts}
@@ -335,16 +278,16 @@ def test_cache_shares_prompt_free_contexts_and_round_trips(tmp_path: Path) -> No
     enc = FakeEncoder()
     with EmbeddingCache(tmp_path / "c.sqlite") as cache:
         reqs = [
-            EncodeRequest(("a", "b", "a"), None, "classification", "T1"),
-            EncodeRequest(("b", "c"), None, "sts", "T2"),
-            EncodeRequest(("a",), "query", "reranking", "T3"),
+            EncodeRequest(("a", "b", "a"), None, "Classification", "T1"),
+            EncodeRequest(("b", "c"), None, "STS", "T2"),
+            EncodeRequest(("a",), "query", "Reranking", "T3"),
         ]
         stats = cache.ensure(enc, reqs, chunk_size=2)
         assert (stats.requested, stats.computed, stats.cached) == (4, 4, 0)
         assert enc.texts == 4  # a, b, c once (plain) + a as a query
         again = cache.ensure(enc, reqs)
         assert (again.computed, again.cached, again.encode_calls) == (0, 4, 0)
-        got = cache.lookup(enc, ["c", "a"], task_type="sts", task_name="T2")
+        got = cache.lookup(enc, ["c", "a"], task_type="STS", task_name="T2")
         assert got.dtype == np.float32
         assert np.array_equal(got, enc.encode(["c", "a"]))
         assert cache.count(model_key(enc)) == 4
@@ -352,8 +295,8 @@ def test_cache_shares_prompt_free_contexts_and_round_trips(tmp_path: Path) -> No
     assert model_key(other) != model_key(enc)
     # an encoder without prompt_for never shares across tasks (safe default)
     bare = type("Bare", (), {"name": "x", "revision": None})()
-    assert variant_key(bare, role=None, task_type="sts", task_name="A") != variant_key(
-        bare, role=None, task_type="sts", task_name="B"
+    assert variant_key(bare, role=None, task_type="STS", task_name="A") != variant_key(
+        bare, role=None, task_type="STS", task_name="B"
     )
 
 

@@ -345,9 +345,11 @@ def test_unknown_items_and_no_answers(kind: str) -> None:
 # ------------------------------------------------------------------------------------------
 
 
-def _human_results_dir() -> Path | None:
+def _human_results_dir() -> Path:
+    """The published human results, shipped in examples/: a missing folder is a failure."""
     path = MTEB_RESULTS / "baseline__Human"
-    return path if (path / "2025_09_25").is_dir() else None
+    assert (path / "2025_09_25").is_dir(), f"published human results missing: {path}"
+    return path
 
 
 def _load_scores(folder: Path) -> dict[tuple[str, str], dict[str, Any]]:
@@ -362,8 +364,6 @@ def _load_scores(folder: Path) -> dict[tuple[str, str], dict[str, Any]]:
 @pytest.fixture(scope="module")
 def published() -> tuple[dict, dict]:
     root = _human_results_dir()
-    if root is None:
-        pytest.skip("shared/data/mteb_results/baseline__Human not available")
     aggregated = _load_scores(root / "2025_09_25")
     per_annotator: dict[tuple[str, str], dict[str, dict]] = defaultdict(dict)
     for folder in sorted(root.glob("annotator_*")):

@@ -9,7 +9,6 @@ import math
 from collections.abc import Callable
 from functools import partial
 from itertools import combinations
-from pathlib import Path
 from typing import Any
 
 import krippendorff
@@ -49,15 +48,9 @@ from scoring.agreement import (
 )
 from scoring.errors import InvalidInputError
 from scoring.records import Agreement
+from tests._paths import MTEB_RESULTS
 
-HUMAN_RESULTS = (
-    Path(__file__).resolve().parents[3]
-    / "shared"
-    / "data"
-    / "mteb_results"
-    / "baseline__Human"
-    / "2025_09_25"
-)
+HUMAN_RESULTS = MTEB_RESULTS / "baseline__Human" / "2025_09_25"
 
 PROPS = settings(
     max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True
@@ -676,8 +669,7 @@ def test_low_and_high_flags() -> None:
 
 
 def _published() -> dict[tuple[str, str], dict[str, Any]]:
-    if not HUMAN_RESULTS.is_dir():
-        pytest.skip(f"published human results not found at {HUMAN_RESULTS}")
+    assert HUMAN_RESULTS.is_dir(), f"published human results missing: {HUMAN_RESULTS}"
     out = {}
     for path in sorted(HUMAN_RESULTS.glob("HUME*.json")):
         for block in json.loads(path.read_text())["scores"]["test"]:

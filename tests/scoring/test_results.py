@@ -8,14 +8,17 @@ from pathlib import Path
 
 import pytest
 
+from hume_sync.report.model import known_types
 from scoring.errors import InvalidInputError, ResultFileError
 from scoring.results import read_result_file, read_results_dir, write_model_meta, write_result_file
 from tests._paths import MTEB_RESULTS
 
+TYPES = known_types()
+
 
 @pytest.fixture(scope="module")
 def collection():
-    return read_results_dir(MTEB_RESULTS)
+    return read_results_dir(MTEB_RESULTS, TYPES)
 
 
 def test_one_revision_per_model_and_annotators_apart(collection):
@@ -39,7 +42,7 @@ def test_subsets_matched_by_language_across_naming_conventions(collection):
     minilm = next(r for r in collection.raters if r.name.endswith("all-MiniLM-L6-v2"))
     for sid in ("HUMESTS22/ara", "HUMESTS22/eng", "HUMEWikipediaRerankingMultilingual/nob"):
         assert sid in human.scores and sid in minilm.scores
-    old = read_results_dir(MTEB_RESULTS, revisions={"baseline/Human": "2025_09_25"})
+    old = read_results_dir(MTEB_RESULTS, TYPES, revisions={"baseline/Human": "2025_09_25"})
     old_human = next(r for r in old.raters if r.kind == "human")
     assert set(old_human.scores) == set(human.scores)
     assert old_human.scores["HUMESTS22/ara"].hf_subset == "ar"
@@ -51,7 +54,7 @@ def test_subsets_matched_by_language_across_naming_conventions(collection):
 
 def test_unknown_revision_is_a_clear_error():
     with pytest.raises(InvalidInputError, match="no revision 'nope'"):
-        read_results_dir(MTEB_RESULTS, revisions={"baseline/Human": "nope"})
+        read_results_dir(MTEB_RESULTS, TYPES, revisions={"baseline/Human": "nope"})
 
 
 def _copy_two_models(tmp_path: Path) -> Path:
@@ -84,14 +87,14 @@ def test_malformed_file_skipped_or_fatal(tmp_path, content, reason):
         / "8b3219a92973c328a8e22fadcfa821b5dc75636a"
     )
     (bad / "HUMESTS12.json").write_text(content)
-    skipped = read_results_dir(root)
+    skipped = read_results_dir(root, TYPES)
     assert len(skipped.problems) == 1
     assert str(skipped.problems[0]).startswith(str(bad / "HUMESTS12.json"))
     assert reason in skipped.problems[0].reason
     minilm = next(r for r in skipped.raters if r.kind == "model")
     assert "HUMESTS12/eng" not in minilm.scores and "HUMESICK-R/eng" in minilm.scores
     with pytest.raises(ResultFileError, match=reason) as err:
-        read_results_dir(root, on_error="raise")
+        read_results_dir(root, TYPES, on_error="raise")
     assert err.value.path == str(bad / "HUMESTS12.json")
 
 
@@ -124,9 +127,9 @@ def test_write_then_read_round_trip_keeps_extra_blocks(tmp_path):
         "evaluation_time",
         "kg_co2_emissions",
     }
-    (subset,) = read_result_file(path)
+    (subset,) = read_result_file(path, TYPES)
     assert subset.main_score == 0.75 and subset.task_type == "classification"
-    coll = read_results_dir(tmp_path)
+    coll = read_results_dir(tmp_path, TYPES)
     assert coll.raters[0].name == "hume/humans"
     assert list(coll.raters[0].scores) == ["HUMEEmotionClassification/eng"]
 
@@ -140,4 +143,4 @@ def test_write_rejects_incomplete_subset(tmp_path):
 
 def test_not_a_directory(tmp_path):
     with pytest.raises(InvalidInputError, match="not a directory"):
-        read_results_dir(tmp_path / "missing")
+        read_results_dir(tmp_path / "missing", TYPES)

@@ -1,7 +1,25 @@
-"""Classification: the interface concern (filled in by the interface layer's conversion)."""
+"""Classification's Label Studio interface: one text, one label from the subset's label set."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
 
-class ClassificationInterface:
-    """Classification's interface behaviour."""
+from label_studio_configs import classification as config_module
+from ml_backend.reveal import RevealedInterface
+
+
+class ClassificationInterface(RevealedInterface):
+    """The label set shown is the subset's own; an embedding model's answer is already a label."""
+
+    ls_module = config_module
+
+    def ls_labels(self, config: Mapping[str, Any]) -> Any:
+        return config.get("label_set")
+
+    def ls_item_ids(self, content: Mapping[str, Any]) -> list[str] | None:
+        return None
+
+    def ls_shown_embedding_answer(self, answer: Any, *, rule: str) -> Any:
+        # the majority label of the model's k-NN vote, shown as is
+        return answer

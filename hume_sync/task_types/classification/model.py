@@ -1,7 +1,65 @@
-"""Classification: the model concern (filled in by the model layer's conversion)."""
+"""Classification: how an embedding model answers it, as mteb's ``AbsTaskClassification``.
+
+mteb embeds the union of its experiments' undersampled train items (sorted by pool index) in one
+call and the test items in another, fits logistic regression per experiment and averages the
+scores. A per-item model answer is the majority label over the experiments (its vote share is
+the item score), the same shape as an annotator's label.
+"""
 
 from __future__ import annotations
 
+from ml_backend import procedures as P
+from ml_backend.model_procedure import (
+    Embeddings,
+    ModelAnswers,
+    ModelProcedure,
+    PredictError,
+    SubsetJob,
+    TextGroup,
+)
 
-class ClassificationModel:
-    """Classification's model behaviour."""
+
+class ClassificationModel(ModelProcedure):
+    """Classification's model procedure (logistic regression on a train pool, 10 experiments)."""
+
+    model_items_key = None
+    model_needs_train_pool = True
+
+    def model_samples_per_label(self, job: SubsetJob) -> int:
+        """Train items per label in each experiment (mteb's default when the study sets none)."""
+        return job.samples_per_label or P.DEFAULT_SAMPLES_PER_LABEL
+
+    def model_train_union(self, job: SubsetJob) -> list[int]:
+        """Indices of the train pool mteb embeds: the union of the experiments' samples."""
+        if not job.train_pool:
+            raise PredictError(
+                f"{job.key}: classification needs a train pool (the study has no train items)"
+            )
+        labels = [str(r["label"]) for r in job.train_pool]
+        experiments = P.classification_train_indices(labels, self.model_samples_per_label(job))
+        return sorted(set().union(*experiments))
+
+    def model_encode_groups(self, job: SubsetJob) -> list[TextGroup]:
+        union = self.model_train_union(job)
+        train = tuple(str(job.train_pool[i]["text"]) for i in union)
+        test = tuple(str(self.model_field(job, n, "text")) for n in range(len(job.contents)))
+        return [TextGroup(train), TextGroup(test)]
+
+    def model_answers(
+        self, job: SubsetJob, embeddings: Embeddings, similarity: str
+    ) -> ModelAnswers:
+        union = self.model_train_union(job)
+        labels = [str(r["label"]) for r in job.train_pool]
+        union_emb = embeddings([str(job.train_pool[i]["text"]) for i in union])
+        train_rows = {i: union_emb[pos] for pos, i in enumerate(union)}
+        test_emb = embeddings([str(c["text"]) for c in job.contents])
+        result = P.classify(
+            train_rows,
+            labels,
+            test_emb,
+            None if job.gold is None else [str(g) for g in job.gold],
+            samples_per_label=self.model_samples_per_label(job),
+        )
+        return ModelAnswers.from_result(
+            result, result.answers, [float(s) for s in result.confidences]
+        )

@@ -1,7 +1,75 @@
-"""Classification: the scoring concern (filled in by the scoring layer's conversion)."""
+"""Classification: how humans are scored (HUME: majority vote, then accuracy)."""
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Mapping
+from typing import Any, ClassVar
 
-class ClassificationScoring:
-    """Classification's scoring behaviour."""
+import numpy as np
+
+from scoring import aggregation, agreement, intervals
+from scoring.records import Agreement, Interval, Score
+from scoring.rules import PerItem, ScoringRules
+
+
+class ClassificationScoring(ScoringRules):
+    """Items: gold is a label, an answer is a label.
+
+    Majority vote per item (ties to the alphabetically first label), then accuracy, with a
+    Wilson interval; agreement is Fleiss' κ (plus pairwise Cohen κ, percentage agreement and
+    nominal Krippendorff α).
+    """
+
+    score_methods: ClassVar[Mapping[str, str]] = {
+        "Human score": (
+            "majority vote per item, ties to the alphabetically first label, then accuracy"
+        ),
+        "Model score": "logistic regression over 10 seeded experiments",
+        "Interval (95 %)": "Wilson",
+        "Agreement": "Fleiss' κ (+ pairwise Cohen κ, percentage, Krippendorff α)",
+        "Candidate gold errors": "all annotators (≥ 2) agree on a label other than gold",
+    }
+    score_main_name = "accuracy"
+    score_mteb_main_name = "accuracy"
+    score_main_range = (0.0, 1.0)
+    score_annotator_method = "accuracy"
+    score_headline_agreement = "fleiss_kappa"
+    score_human_machine_statistic = "cohen_kappa"
+
+    def score_human(self, gold: Mapping[Hashable, Any], answers: Mapping[str, Any]) -> Score:
+        return aggregation.human_classification(gold, answers)
+
+    def score_agreements(
+        self, gold: Mapping[Hashable, Any], humans: Mapping[str, Mapping[Hashable, Any]]
+    ) -> list[Agreement]:
+        return [
+            agreement.fleiss_kappa(humans),
+            agreement.mean_pairwise_cohen_kappa(humans),
+            agreement.percentage_agreement(humans),
+            agreement.krippendorff_alpha(humans, level="nominal"),
+        ]
+
+    def score_interval(self, score: Score) -> Interval:
+        n = int(score.n_items or 0)
+        return intervals.wilson(round(score.value * n), n)
+
+    def score_per_item(self, gold: Mapping[Hashable, Any], score: Score) -> PerItem | None:
+        """The majority vote of an item is fixed, so accuracy is a mean of per-item hits."""
+        votes = score.details.get("votes") or {}
+        hits = np.array([float(votes[i] == gold[i]) for i in votes])
+        return hits, intervals.vectorized(lambda x: np.mean(x, axis=-1))
+
+    def score_items_for_target(
+        self, score: Score, bootstrap: Interval | None, target: float
+    ) -> tuple[int | None, str]:
+        needed = intervals.wilson_n_for_half_width(min(max(score.value, 0.0), 1.0), target)
+        return needed, "wilson_n_for_half_width(p = human accuracy)"
+
+    def score_disagree(self, values: list[Any]) -> bool:
+        return any(v != values[0] for v in values[1:])
+
+    def score_agree_not_gold(self, values: list[Any], gold: Any) -> bool:
+        return all(v == values[0] for v in values) and values[0] != gold
+
+    def score_item_text(self, content: Mapping[str, Any]) -> str:
+        return str(content.get("text", ""))

@@ -1,7 +1,37 @@
-"""Reranking: the interface concern (filled in by the interface layer's conversion)."""
+"""Reranking's Label Studio interface: a query and its candidates, each Relevant or not."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
 
-class RerankingInterface:
-    """Reranking's interface behaviour."""
+from label_studio_configs import reranking as config_module
+from label_studio_configs.errors import InvalidAnswerError
+from ml_backend.reveal import RevealedInterface, ranked_ids, rerank_marks
+
+
+class RerankingInterface(RevealedInterface):
+    """An embedding model's similarity scores are shown as marks (a gold-free cut-off rule),
+    with the candidates listed best first."""
+
+    ls_module = config_module
+
+    def ls_labels(self, config: Mapping[str, Any]) -> Any:
+        return None
+
+    def ls_item_ids(self, content: Mapping[str, Any]) -> list[str] | None:
+        return config_module.item_ids(content)
+
+    def ls_shown_embedding_answer(self, answer: Any, *, rule: str) -> Any:
+        if not isinstance(answer, Mapping):
+            raise InvalidAnswerError(
+                f"reranking scores must be a mapping, got {type(answer).__name__}"
+            )
+        return rerank_marks({str(k): float(v) for k, v in answer.items()}, rule)
+
+    def ls_shown_item_ids(self, item_ids: list[str] | None, answer: Any) -> list[str] | None:
+        if isinstance(answer, Mapping) and item_ids is not None:
+            ranked = ranked_ids({str(k): float(v) for k, v in answer.items()})
+            if sorted(ranked) == sorted(item_ids):
+                return ranked  # buckets list candidates best first
+        return item_ids

@@ -1,7 +1,92 @@
-"""Reranking: the scoring concern (filled in by the scoring layer's conversion)."""
+"""Reranking: how humans are scored (HUME: scikit-learn AP of binary marks, mean over queries
+per annotator, then mean over annotators)."""
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Hashable, Mapping
+from typing import Any, ClassVar
 
-class RerankingScoring:
-    """Reranking's scoring behaviour."""
+import numpy as np
+
+from scoring import aggregation, agreement, intervals
+from scoring.records import Agreement, Interval, Score
+from scoring.rules import PerItem, ScoringRules, items_by_bootstrap_scaling
+
+
+class RerankingScoring(ScoringRules):
+    """Items: a query; gold is ``{candidate_id: 0|1}``, an answer the annotator's marks.
+
+    MAP per annotator, then the mean over annotators, with the range across annotators as the
+    interval; agreement is per-query Spearman (plus Kendall τ and binary κ), averaged.
+    """
+
+    score_methods: ClassVar[Mapping[str, str]] = {
+        "Human score": (
+            "scikit-learn average precision of each annotator's binary marks, mean over "
+            "queries then annotators"
+        ),
+        "Model score": "cosine + MAP",
+        "Interval (95 %)": "range across annotators",
+        "Agreement": "per-query Spearman / Kendall τ / binary κ",
+        "Candidate gold errors": "all annotators (≥ 2) give the same marks, not gold's",
+    }
+    score_main_name = "map"
+    score_mteb_main_name = "map_at_1000"
+    score_main_range = (0.0, 1.0)
+    score_annotator_method = "mean_over_queries(map:sklearn)"
+    score_headline_agreement = "reranking:mean_spearman"
+    score_human_machine_statistic = "reranking_binary_kappa"
+
+    def score_human(self, gold: Mapping[Hashable, Any], answers: Mapping[str, Any]) -> Score:
+        return aggregation.human_reranking(gold, answers)
+
+    def score_normalise_answer(self, answer: Any) -> Any:
+        """JSON keeps candidate ids as strings but may hold marks as bools or floats."""
+        if isinstance(answer, Mapping):
+            return {str(k): int(v) for k, v in answer.items()}
+        return answer
+
+    def score_agreements(
+        self, gold: Mapping[Hashable, Any], humans: Mapping[str, Mapping[Hashable, Any]]
+    ) -> list[Agreement]:
+        return [
+            agreement.reranking_agreement(humans, statistic=s)
+            for s in ("spearman", "kendall_tau", "binary_kappa")
+        ]
+
+    def score_interval(self, score: Score) -> Interval:
+        return intervals.annotator_range(dict(score.per_rater), estimate=score.value)
+
+    def score_per_item(self, gold: Mapping[Hashable, Any], score: Score) -> PerItem | None:
+        """Each annotator's AP per query is fixed, so MAP is a mean over resampled queries (per
+        annotator, then over annotators)."""
+        per = score.details.get("per_rater_per_query_ap") or {}
+        queries = sorted({q for aps in per.values() for q in aps}, key=str)
+        table = np.array(
+            [[per[r].get(q, np.nan) for r in sorted(per)] for q in queries], dtype=float
+        )
+
+        @intervals.vectorized
+        def map_(x: np.ndarray) -> np.ndarray:
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # a rater without a query
+                per_rater = np.nanmean(x, axis=-2)
+                return np.nanmean(per_rater, axis=-1)
+
+        return table, map_
+
+    def score_items_for_target(
+        self, score: Score, bootstrap: Interval | None, target: float
+    ) -> tuple[int | None, str]:
+        # The annotator range does not shrink with items.
+        return items_by_bootstrap_scaling(int(score.n_items or 0), bootstrap, target)
+
+    def score_disagree(self, values: list[Any]) -> bool:
+        return any(v != values[0] for v in values[1:])
+
+    def score_agree_not_gold(self, values: list[Any], gold: Any) -> bool:
+        return all(v == values[0] for v in values) and values[0] != gold
+
+    def score_item_text(self, content: Mapping[str, Any]) -> str:
+        return str(content.get("query", ""))

@@ -1,7 +1,25 @@
-"""STS: the interface concern (filled in by the interface layer's conversion)."""
+"""STS's Label Studio interface: a sentence pair rated on the six STS levels 0-5."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
 
-class STSInterface:
-    """STS's interface behaviour."""
+from label_studio_configs import sts as config_module
+from ml_backend.reveal import RevealedInterface, sts_level
+
+
+class STSInterface(RevealedInterface):
+    """The levels shown are the STS guidelines' own (a stored config has none); an embedding
+    model's cosine is shown as the level it rounds to."""
+
+    ls_module = config_module
+
+    def ls_labels(self, config: Mapping[str, Any]) -> Any:
+        return None
+
+    def ls_item_ids(self, content: Mapping[str, Any]) -> list[str] | None:
+        return None
+
+    def ls_shown_embedding_answer(self, answer: Any, *, rule: str) -> Any:
+        return sts_level(float(answer))

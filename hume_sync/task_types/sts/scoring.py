@@ -1,7 +1,77 @@
-"""STS: the scoring concern (filled in by the scoring layer's conversion)."""
+"""STS: how humans are scored (HUME: mean rating per pair, then Spearman against gold)."""
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Mapping
+from typing import Any, ClassVar
 
-class STSScoring:
-    """STS's scoring behaviour."""
+import numpy as np
+
+from scoring import aggregation, agreement, intervals
+from scoring.records import Agreement, Interval, Score
+from scoring.rules import PerItem, ScoringRules
+
+#: Ratings this far apart (on the 0–5 scale) make a disagreement; a mean rating this far from
+#: gold, with annotators not disagreeing, a candidate gold error.
+RATING_GAP = 2
+
+
+class STSScoring(ScoringRules):
+    """Items: gold is a float, an answer a rating 0–5.
+
+    Mean rating per pair, then Spearman against gold, with a Fisher z interval; agreement is
+    mean pairwise Spearman (plus interval Krippendorff α).
+    """
+
+    score_methods: ClassVar[Mapping[str, str]] = {
+        "Human score": "mean rating per pair, then Spearman (HUME)",
+        "Model score": "cosine + Spearman",
+        "Interval (95 %)": "Fisher z",
+        "Agreement": "mean pairwise Spearman (+ α interval)",
+        "Candidate gold errors": "mean rating ≥ 2 points from gold",
+    }
+    score_main_name = "spearman"
+    score_mteb_main_name = "cosine_spearman"
+    # mteb's STS main score is a Spearman correlation, which may be negative.
+    score_main_range = (-1.0, 1.0)
+    score_annotator_method = "spearman"
+    score_headline_agreement = "mean_pairwise_spearman"
+    score_human_machine_statistic = "spearman"
+
+    def score_human(self, gold: Mapping[Hashable, Any], answers: Mapping[str, Any]) -> Score:
+        return aggregation.human_sts(gold, answers)
+
+    def score_agreements(
+        self, gold: Mapping[Hashable, Any], humans: Mapping[str, Mapping[Hashable, Any]]
+    ) -> list[Agreement]:
+        return [
+            agreement.mean_pairwise_spearman(humans),
+            agreement.krippendorff_alpha(humans, level="interval"),
+        ]
+
+    def score_interval(self, score: Score) -> Interval:
+        return intervals.fisher_z(score.value, int(score.n_items or 0))
+
+    def score_per_item(self, gold: Mapping[Hashable, Any], score: Score) -> PerItem | None:
+        """A pair's mean rating is fixed, so Spearman is taken over resampled
+        (gold, mean rating) pairs (NaN for a resample constant on either side)."""
+        means = score.details.get("mean_ratings") or {}
+        pairs = np.array([(float(gold[i]), float(m)) for i, m in means.items()])
+
+        return pairs, intervals.spearman_of_resamples
+
+    def score_items_for_target(
+        self, score: Score, bootstrap: Interval | None, target: float
+    ) -> tuple[int | None, str]:
+        rho = max(min(score.value, 0.999), -0.999)
+        needed = intervals.fisher_z_n_for_half_width(rho, target)
+        return needed, "fisher_z_n_for_half_width(rho = human Spearman)"
+
+    def score_disagree(self, values: list[Any]) -> bool:
+        return max(values) - min(values) >= RATING_GAP
+
+    def score_agree_not_gold(self, values: list[Any], gold: Any) -> bool:
+        return abs(float(np.mean(values)) - float(gold)) >= RATING_GAP
+
+    def score_item_text(self, content: Mapping[str, Any]) -> str:
+        return f"{content.get('sentence1', '')} ⟷ {content.get('sentence2', '')}"

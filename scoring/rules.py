@@ -1,0 +1,190 @@
+"""What scoring and the report need to know about a task type: the :class:`ScoringRules` protocol.
+
+Why a protocol: HUME scores each task type its own way (a majority vote then accuracy for
+classification, a mean rating then Spearman for STS, ...), and the report states an interval,
+an agreement statistic, a disagreement rule and a sample-size rule that differ by type too. All
+of that used to be branches on the type's name, spread over :mod:`scoring.subset_report` and
+the report. Now each task type is one object that implements this ABC (in ``hume_sync``, its
+``<Type>Scoring`` mixin), and the scoring functions receive that object. :mod:`scoring` still
+imports nothing of ours: it only calls the methods below, so any object that implements them is
+a task type to it (tests use the registered ones).
+
+Every member carries the ``score_`` prefix so that the scoring concern never collides with the
+other concerns a task type is composed of (interface, model, LLM, study).
+"""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Hashable, Mapping
+from typing import Any
+
+from scoring.records import Agreement, Interval, Score
+
+#: The Methods topics each type describes (see :attr:`ScoringRules.score_methods`).
+METHOD_TOPICS = (
+    "Human score",
+    "Model score",
+    "Interval (95 %)",
+    "Agreement",
+    "Candidate gold errors",
+)
+
+#: A per-item decomposition of the human score for the bootstrap: the records resampled (a NumPy
+#: array, resampled along its first axis) and the statistic that maps a resample to the score
+#: (or, marked with :func:`scoring.intervals.vectorized`, a stack of resamples to one score each).
+PerItem = tuple[Any, Callable[[Any], float]]
+
+
+class ScoringRules(ABC):
+    """How humans (and LLM annotators, scored as one human) are scored on one task type.
+
+    Item shapes (gold / one answer) are the type's own; see each implementation. ``answers``
+    arguments map a rater to ``{item: answer}``.
+    """
+
+    #: The type's name (in the study spec, the store, ``task_type`` columns of every output).
+    name: str
+
+    # --------------------------------------------------------------------------------------
+    # The main score and how it is named
+
+    @property
+    @abstractmethod
+    def score_main_name(self) -> str:
+        """The main score's key in the MTEB result files we write (``accuracy``, ``v_measure``,
+        ``map``, ``spearman``), and what a model's score is called (``mteb:<name>``)."""
+
+    @property
+    @abstractmethod
+    def score_main_range(self) -> tuple[float, float]:
+        """The range of mteb's ``main_score`` for the type: a value outside it marks a broken
+        result file (a percentage where mteb stores fractions, say), never a result to rank."""
+
+    @property
+    @abstractmethod
+    def score_mteb_main_name(self) -> str:
+        """mteb's ``main_score`` key for the type, what an embedding model's result file reports
+        (``cosine_spearman`` for STS, ``map_at_1000`` for mteb v2 reranking); it can differ
+        from :attr:`score_main_name`, the key HUME's human result files use."""
+
+    @property
+    def score_metric_keys(self) -> tuple[str, ...]:
+        """Keys of an MTEB score block that identify the type when the task is not a HUME(v1)
+        task (types are tried in registration order, the first with any key wins): the two
+        main-score names."""
+        return tuple(dict.fromkeys((self.score_main_name, self.score_mteb_main_name)))
+
+    @property
+    @abstractmethod
+    def score_annotator_method(self) -> str:
+        """The method name of one annotator's own score (the ``method`` column of their row)."""
+
+    # --------------------------------------------------------------------------------------
+    # Scores
+
+    @abstractmethod
+    def score_human(self, gold: Mapping[Hashable, Any], answers: Mapping[str, Any]) -> Score:
+        """HUME's aggregation of several annotators into one human score (``per_rater`` holds
+        each annotator's own score). One LLM annotator is scored by this too, alone."""
+
+    def score_normalise_answer(self, answer: Any) -> Any:
+        """An answer (or gold) as stored (JSON) turned into the shape scoring compares.
+
+        Most types store exactly what they compare; override where JSON changes the shape.
+        """
+        return answer
+
+    # --------------------------------------------------------------------------------------
+    # Agreement
+
+    @property
+    @abstractmethod
+    def score_headline_agreement(self) -> str:
+        """The ``method`` of the agreement statistic HUME reported for the type; it decides the
+        low-agreement flag and is written into the human result file."""
+
+    @abstractmethod
+    def score_agreements(
+        self, gold: Mapping[Hashable, Any], humans: Mapping[str, Mapping[Hashable, Any]]
+    ) -> list[Agreement]:
+        """Human–human agreement: the headline statistic and the extra ones reported."""
+
+    @property
+    @abstractmethod
+    def score_human_machine_statistic(self) -> str:
+        """The statistic (a key of :func:`scoring.agreement.human_machine_agreement`) by which
+        each LLM annotator is compared with the humans."""
+
+    def score_agreement_answers(
+        self, gold: Mapping[Hashable, Any], answers: Mapping[str, Any]
+    ) -> Mapping[str, Any]:
+        """The answers in the item-by-item form the agreement statistics compare.
+
+        Identity for types whose items are compared directly; override where an item holds
+        several units (a clustering set holds texts).
+        """
+        return answers
+
+    # --------------------------------------------------------------------------------------
+    # Intervals and sample size
+
+    @abstractmethod
+    def score_interval(self, score: Score) -> Interval:
+        """The 95 % interval HUME put around the human score (Wilson, Fisher z, range...)."""
+
+    @abstractmethod
+    def score_per_item(self, gold: Mapping[Hashable, Any], score: Score) -> PerItem | None:
+        """The human score written as a statistic of per-item records, for a bootstrap over
+        items; ``None`` where there is nothing to resample."""
+
+    @abstractmethod
+    def score_items_for_target(
+        self, score: Score, bootstrap: Interval | None, target: float
+    ) -> tuple[int | None, str]:
+        """Items needed for an interval of half-width ``target``, and how that was worked out
+        (``None`` where it cannot be)."""
+
+    # --------------------------------------------------------------------------------------
+    # How the report names the methods
+
+    @property
+    @abstractmethod
+    def score_methods(self) -> Mapping[str, str]:
+        """The report's Methods section, this type's part: one short phrase for each of
+        ``METHOD_TOPICS`` (how humans are scored, how models are, the interval, agreement, gold
+        errors), so a new type names its own methods without editing the report."""
+
+    # --------------------------------------------------------------------------------------
+    # Items worth a look: disagreements and candidate gold errors
+
+    @abstractmethod
+    def score_disagree(self, values: list[Any]) -> bool:
+        """Whether the annotators' answers to one item (two or more) count as a disagreement."""
+
+    @abstractmethod
+    def score_agree_not_gold(self, values: list[Any], gold: Any) -> bool:
+        """Whether annotators who agree on one item (two or more, not disagreeing) agree on
+        something other than gold: a candidate gold error."""
+
+    @abstractmethod
+    def score_item_text(self, content: Mapping[str, Any]) -> str:
+        """How an item is shown in the report's item lists (from the stored item content)."""
+
+
+def items_by_bootstrap_scaling(
+    n_items: int, bootstrap: Interval | None, target: float
+) -> tuple[int | None, str]:
+    """Items for a half-width ``target`` from the bootstrap half-width and 1/√n scaling.
+
+    For scores whose interval (the range across annotators) does not shrink with items: the
+    bootstrap half-width, where there is one, is scaled by the usual 1/√n.
+    """
+    ref = bootstrap.half_width if bootstrap is not None else None
+    needed = math.ceil(n_items * (ref / target) ** 2) if ref and n_items else None
+    method = f"n × (bootstrap half-width / {target:g})², 1/√n scaling" if needed else "unavailable"
+    return needed, method
+
+
+__all__ = ["PerItem", "ScoringRules", "items_by_bootstrap_scaling"]

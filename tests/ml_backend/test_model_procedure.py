@@ -1,0 +1,133 @@
+"""The model procedure protocol: every registered task type answers through it, and ``predict``
+needs nothing else of a type (no type names in ``ml_backend``).
+
+Parity of the answers and scores with mteb is ``test_parity.py``; here: the contract itself, on
+tiny jobs of every type with the shared fake encoder.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hume_sync import task_types
+from ml_backend.embedding_cache import EmbeddingCache
+from ml_backend.model_procedure import ModelProcedure, PredictError, SubsetJob, TextGroup
+from ml_backend.predict import encode_requests, predict_subsets, protocol_notes
+from tests._fake_encoder import FakeEncoder
+
+ITEMS = [{"id": f"x{n}", "text": t} for n, t in enumerate(["cat", "dog", "rain", "snow"])]
+#: One small job's fields per type (contents and gold; a train pool where the type needs one).
+JOBS: dict[str, dict[str, Any]] = {
+    "classification": {
+        "contents": ({"text": "a cat"}, {"text": "the rain"}),
+        "gold": ("pet", "sky"),
+        "train_pool": tuple(
+            {"text": t, "label": lab}
+            for t, lab in [("cat", "pet"), ("dog", "pet"), ("rain", "sky"), ("snow", "sky")]
+        ),
+        "samples_per_label": 2,
+    },
+    "clustering": {
+        "contents": ({"items": ITEMS},),
+        "gold": ({"x0": "pet", "x1": "pet", "x2": "sky", "x3": "sky"},),
+    },
+    "reranking": {
+        "contents": ({"query": "pets", "instruction": "Animals.", "candidates": ITEMS},),
+        "gold": ({"x0": 1, "x1": 1, "x2": 0, "x3": 0},),
+    },
+    "sts": {
+        "contents": (
+            {"sentence1": "a cat", "sentence2": "a dog"},
+            {"sentence1": "rain", "sentence2": "snow"},
+        ),
+        "gold": (3.0, 4.5),
+    },
+}
+
+
+def job(type_name: str, **changes: Any) -> SubsetJob:
+    fields = {**JOBS[type_name], **changes}
+    n = len(fields["contents"])
+    return SubsetJob(
+        key=f"T-{type_name}/default",
+        task=task_types.get(type_name),
+        task_name=f"T-{type_name}",
+        hume_ids=tuple(f"h{i}" for i in range(n)),
+        **fields,
+    )
+
+
+def test_every_registered_type_has_a_model_procedure() -> None:
+    assert set(JOBS) == set(task_types.names())  # a new type gets a row here
+    for name in task_types.names():
+        task = task_types.get(name)
+        assert isinstance(task, ModelProcedure)
+        assert task.model_needs_train_pool == ("train_pool" in JOBS[name])
+
+
+def test_a_job_needs_a_type_object_not_a_name() -> None:
+    with pytest.raises(PredictError, match="not a task type with a model"):
+        SubsetJob(key="K", task="sts", task_name="T", hume_ids=(), contents=())  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("type_name", sorted(JOBS))
+def test_answers_have_the_types_shape(type_name: str, tmp_path: Path) -> None:
+    """One answer per instance; a type with items answers per item id; every text the answers
+    need was in the encode requests (the cache would miss otherwise)."""
+    subset = job(type_name)
+    requests = encode_requests(subset)
+    assert all(r.task_type == subset.task.mteb_type for r in requests)  # mteb's prompt key
+    with EmbeddingCache(tmp_path / "c.sqlite") as cache:
+        run = predict_subsets(FakeEncoder(), [subset], cache, progress=False)
+    [pred] = run.predictions
+    assert pred.task_type == type_name
+    assert [i.hume_id for i in pred.items] == list(subset.hume_ids)
+    assert pred.main_score is not None and pred.method.startswith("mteb:")
+    key = subset.task.model_items_key
+    for item, content in zip(pred.items, subset.contents, strict=True):
+        if key is None:
+            assert not isinstance(item.answer, dict)
+        else:
+            assert sorted(item.answer) == sorted(str(it["id"]) for it in content[key])
+
+
+def test_missing_fields_name_the_instance() -> None:
+    bad = job("sts", contents=({"sentence1": "a"}, {"sentence1": "b", "sentence2": "c"}))
+    with pytest.raises(PredictError, match=r"'h0' has no 'sentence2'"):
+        encode_requests(bad)
+    with pytest.raises(PredictError, match="needs a train pool"):
+        encode_requests(job("classification", train_pool=()))
+    with pytest.raises(PredictError, match="needs n_groups or gold"):
+        task = task_types.get("clustering")
+        task.model_answers(job("clustering", gold=None), lambda texts, role=None: None, "cosine")
+
+
+def test_reranking_embeds_queries_and_passages_as_mteb() -> None:
+    groups = task_types.get("reranking").model_encode_groups(job("reranking"))
+    assert groups == [
+        TextGroup(("pets Animals.",), "query"),
+        TextGroup(tuple(it["text"] for it in ITEMS), "passage"),
+    ]
+
+
+def test_protocol_notes_ask_for_every_role_the_type_embeds() -> None:
+    """An encoder that departs from mteb says so per role; ``predict`` asks about exactly the
+    roles the type's encode groups use."""
+
+    class Noting(FakeEncoder):
+        asked: list[Any]
+
+        def protocol_note(self, *, role: Any, task_type: Any, task_name: Any) -> str | None:
+            self.asked.append((role, task_type))
+            return None if role == "passage" else f"no prompt for {role}"
+
+    enc = Noting()
+    enc.asked = []
+    assert protocol_notes(job("reranking"), enc) == ["no prompt for query"]
+    assert enc.asked == [("query", "Reranking"), ("passage", "Reranking")]
+    enc.asked = []
+    assert protocol_notes(job("sts"), enc) == ["no prompt for None"]
+    assert enc.asked == [(None, "STS")]
