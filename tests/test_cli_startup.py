@@ -97,9 +97,10 @@ def test_importing_the_cli_imports_nothing_heavy() -> None:
     assert sorted(loaded & set(HEAVY)) == []
 
 
-@pytest.mark.skipif(not MTEB_RESULTS.is_dir(), reason="no shared MTEB result files")
-def test_leaderboard_computes_without_numpy_scipy_or_sklearn() -> None:
+def test_leaderboard_computes_without_sklearn_or_models() -> None:
+    """The leaderboard asks the task-type registry which metrics name a type; the types' scoring
+    modules bring numpy and scipy (about 0.3 s), nothing else heavy."""
     code, loaded = _loaded("main", "leaderboard", str(MTEB_RESULTS), "--format", "csv")
     assert code == 0
-    assert sorted(loaded & set(HEAVY)) == []
+    assert sorted(loaded & (set(HEAVY) - {"numpy", "scipy"})) == []
     assert "scoring" in loaded  # it did compute: the scores come from scoring

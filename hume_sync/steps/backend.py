@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hume_sync.errors import RevealError
-from hume_sync.steps.reveal import ls_prediction_of
 from hume_sync.store import (
     STORE_NAME,
     InstanceRow,
@@ -126,6 +125,10 @@ class _StudyIndex:
             made = []
             for version, answer, score in self.stored.get(hid, ()):
                 try:
+                    # Imported here: the task types behind it load numpy and scipy, which
+                    # ``hume-ml-backend --help`` (it reads STUDY_DIR_ENV from here) must not.
+                    from hume_sync.steps.reveal import ls_prediction_of
+
                     item = ls_prediction_of(sub, inst, version, answer, score, self.rule)
                 except (InvalidAnswerError, InvalidContentError, ValueError):
                     continue
