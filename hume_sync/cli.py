@@ -249,7 +249,7 @@ def _llm_client(args: argparse.Namespace):  # -> ml_backend.llm.OpenAICompatible
 def _predict_models(args: argparse.Namespace) -> None:
     """Every embedding model's sealed answers and subset scores; one line per model and subset."""
     from hume_sync.progress import say
-    from hume_sync.steps.predict import predict_study
+    from hume_sync.steps.predict import DEFAULT_MODELS, predict_study
 
     if args.chunk_size is not None and args.chunk_size < 1:
         raise CliError("--chunk-size must be at least 1")
@@ -257,7 +257,7 @@ def _predict_models(args: argparse.Namespace) -> None:
         summary = predict_study(
             Path(args.study_dir),
             store,
-            args.models,
+            args.models or list(DEFAULT_MODELS),
             subsets=args.subsets,
             chunk_size=args.chunk_size,
             replace=args.replace,
@@ -545,8 +545,6 @@ def _add_annotators_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def _add_predict_parser(sub: argparse._SubParsersAction) -> None:
-    from hume_sync.steps.predict import DEFAULT_MODELS
-
     p = sub.add_parser(
         "predict",
         help="compute every model's sealed answers and subset scores (cached, resumable)",
@@ -558,7 +556,7 @@ def _add_predict_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--models",
         nargs="+",
-        default=list(DEFAULT_MODELS),
+        default=None,  # hume_sync.steps.predict.DEFAULT_MODELS, read when predict runs
         metavar="MODEL",
         help="sentence-transformers model ids or local directories "
         "(default: the packaged all-MiniLM-L6-v2)",

@@ -586,18 +586,24 @@ class Store:
     def meta(self) -> dict[str, str]:
         return dict(self._conn.execute("SELECT key, value FROM meta").fetchall())
 
+    _SUBSET_COLUMNS = (
+        "SELECT subset_key, task_name, hf_subset, task_type, language, config, "
+        "samples_per_label, overlap FROM subsets"
+    )
+
     def subsets(self) -> list[SubsetRow]:
         rows = self._conn.execute(
-            "SELECT subset_key, task_name, hf_subset, task_type, language, config, "
-            "samples_per_label, overlap FROM subsets ORDER BY position, subset_key"
+            f"{self._SUBSET_COLUMNS} ORDER BY position, subset_key"
         ).fetchall()
         return [SubsetRow(r[0], r[1], r[2], r[3], r[4], json.loads(r[5]), r[6], r[7]) for r in rows]
 
     def subset(self, key: str) -> SubsetRow:
-        for row in self.subsets():
-            if row.key == key:
-                return row
-        raise StoreError(f"no subset {key!r} in {self.path}")
+        # One row, not the whole table: per-subset readers call this (a 260-subset study read
+        # subset by subset decoded every subset 260 times).
+        r = self._conn.execute(f"{self._SUBSET_COLUMNS} WHERE subset_key = ?", (key,)).fetchone()
+        if r is None:
+            raise StoreError(f"no subset {key!r} in {self.path}")
+        return SubsetRow(r[0], r[1], r[2], r[3], r[4], json.loads(r[5]), r[6], r[7])
 
     def instances(self, subset: str) -> list[InstanceRow]:
         """The subset's instances in presentation (sample) order, without gold."""

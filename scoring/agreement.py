@@ -46,13 +46,15 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any, Literal
 
-import numpy as np
-from scipy import stats
-from sklearn.metrics import adjusted_rand_score
-
+from scoring._lazy import LazyModule
 from scoring.errors import InvalidInputError
 from scoring.records import Agreement
 from scoring.validation import choose
+
+# Loaded on first use: the leaderboard imports this module for its bands only.
+np = LazyModule("numpy")
+stats = LazyModule("scipy.stats")
+skm = LazyModule("sklearn.metrics")
 
 __all__ = [
     "KRIPPENDORFF_LEVELS",
@@ -657,7 +659,7 @@ def _ari(x: Sequence[Hashable], y: Sequence[Hashable]) -> float:
     # Cluster ids are only names: map to integers so mixed types are fine.
     ix = {v: i for i, v in enumerate(dict.fromkeys(x))}
     iy = {v: i for i, v in enumerate(dict.fromkeys(y))}
-    return float(adjusted_rand_score([ix[v] for v in x], [iy[v] for v in y]))
+    return float(skm.adjusted_rand_score([ix[v] for v in x], [iy[v] for v in y]))
 
 
 def mean_pairwise_ari(partitions: Ratings, *, machine_raters: Collection[Any] = ()) -> Agreement:

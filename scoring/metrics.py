@@ -27,16 +27,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeAlias
 
-import numpy as np
-import pytrec_eval
-from scipy import stats
-from sklearn import metrics as skm
-
+from scoring._lazy import LazyModule
 from scoring.errors import DegenerateInputError, InvalidInputError
 from scoring.records import Score
 from scoring.validation import as_1d, choose, same_length
+
+# Loaded on first use (see scoring._lazy).
+np = LazyModule("numpy")
+pytrec_eval = LazyModule("pytrec_eval")
+stats = LazyModule("scipy.stats")
+skm = LazyModule("sklearn.metrics")
 
 AP_METHODS: tuple[str, ...] = ("sklearn", "trec_eval", "expected_ties")
 TIE_RULES: tuple[str, ...] = ("trec_eval", "input_order", "expected_ties")
@@ -44,7 +46,7 @@ TIE_RULES: tuple[str, ...] = ("trec_eval", "input_order", "expected_ties")
 #: pytrec_eval measure behind ``map:trec_eval``: mteb v2's reranking main score ``map_at_1000``.
 TREC_MAP_MEASURE = "map_cut.1000"
 
-_Query = tuple[Sequence[float] | np.ndarray, Sequence[float] | np.ndarray]
+_Query: TypeAlias = "tuple[Sequence[float] | np.ndarray, Sequence[float] | np.ndarray]"
 
 
 # --------------------------------------------------------------------------------------------

@@ -32,7 +32,8 @@ METHOD_TOPICS = (
 )
 
 #: A per-item decomposition of the human score for the bootstrap: the records resampled (a NumPy
-#: array, resampled along its first axis) and the statistic that maps a resample to the score.
+#: array, resampled along its first axis) and the statistic that maps a resample to the score
+#: (or, marked with :func:`scoring.intervals.vectorized`, a stack of resamples to one score each).
 PerItem = tuple[Any, Callable[[Any], float]]
 
 

@@ -182,7 +182,12 @@ def _bootstrap(inp: SubsetInput, score: Score) -> Interval | None:
     records, statistic = decomposed
     try:
         return intervals.bootstrap(
-            records, statistic, n_resamples=BOOTSTRAP_RESAMPLES, seed=inp.seed, level=0.95
+            records,
+            statistic,
+            n_resamples=BOOTSTRAP_RESAMPLES,
+            seed=inp.seed,
+            level=0.95,
+            vectorized=intervals.is_vectorized(statistic),
         )
     except ScoringError:
         return None

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
+from scoring._lazy import LazyModule
 from scoring.errors import InvalidInputError
+
+np = LazyModule("numpy")  # loaded on first use (see scoring._lazy)
 
 
 def as_1d(values: Any, name: str, *, numeric: bool = False, min_len: int = 1) -> np.ndarray:

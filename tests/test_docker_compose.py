@@ -94,6 +94,20 @@ def test_ml_backend_ports_volumes_and_command_agree():
     assert command[0] in pyproject["project"]["scripts"]
 
 
+def test_ml_backend_runs_several_workers_by_default():
+    import re
+
+    from hume_sync.cli import build_backend_parser
+
+    command = SERVICES["ml-backend"]["command"]
+    workers = command[command.index("--workers") + 1]
+    default = re.fullmatch(r"\$\{ML_BACKEND_WORKERS:-(\d+)\}", workers)
+    assert default and int(default.group(1)) >= 2, workers
+    resolved = [re.sub(r"\$\{\w+:-(\w+)\}", r"\1", a) for a in command[1:]]
+    args = build_backend_parser().parse_args(resolved)  # the CLI takes it as compose passes it
+    assert args.workers == int(default.group(1)) and args.threads >= 1
+
+
 def test_healthchecks_and_named_volumes():
     for name, svc in SERVICES.items():
         assert "healthcheck" in svc, name

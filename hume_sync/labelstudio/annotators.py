@@ -59,7 +59,9 @@ def study_languages(store: Store) -> tuple[str, ...]:
 
 
 def speaks(annotator: AnnotatorRow, subset: SubsetRow) -> bool:
-    return language_code(subset.language) in annotator.languages
+    """Whether the annotator reads the subset's language. Stored codes are normalised again:
+    an annotator registered before the one language table kept ``nor`` for ``no``."""
+    return language_code(subset.language) in {language_code(x) for x in annotator.languages}
 
 
 def plan_seats(store: Store) -> dict[str, list[int | None]]:

@@ -172,3 +172,16 @@ def test_durations_in_units_that_fit() -> None:
         "2.5 h",
         "3.0 d",
     ]
+
+
+def test_an_annotator_stored_with_an_older_norwegian_code_still_gets_bokmal_subsets() -> None:
+    """Before the one language table, ``--languages no`` was stored as ``nor``; HUME's Norwegian
+    subsets are ``nob-Latn``. The stored code is read through the same table."""
+    from types import SimpleNamespace
+
+    from hume_sync.labelstudio.annotators import speaks
+
+    bokmal = SimpleNamespace(language="nob-Latn")
+    assert speaks(SimpleNamespace(languages=("nor",)), bokmal)
+    assert speaks(SimpleNamespace(languages=("nob",)), bokmal)
+    assert not speaks(SimpleNamespace(languages=("dan",)), bokmal)

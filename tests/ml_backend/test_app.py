@@ -381,6 +381,70 @@ def test_predict_skips_what_the_task_has_and_unknown_tasks(study: Path, client: 
     assert [len(r) for r in results] == [0, 0, 1]
 
 
+def test_predict_reads_the_store_once_and_again_only_when_it_changes(
+    study: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = StudySource(study)
+    opened: list[int] = []
+    real_open = source._open
+    monkeypatch.setattr(source, "_open", lambda: opened.append(1) or real_open())
+    tasks = tasks_payload(study, STS)
+    for task in tasks:  # sealed: nothing, and one read of the store for all calls
+        assert source.predict([task], "1.1") == [[]]
+    assert source.model_version("1.1") == SEALED_MODEL_VERSION
+    assert (len(opened), source.builds) == (1, 1)
+    close(study)  # another connection commits: the next request sees it
+    assert [len(r) for r in source.predict(tasks, "1.1")] == [1] * len(tasks)
+    for subset in (CLS, CLU, STS, RR):
+        for task in tasks_payload(study, subset):
+            assert len(source.predict([task], "1.1")[0]) == 1
+        assert source.model_version("1.1") == FAKE
+    assert (len(opened), source.builds) == (2, 2)  # per request: no store read at all
+    with Store.open(study) as store:  # a new task id on a server: seen by the next request
+        inst = store.instances(STS)[0]
+        slot = store.add_annotator("n@x.org", ["eng"], "http://127.0.0.1:7009", 2).slot
+        store.set_slot_tasks(STS, slot, {inst.hume_id: 777})
+    assert len(source.predict([{"id": 777, "data": {}}], None)[0]) == 1
+    assert source.builds == 3
+
+
+def test_predict_gives_what_each_stored_prediction_makes(study: Path) -> None:
+    """Direct computation: every stored answer through ``ls_prediction_of``, in store order."""
+    from hume_sync.steps.reveal import ls_prediction_of
+    from ml_backend.reveal import DEFAULT_RERANK_RULE
+
+    close(study)
+    source = StudySource(study)
+    with Store.open(study) as store:
+        for sub in store.subsets():
+            preds = store.predictions(sub.key)
+            tasks = tasks_payload(study, sub.key)
+            got = source.predict(tasks, None)
+            for task, answer in zip(tasks, got, strict=True):
+                inst = store.instances_by_ref()[task["data"]["hume_ref"]]
+                expected = [
+                    ls_prediction_of(sub, inst, p.model_version, p.answer, p.score,
+                                     DEFAULT_RERANK_RULE)
+                    for p in preds
+                    if p.hume_id == inst.hume_id and p.answer is not None
+                ]  # fmt: skip
+                assert answer == expected and expected
+
+
+def test_a_replaced_store_file_is_read_again(study: Path) -> None:
+    import shutil
+
+    store_path = study / "study.sqlite"
+    sealed = study / "sealed-copy.sqlite"
+    shutil.copy(store_path, sealed)
+    source = StudySource(study)
+    close(study)
+    assert source.describe()["predictions"] == "visible"
+    os.replace(sealed, store_path)  # e.g. restored from a backup: a new file
+    assert source.describe()["predictions"] == "sealed"
+    assert source.predict(tasks_payload(study, CLS)[:2], None) == [[], []]
+
+
 def test_webhook_records_events(study: Path, client: Any) -> None:
     event = {"action": "ANNOTATION_CREATED", "annotation": {"id": 7, "result": []}, "task": {}}
     got = client.post("/webhook", json=event)

@@ -5,6 +5,7 @@ bootstrap determinism and every BCa fallback path, and the sample-size planners.
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -254,6 +255,174 @@ def test_bootstrap_drops_non_finite_resamples_and_rejects_degenerate_input() -> 
         bootstrap("abc", len)
     with pytest.raises(InvalidInputError):
         bootstrap(SAMPLE, np.mean, seed=-1)
+
+
+# ------------------------------------------------------------------------------------------
+# Vectorised bootstrap: the same resamples, the same numbers as one call per resample
+# ------------------------------------------------------------------------------------------
+
+
+def _loop_percentile(items: np.ndarray, stat, n_resamples: int, seed: int) -> tuple:
+    """The percentile bootstrap written out directly: one draw, one statistic per row."""
+    draws = np.random.default_rng(seed).integers(0, len(items), size=(n_resamples, len(items)))
+    boot = np.array([stat(items[row]) for row in draws])
+    boot = boot[np.isfinite(boot)]
+    alpha = (1.0 - 0.95) / 2.0  # as the module computes it (not exactly 0.025)
+    low, high = np.quantile(boot, [alpha, 1.0 - alpha])
+    return float(low), float(high), float(np.std(boot, ddof=1))
+
+
+def _same(a: Interval, b: Interval) -> None:
+    assert (a.estimate, a.low, a.high, a.method) == (b.estimate, b.low, b.high, b.method)
+    assert a.details == b.details
+
+
+@pytest.mark.parametrize("n", [2, 3, 7, 25])
+def test_vectorized_mean_equals_the_loop_and_a_direct_computation(n: int) -> None:
+    items = np.random.default_rng(n).normal(size=n)
+    hits = (items > 0).astype(float)  # accuracy: many ties with the estimate
+    for data in (items, hits):
+        for method in ("bca", "percentile"):
+            loop = bootstrap(data, lambda x: float(np.mean(x)), n_resamples=300, seed=3,
+                             method=method)  # fmt: skip
+            vec = bootstrap(data, lambda x: np.mean(x, axis=-1), n_resamples=300, seed=3,
+                            method=method, vectorized=True)  # fmt: skip
+            _same(loop, vec)
+        direct = _loop_percentile(data, np.mean, 300, 3)
+        vec = bootstrap(data, lambda x: np.mean(x, axis=-1), n_resamples=300, seed=3,
+                        method="percentile", vectorized=True)  # fmt: skip
+        assert (vec.low, vec.high, vec.details["bootstrap_se"]) == direct
+
+
+def test_vectorized_jackknife_is_the_leave_one_out_loop() -> None:
+    # The BCa acceleration from the jackknife, written out: same z0, acceleration, levels.
+    items = np.random.default_rng(9).exponential(size=15)
+    vec = bootstrap(items, lambda x: np.mean(x, axis=-1), n_resamples=400, seed=1,
+                    vectorized=True)  # fmt: skip
+    jack = np.array([np.mean(np.delete(items, i)) for i in range(len(items))])
+    d = jack.mean() - jack
+    accel = float(np.sum(d**3)) / (6.0 * float(np.sum(d * d)) ** 1.5)
+    assert vec.method == "bootstrap:bca"
+    assert vec.details["acceleration"] == accel
+
+
+def _rho_loop(x: np.ndarray) -> float:
+    """The per-resample Spearman the export used before the vectorised bootstrap."""
+    a, b = stats.rankdata(x[:, 0]), stats.rankdata(x[:, 1])
+    if a.std() == 0 or b.std() == 0:
+        return float("nan")
+    return float(np.corrcoef(a, b)[0, 1])
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_vectorized_spearman_is_bit_identical_to_the_loop(seed: int) -> None:
+    from scoring.intervals import spearman_of_resamples as _spearman_of_resamples
+
+    rng = np.random.default_rng(seed)
+    gold = rng.integers(0, 6, size=12).astype(float)  # ties, as STS gold scores have
+    pairs = np.column_stack([gold, np.round(gold + rng.normal(size=12)) / 2])
+    # Every single resample: the same float, NaN where a column is constant.
+    draws = rng.integers(0, 12, size=(200, 12))
+    vec = _spearman_of_resamples(pairs[draws])
+    loop = np.array([_rho_loop(pairs[row]) for row in draws])
+    assert np.array_equal(vec, loop, equal_nan=True)
+    assert np.array_equal(_spearman_of_resamples(np.array([[[1.0, 2.0], [1.0, 3.0]]])), [np.nan],
+                          equal_nan=True)  # fmt: skip
+    _same(
+        bootstrap(pairs, _rho_loop, n_resamples=500, seed=seed),
+        bootstrap(pairs, _spearman_of_resamples, n_resamples=500, seed=seed, vectorized=True),
+    )
+
+
+@pytest.mark.parametrize("raters", [1, 2, 3])
+def test_vectorized_map_with_missing_queries_is_bit_identical(raters: int) -> None:
+    rng = np.random.default_rng(raters)
+    table = rng.uniform(size=(9, raters))
+    table[rng.uniform(size=table.shape) < 0.3] = np.nan  # a rater skipped some queries
+    table[0] = rng.uniform(size=raters)
+
+    def map_loop(x: np.ndarray) -> float:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            return float(np.nanmean(np.nanmean(x, axis=0)))
+
+    def map_vec(x: np.ndarray) -> np.ndarray:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            return np.nanmean(np.nanmean(x, axis=-2), axis=-1)
+
+    _same(
+        bootstrap(table, map_loop, n_resamples=400, seed=5),
+        bootstrap(table, map_vec, n_resamples=400, seed=5, vectorized=True),
+    )
+
+
+def test_vectorized_batches_give_the_same_interval(monkeypatch: pytest.MonkeyPatch) -> None:
+    import scoring.intervals as intervals_module
+
+    items = np.random.default_rng(4).normal(size=(20, 2))
+
+    def stat(x: np.ndarray) -> np.ndarray:
+        return np.mean(x[..., 0] * x[..., 1], axis=-1)
+
+    whole = bootstrap(items, stat, n_resamples=301, seed=2, vectorized=True)
+    monkeypatch.setattr(intervals_module, "BATCH_VALUES", 7 * 20 * 2)  # 7 resamples a call
+    calls: list[int] = []
+
+    def counted(x: np.ndarray) -> np.ndarray:
+        calls.append(len(x))
+        return stat(x)
+
+    _same(whole, bootstrap(items, counted, n_resamples=301, seed=2, vectorized=True))
+    assert max(calls) == 7 and sum(calls) == 1 + 301 + 20  # estimate, resamples, jackknife
+
+
+def test_vectorized_statistic_must_return_one_value_per_resample() -> None:
+    with pytest.raises(InvalidInputError, match="one value per resample"):
+        bootstrap(SAMPLE, np.mean, vectorized=True)  # a scalar for the whole stack
+    with pytest.raises(InvalidInputError):
+        bootstrap(SAMPLE, lambda x: np.mean(x, axis=-1), vectorized="yes")  # type: ignore[arg-type]
+    # A list of records is resampled as an array.
+    as_list = bootstrap(list(SAMPLE), lambda x: np.mean(x, axis=-1), n_resamples=200,
+                        vectorized=True)  # fmt: skip
+    _same(as_list, bootstrap(SAMPLE, np.mean, n_resamples=200))
+
+
+def test_scipy_bootstrap_agrees_on_regular_data_and_fails_where_we_fall_back() -> None:
+    # Why intervals.bootstrap is not scipy.stats.bootstrap (see its docstring): the same
+    # generator draws the same resamples, so on regular data the two agree to rounding ...
+    for method in ("bca", "percentile"):
+        ours = bootstrap(SAMPLE, np.mean, n_resamples=3000, seed=1, method=method)
+        ref = stats.bootstrap((SAMPLE,), np.mean, n_resamples=3000, rng=np.random.default_rng(1),
+                              method="BCa" if method == "bca" else "percentile")  # fmt: skip
+        assert ours.low == pytest.approx(ref.confidence_interval.low, abs=1e-12)
+        assert ours.high == pytest.approx(ref.confidence_interval.high, abs=1e-12)
+    # ... but a perfectly annotated subset (accuracy 20/20) has no BCa: scipy says NaN.
+    hits = np.ones(20)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = stats.bootstrap((hits,), np.mean, n_resamples=2000, rng=np.random.default_rng(0))
+    assert math.isnan(ref.confidence_interval.low) and math.isnan(ref.confidence_interval.high)
+    ours = bootstrap(hits, lambda x: np.mean(x, axis=-1), n_resamples=2000, vectorized=True)
+    assert (ours.low, ours.high, ours.method) == (1.0, 1.0, "bootstrap:percentile")
+    # And one Spearman resample with constant ratings makes scipy's whole interval NaN.
+    from scoring.intervals import spearman_of_resamples as _spearman_of_resamples
+
+    x, y = np.array([1.0] * 8 + [2.0, 3.0]), np.arange(10.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = stats.bootstrap(
+            (x, y),
+            lambda a, b: stats.spearmanr(a, b).statistic,
+            paired=True,
+            vectorized=False,
+            n_resamples=2000,
+            rng=np.random.default_rng(0),
+        )
+    assert math.isnan(ref.confidence_interval.low)
+    ours = bootstrap(np.column_stack([x, y]), _spearman_of_resamples, n_resamples=2000,
+                     vectorized=True)  # fmt: skip
+    assert ours.details["n_resamples_dropped"] > 0 and ours.low < ours.estimate < ours.high
 
 
 # ------------------------------------------------------------------------------------------

@@ -57,7 +57,7 @@ class ClassificationScoring(ScoringRules):
         """The majority vote of an item is fixed, so accuracy is a mean of per-item hits."""
         votes = score.details.get("votes") or {}
         hits = np.array([float(votes[i] == gold[i]) for i in votes])
-        return hits, lambda x: float(np.mean(x))
+        return hits, intervals.vectorized(lambda x: np.mean(x, axis=-1))
 
     def score_items_for_target(
         self, score: Score, bootstrap: Interval | None, target: float

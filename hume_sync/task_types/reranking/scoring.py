@@ -3,6 +3,7 @@ per annotator, then mean over annotators)."""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Hashable, Mapping
 from typing import Any, ClassVar
 
@@ -66,10 +67,12 @@ class RerankingScoring(ScoringRules):
             [[per[r].get(q, np.nan) for r in sorted(per)] for q in queries], dtype=float
         )
 
-        def map_(x: np.ndarray) -> float:
-            with np.errstate(all="ignore"):
-                per_rater = np.nanmean(x, axis=0)
-            return float(np.nanmean(per_rater))
+        @intervals.vectorized
+        def map_(x: np.ndarray) -> np.ndarray:
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # a rater without a query
+                per_rater = np.nanmean(x, axis=-2)
+                return np.nanmean(per_rater, axis=-1)
 
         return table, map_
 

@@ -6,7 +6,6 @@ from collections.abc import Hashable, Mapping
 from typing import Any, ClassVar
 
 import numpy as np
-from scipy.stats import rankdata
 
 from scoring import aggregation, agreement, intervals
 from scoring.records import Agreement, Interval, Score
@@ -59,13 +58,7 @@ class STSScoring(ScoringRules):
         means = score.details.get("mean_ratings") or {}
         pairs = np.array([(float(gold[i]), float(m)) for i, m in means.items()])
 
-        def rho(x: np.ndarray) -> float:
-            a, b = rankdata(x[:, 0]), rankdata(x[:, 1])
-            if a.std() == 0 or b.std() == 0:
-                return float("nan")
-            return float(np.corrcoef(a, b)[0, 1])
-
-        return pairs, rho
+        return pairs, intervals.spearman_of_resamples
 
     def score_items_for_target(
         self, score: Score, bootstrap: Interval | None, target: float

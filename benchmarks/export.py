@@ -1,0 +1,214 @@
+"""Benchmark of ``hume-sync export`` against loading the study store's rows it reads.
+
+Builds a HUME-size study in a temporary folder from the shared real data (26 subsets, about
+725 items: SIB-200 classification, 3 tasks x 5 languages; a SIB-200 clustering set per language;
+3 STS Benchmark subsets; 3 reranking subsets on the SIB-200 reranking fixture), two scripted
+annotators per subset (one mostly right, one wrong differently) and an LLM annotator on one
+subset, all written through the store API. Then, in one process (imports and caches warm after a
+first untimed round), it alternates N times:
+
+- *load*: open the store and read every row export reads (subsets, instances, gold, annotations,
+  predictions, meta), decoded;
+- *export*: :func:`hume_sync.report.export.export_study` into a fresh folder (scores with BCa
+  bootstrap intervals, report.md, report.html, scores.csv/json, MTEB result files);
+
+and prints the medians, the median of the per-round ratios export / load (goal <= 1.5), and the
+time of the bootstrap alone (every subset's :func:`scoring.intervals.bootstrap`)::
+
+    PYTHONPATH=. .venv/bin/python benchmarks/export.py [--rounds 7]
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import yaml  # noqa: E402
+
+from hume_sync.report.export import export_study  # noqa: E402
+from hume_sync.report.model import subset_inputs  # noqa: E402
+from hume_sync.store import AnnotationRecord, PredictionRecord, Store, gold  # noqa: E402
+from hume_sync.study.planning import init_from_spec  # noqa: E402
+from hume_sync.study.spec import load_spec  # noqa: E402
+
+SOURCE = ROOT.parent / "shared" / "data" / "source"
+SIB = SOURCE / "sib200"
+RERANK = ROOT / "tests" / "hume_sync" / "data" / "sib200_eng_rerank.jsonl"
+COLUMNS = {"id": "index_id", "text": "text", "label": "category"}
+LANGS = [("eng_Latn", "eng-Latn"), ("arb_Arab", "arb-Arab"), ("dan_Latn", "dan-Latn"),
+         ("nob_Latn", "nob-Latn"), ("rus_Cyrl", "rus-Cyrl")]  # fmt: skip
+
+
+def hume_size_spec(seed: int = 7, *, copies: int = 1) -> dict[str, Any]:
+    """26 subsets, 724 items: 15 x 30 classification, 5 x 20 clustering, 3 x 40 STS pairs,
+    3 x 18 reranking queries; ``copies`` times (tasks renamed ``…_c<k>``) for a bigger study."""
+    source = {"path": str(SIB / "{subset}" / "test.tsv"), "columns": COLUMNS}
+    tasks: list[dict[str, Any]] = []
+    for c in range(copies):
+        tag = f"_c{c}" if copies > 1 else ""
+        for t in range(3):
+            tasks.append(
+                {
+                    "name": f"SIB200Classification{t}{tag}",
+                    "type": "classification",
+                    "source": source,
+                    "subsets": [{"name": n, "language": lang, "size": 30} for n, lang in LANGS],
+                }
+            )
+        tasks.append(
+            {
+                "name": f"SIB200Clustering{tag}",
+                "type": "clustering",
+                "source": source,
+                "labels": 4,
+                "items_per_label": 5,
+                "subsets": [{"name": n, "language": lang} for n, lang in LANGS],
+            }
+        )
+        for t in range(3):
+            tasks.append(
+                {
+                    "name": f"STSBenchmark{t}{tag}",
+                    "type": "sts",
+                    "source": {"path": str(SOURCE / "stsb-en-test.csv"), "header": False},
+                    "score_range": [0, 5],
+                    "subsets": [{"language": "eng-Latn", "size": 40}],
+                }
+            )
+            tasks.append(
+                {
+                    "name": f"SIB200Reranking{t}{tag}",
+                    "type": "reranking",
+                    "source": {"path": str(RERANK)},
+                    "candidates": 7,
+                    "subsets": [{"language": "eng-Latn", "size": 18}],
+                }
+            )
+    return {"name": "exportbench", "seed": seed, "tasks": tasks}
+
+
+def size_of(task_type: str, gold_answer: Any) -> int:
+    """Items an instance holds: a clustering set counts its texts."""
+    return len(gold_answer) if task_type == "clustering" else 1
+
+
+def answer(task_type: str, g: Any, k: int, who: str, labels: list[str]) -> Any:
+    """Scripted annotators: 'a' mostly right, 'b' errs differently (as tests/test_export.py)."""
+    if task_type == "classification":
+        wrong = (who == "a" and k % 5 == 0) or (who == "b" and k % 3 == 1)
+        return sorted(set(labels) - {g})[k % (len(labels) - 1)] if wrong else g
+    if task_type == "sts":
+        noise = (k % 3) - 1 if who == "a" else (k % 5) - 2
+        return int(min(5, max(0, round(float(g)) + noise)))
+    if task_type == "reranking":
+        cands = sorted(g)
+        flip = cands[k % len(cands)] if who == "a" else cands[(k + 2) % len(cands)]
+        return {c: (1 - int(v)) if c == flip else int(v) for c, v in g.items()}
+    names = {lab: f"group_{i + 1}" for i, lab in enumerate(sorted(set(g.values())))}
+    out = {t: names[lab] for t, lab in g.items()}
+    if who == "b":
+        t1, t2 = sorted(out)[:2]
+        out[t1], out[t2] = out[t2], out[t1]
+    return out
+
+
+def make_study(root: Path) -> tuple[Path, int, int]:
+    """The study folder, its number of subsets and of items."""
+    study = root / "study"
+    study.mkdir()
+    (study / "study.yaml").write_text(yaml.safe_dump(hume_size_spec()), encoding="utf-8")
+    init_from_spec(study, load_spec(study / "study.yaml"))
+    ann_id = 1
+    n_subsets = n_items = 0
+    with Store.open(study) as store:
+        for sub in store.subsets():
+            n_subsets += 1
+            golds = gold(store, sub.key)
+            labels = sub.config.get("label_set") or []
+            records = []
+            for k, inst in enumerate(store.instances(sub.key)):
+                n_items += size_of(sub.task_type, golds[inst.hume_id])
+                for who in ("a", "b"):
+                    ans = answer(sub.task_type, golds[inst.hume_id], k, who, labels)
+                    records.append(AnnotationRecord(ann_id, inst.hume_id, 1000 + ann_id, who, ans))
+                    ann_id += 1
+            store.upsert_annotations(records, subset=sub.key)
+        first = store.subsets()[0]
+        label = sorted(first.config["label_set"])[0]
+        store.add_predictions(
+            [PredictionRecord(i.hume_id, "llm:always-first", label)
+             for i in store.instances(first.key)]
+        )  # fmt: skip
+    return study, n_subsets, n_items
+
+
+def load_rows(study: Path) -> int:
+    """Open the store and read (decoded) every row export reads; returns the row count."""
+    n = 0
+    with Store.open(study) as store:
+        store.meta()
+        for sub in store.subsets():
+            n += len(store.instances(sub.key))
+            n += len(gold(store, sub.key))
+            n += len(store.annotations(sub.key))
+            n += len(store.predictions(sub.key))
+    return n
+
+
+def bootstrap_only(study: Path) -> float:
+    """Seconds spent in the bootstrap of every subset (inputs prepared beforehand)."""
+    from scoring import subset_report
+
+    with Store.open(study) as store:
+        inputs = subset_inputs(store)
+    scores = [(inp, subset_report.evaluate_subset(inp).human) for inp in inputs]
+    t0 = time.perf_counter()
+    for inp, human in scores:
+        if human is not None:
+            subset_report._bootstrap(inp, human)
+    return time.perf_counter() - t0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=7)
+    args = ap.parse_args(argv)
+    root = Path(tempfile.mkdtemp(prefix="hume-exportbench-"))
+    try:
+        study, n_subsets, n_items = make_study(root)
+        print(f"study: {n_subsets} subsets, {n_items} items, 2 annotators each")
+        # warm-up round (imports, caches), not timed
+        load_rows(study)
+        export_study(study, root / "warm")
+        loads, exports, ratios = [], [], []
+        for r in range(args.rounds):
+            t0 = time.perf_counter()
+            load_rows(study)
+            t1 = time.perf_counter()
+            export_study(study, root / f"out{r}")
+            t2 = time.perf_counter()
+            loads.append(t1 - t0)
+            exports.append(t2 - t1)
+            ratios.append((t2 - t1) / (t1 - t0))
+        boot = statistics.median(bootstrap_only(study) for _ in range(3))
+        print(f"load store rows: median {statistics.median(loads) * 1000:8.1f} ms")
+        print(f"export:          median {statistics.median(exports) * 1000:8.1f} ms")
+        print(f"  of which bootstrap (all subsets): {boot * 1000:8.1f} ms")
+        ratio = statistics.median(ratios)
+        print(f"ratio export / load: {ratio:.2f} (goal <= 1.5) over {args.rounds} rounds")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
