@@ -23,10 +23,12 @@ from typing import Any
 from scoring import agreement, intervals
 from scoring.errors import ScoringError
 from scoring.records import Agreement, Interval, Score
-from scoring.rules import ScoringRules
+from scoring.rules import ScoringRules, items_by_bootstrap_scaling
 
 TARGET_HALF_WIDTH = 0.05
 BOOTSTRAP_RESAMPLES = 2000
+#: An interval narrower than this has zero width (rounding leaves 1e-16 where all values agree).
+ZERO_WIDTH = 1e-9
 
 
 @dataclass
@@ -75,6 +77,8 @@ class SubsetReport:
 
     input: SubsetInput
     human: Score | None
+    #: The interval the report uses: the type's own (HUME's) interval, or, where that has zero
+    #: width, the bootstrap over items; ``None`` with ``interval_note`` when neither exists.
     interval: Interval | None
     bootstrap: Interval | None
     agreement: list[Agreement]
@@ -88,6 +92,10 @@ class SubsetReport:
     planning: dict[str, Any]
     coverage: dict[str, Any]
     warnings: list[str]
+    #: The type's own interval (HUME's), kept when the report uses another one.
+    hume_interval: Interval | None = None
+    #: Why there is no interval ("not estimable: ..."), or why the type's own was replaced.
+    interval_note: str | None = None
 
     @property
     def headline_agreement(self) -> Agreement | None:
@@ -109,6 +117,8 @@ class SubsetReport:
             "human": None if self.human is None else _score_dict(self.human),
             "interval": None if self.interval is None else self.interval.to_dict(),
             "bootstrap": None if self.bootstrap is None else self.bootstrap.to_dict(),
+            "hume_interval": None if self.hume_interval is None else self.hume_interval.to_dict(),
+            "interval_note": self.interval_note,
             "agreement": [a.to_dict() for a in self.agreement],
             "low_agreement": self.low_agreement,
             "human_llm_agreement": {k: v.to_dict() for k, v in self.human_llm_agreement.items()},
@@ -193,12 +203,59 @@ def _bootstrap(inp: SubsetInput, score: Score) -> Interval | None:
         return None
 
 
-def _planning(inp: SubsetInput, score: Score, interval: Interval, boot: Interval | None) -> dict:
-    needed, method = inp.task_type.score_items_for_target(score, boot, TARGET_HALF_WIDTH)
+def degenerate(interval: Interval | None) -> bool:
+    """Whether an interval says nothing: absent, not finite, or of zero width (≤ ZERO_WIDTH)."""
+    return (
+        interval is None
+        or not (math.isfinite(interval.low) and math.isfinite(interval.high))
+        or interval.high - interval.low <= ZERO_WIDTH
+    )
+
+
+def reported_interval(
+    own: Interval | None, boot: Interval | None, n_raters: int
+) -> tuple[Interval | None, str | None]:
+    """The interval the report uses, and a note saying why it is not the type's own.
+
+    The type's own (HUME's) interval where it has width; where it has none (the range across
+    one annotator, Fisher z at ρ = ±1), the bootstrap over items (queries for reranking) if
+    that has width; otherwise no interval: "not estimable", never a zero-width interval.
+    """
+    if not degenerate(own):
+        return own, None
+    why = "none" if own is None else f"{own.method} has zero width"
+    if own is not None and own.method == "annotator_range" and n_raters == 1:
+        why += " (one annotator)"
+    if not degenerate(boot):
+        assert boot is not None
+        details = {**boot.details, "replaces": None if own is None else own.method, "why": why}
+        iv = Interval(boot.estimate, boot.low, boot.high, boot.level, boot.method, details)
+        return iv, f"{boot.method} over items, because {why}"
+    if boot is None:
+        return None, f"not estimable: {why}, and there are no items to resample"
+    return None, f"not estimable: {why}, and every bootstrap resample gives the same score"
+
+
+def _planning(
+    inp: SubsetInput,
+    score: Score,
+    interval: Interval | None,
+    boot: Interval | None,
+    own: Interval | None,
+    note: str | None,
+) -> dict:
+    n_items = int(score.n_items or 0)
+    if interval is None:
+        # No interval: nothing to scale from; never claim fewer items than were annotated.
+        needed, method = None, note or "not estimable"
+    elif degenerate(own):
+        needed, method = items_by_bootstrap_scaling(n_items, interval, TARGET_HALF_WIDTH)
+    else:
+        needed, method = inp.task_type.score_items_for_target(score, boot, TARGET_HALF_WIDTH)
     return {
-        "n_items": int(score.n_items or 0),
-        "half_width": interval.half_width,
-        "interval_method": interval.method,
+        "n_items": n_items,
+        "half_width": None if interval is None else interval.half_width,
+        "interval_method": None if interval is None else interval.method,
         "target_half_width": TARGET_HALF_WIDTH,
         "n_items_for_target": needed,
         "method": method,
@@ -268,13 +325,15 @@ def evaluate_subset(inp: SubsetInput) -> SubsetReport:
             f"{coverage['annotations_planned']} annotations"
         )
     warnings += _left_out_warnings(inp)
-    human = interval = boot = None
+    human = interval = boot = own = None
+    note: str | None = None
     agreements: list[Agreement] = []
     if answered:
         try:
             human = inp.task_type.score_human(inp.gold, inp.humans)
-            interval = inp.task_type.score_interval(human)
+            own = inp.task_type.score_interval(human)
             boot = _bootstrap(inp, human)
+            interval, note = reported_interval(own, boot, len(human.per_rater) or 1)
         except ScoringError as exc:
             warnings.append(f"human score undefined: {exc}")
         humans = {r: dict(a) for r, a in inp.humans.items()}
@@ -286,8 +345,9 @@ def evaluate_subset(inp: SubsetInput) -> SubsetReport:
             llm_scores[name] = inp.task_type.score_human(inp.gold, {"rater": answers})
         except ScoringError as exc:
             warnings.append(f"{name}: score undefined: {exc}")
+    no_interval = "not estimable" if note and interval is None else "no human interval"
     positions = {
-        name: intervals.compare_to_interval(value, interval) if interval else "no human interval"
+        name: intervals.compare_to_interval(value, interval) if interval else no_interval
         for name, value in {**inp.models, **{k: v.value for k, v in llm_scores.items()}}.items()
     }
     everyone = [v for v in inp.models.values()] + [s.value for s in llm_scores.values()]
@@ -295,7 +355,7 @@ def evaluate_subset(inp: SubsetInput) -> SubsetReport:
     if human is not None:
         rank = 1 + sum(1 for v in everyone if v > human.value)
     disagreements, suspects = _item_lists(inp)
-    planning = _planning(inp, human, interval, boot) if human and interval else {}
+    planning = _planning(inp, human, interval, boot, own, note) if human and (own or note) else {}
     return SubsetReport(
         input=inp,
         human=human,
@@ -312,6 +372,8 @@ def evaluate_subset(inp: SubsetInput) -> SubsetReport:
         planning=planning,
         coverage=coverage,
         warnings=warnings,
+        hume_interval=own,
+        interval_note=note,
     )
 
 

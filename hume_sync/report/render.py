@@ -26,7 +26,11 @@ MAX_ITEMS_LISTED = 20
 _COMMON_METHODS = {
     "LLM annotator": "scored as one human annotator, on the items it answered; agreement with "
     "humans reported apart from human–human agreement",
-    "Interval (95 %)": "a seeded BCa bootstrap over items is given beside it",
+    "Interval (95 %)": "a seeded BCa bootstrap over items is given beside it; where the type's "
+    "own interval has zero width (one annotator's range, Fisher z at ρ = ±1) that bootstrap "
+    "over items (queries for reranking) is used instead and named; where it has zero width "
+    'too, or there is nothing to resample (one clustering set), the interval is "not '
+    'estimable" and so is the items-for-±0.05 line',
     "Significance": "a model or LLM score outside the human interval is marked above/below",
     "Agreement": "bands: ≤0.2 slight, ≤0.4 fair, ≤0.6 moderate, ≤0.8 substantial, >0.8 "
     "excellent; low agreement: κ < 0.4 or ρ < 0.6",
@@ -187,10 +191,12 @@ def _subset_rows(report: StudyReport) -> tuple[list[str], list[list[str]]]:
         pos = list(s.model_positions.values())
         counts = f"{pos.count('above')} / {pos.count('inside')} / {pos.count('below')}"
         ci = (
-            "–"
+            ("not estimable" if s.interval_note else "–")
             if s.interval is None
             else (f"[{_f(s.interval.low)}, {_f(s.interval.high)}] {s.interval.method}")
         )
+        if s.interval is not None and s.interval_note:
+            ci += f" ({s.interval_note})"
         boot = "–" if s.bootstrap is None else (f"[{_f(s.bootstrap.low)}, {_f(s.bootstrap.high)}]")
         per = (
             ""

@@ -1,0 +1,108 @@
+"""Issue 13, "statistics that mislead": small cases checked by hand.
+
+One-annotator and other degenerate intervals, ties under majority vote, the paired comparison
+of humans with a rater, and the difficulty column.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from hume_sync import task_types
+from scoring import intervals
+from scoring.subset_report import BOOTSTRAP_RESAMPLES, SubsetInput, evaluate_subset
+
+
+def _input(type_name: str, gold: dict, humans: dict, **kw) -> SubsetInput:
+    return SubsetInput(
+        key=f"T/{type_name}",
+        task_name="T",
+        hf_subset="default",
+        task_type=task_types.get(type_name),
+        language="eng-Latn",
+        gold=gold,
+        humans=humans,
+        seed=7,
+        **kw,
+    )
+
+
+# ------------------------------------------------------------------------------------------
+# 1. Intervals that exist with one annotator; "not estimable" where none does
+
+
+def _rerank_one_annotator() -> SubsetInput:
+    # Six queries, gold c1 relevant. The annotator marks only c1 on q0-q3 (AP 1) and both
+    # candidates on q4-q5 (a tie at the top: scikit-learn AP 1/2). MAP = (4 + 1) / 6 = 5/6.
+    gold = {f"q{k}": {"c1": 1, "c2": 0} for k in range(6)}
+    marks = {f"q{k}": {"c1": 1, "c2": int(k >= 4)} for k in range(6)}
+    return _input("reranking", gold, {"solo": marks}, models={"m": 0.6, "n": 0.4})
+
+
+def test_one_annotator_reranking_gets_a_bootstrap_over_queries() -> None:
+    rep = evaluate_subset(_rerank_one_annotator())
+    assert rep.human.value == pytest.approx(5 / 6)
+    # HUME's range across one annotator has zero width: it is kept for the record only.
+    assert rep.hume_interval.method == "annotator_range"
+    assert rep.hume_interval.low == rep.hume_interval.high == pytest.approx(5 / 6)
+    # The interval used is the seeded BCa bootstrap over the six queries' APs, the same as a
+    # direct bootstrap of the per-query APs [1, 1, 1, 1, .5, .5].
+    direct = intervals.bootstrap(
+        np.array([1, 1, 1, 1, 0.5, 0.5]),
+        np.mean,
+        n_resamples=BOOTSTRAP_RESAMPLES,
+        seed=7,
+    )
+    assert rep.interval.method == "bootstrap:bca"
+    assert (rep.interval.low, rep.interval.high) == pytest.approx((direct.low, direct.high))
+    # A resample mean lies between 1/2 (all six draws AP 1/2) and 1, with width > 0.
+    assert 0.5 <= rep.interval.low < 5 / 6 < rep.interval.high <= 1.0
+    assert "annotator_range has zero width (one annotator)" in rep.interval_note
+    # A model is no longer "below" just because the interval had no width.
+    assert rep.model_positions["m"] == ("inside" if rep.interval.low <= 0.6 else "below")
+    assert rep.model_positions["n"] == "below"  # 0.4 < 1/2 ≤ any resample
+    assert rep.planning["interval_method"] == "bootstrap:bca"
+    assert rep.planning["n_items_for_target"] >= 6
+
+
+def test_one_annotator_clustering_is_not_estimable() -> None:
+    gold = {"set": {f"t{k}": lab for k, lab in enumerate("aaabbb")}}
+    one = {"solo": {"set": {f"t{k}": g for k, g in enumerate("111222")}}}
+    rep = evaluate_subset(_input("clustering", gold, one, models={"m": 0.5}))
+    assert rep.human.value == pytest.approx(1.0)  # a perfect partition: V-measure 1
+    assert rep.interval is None and rep.bootstrap is None
+    assert rep.interval_note.startswith("not estimable: annotator_range has zero width")
+    assert "no items to resample" in rep.interval_note
+    assert rep.model_positions == {"m": "not estimable"}
+    assert rep.planning["n_items_for_target"] is None
+    assert rep.planning["method"].startswith("not estimable")
+    assert rep.to_dict()["interval"] is None
+
+
+def test_sts_rho_one_is_not_estimable_and_claims_no_fewer_items() -> None:
+    # Ratings in gold's order: Spearman 1. Fisher z at ρ = 1 is [1, 1]; every bootstrap
+    # resample with two distinct pairs has ρ = 1 too (constant ones are dropped).
+    gold = {f"p{k}": g for k, g in enumerate([0.5, 1.0, 2.0, 3.0, 4.0, 4.5])}
+    ratings = {"a": {f"p{k}": r for k, r in enumerate([0, 1, 2, 3, 4, 5])}}
+    rep = evaluate_subset(_input("sts", gold, ratings, models={"m": 0.9}))
+    assert rep.human.value == pytest.approx(1.0)
+    assert (rep.hume_interval.low, rep.hume_interval.high) == (1.0, 1.0)
+    assert rep.interval is None
+    assert "fisher_z has zero width" in rep.interval_note
+    assert "every bootstrap resample gives the same score" in rep.interval_note
+    # Before: "items for ±0.05: 4", fewer than the 6 already annotated.
+    assert rep.planning["n_items"] == 6
+    assert rep.planning["n_items_for_target"] is None
+    assert rep.model_positions == {"m": "not estimable"}
+
+
+def test_two_annotators_keep_hume_interval() -> None:
+    gold = {f"q{k}": {"c1": 1, "c2": 0} for k in range(4)}
+    a = {f"q{k}": {"c1": 1, "c2": 0} for k in range(4)}
+    b = {f"q{k}": {"c1": 1, "c2": int(k == 0)} for k in range(4)}
+    rep = evaluate_subset(_input("reranking", gold, {"a": a, "b": b}))
+    # a: MAP 1; b: (0.5 + 3) / 4 = 0.875. HUME's range [0.875, 1] is kept.
+    assert rep.interval.method == "annotator_range"
+    assert (rep.interval.low, rep.interval.high) == pytest.approx((0.875, 1.0))
+    assert rep.interval_note is None
