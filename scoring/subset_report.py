@@ -96,6 +96,11 @@ class SubsetReport:
     hume_interval: Interval | None = None
     #: Why there is no interval ("not estimable: ..."), or why the type's own was replaced.
     interval_note: str | None = None
+    #: Items the aggregate decided by a tie rule and the score under other rules (the type's
+    #: ``score_ties``); ``None`` for types without ties.
+    ties: Mapping[str, Any] | None = None
+    #: Two or more annotators and the aggregate strictly above every one of them.
+    above_every_annotator: bool = False
 
     @property
     def headline_agreement(self) -> Agreement | None:
@@ -119,6 +124,8 @@ class SubsetReport:
             "bootstrap": None if self.bootstrap is None else self.bootstrap.to_dict(),
             "hume_interval": None if self.hume_interval is None else self.hume_interval.to_dict(),
             "interval_note": self.interval_note,
+            "ties": None if self.ties is None else dict(self.ties),
+            "above_every_annotator": self.above_every_annotator,
             "agreement": [a.to_dict() for a in self.agreement],
             "low_agreement": self.low_agreement,
             "human_llm_agreement": {k: v.to_dict() for k, v in self.human_llm_agreement.items()},
@@ -338,6 +345,21 @@ def evaluate_subset(inp: SubsetInput) -> SubsetReport:
             warnings.append(f"human score undefined: {exc}")
         humans = {r: dict(a) for r, a in inp.humans.items()}
         agreements = inp.task_type.score_agreements(inp.gold, humans)
+    ties = None if human is None else inp.task_type.score_ties(human)
+    above = _above_every_annotator(human)
+    if above:
+        assert human is not None
+        best = max(human.per_rater.values())
+        warnings.append(
+            f"the aggregate human score {human.value:.3f} is above every annotator's own "
+            f"(best {best:.3f})"
+            + (
+                f"; {ties['n_tied_items']} tied item(s), expected score under a random "
+                f"tie-break {ties['scores']['random_expected']:.3f}"
+                if ties and ties.get("n_tied_items")
+                else ""
+            )
+        )
     llm_scores: dict[str, Score] = {}
     for name, answers in inp.llms.items():
         try:
@@ -374,7 +396,16 @@ def evaluate_subset(inp: SubsetInput) -> SubsetReport:
         warnings=warnings,
         hume_interval=own,
         interval_note=note,
+        ties=ties,
+        above_every_annotator=above,
     )
+
+
+def _above_every_annotator(human: Score | None) -> bool:
+    """Two or more annotators, and the aggregate strictly above each one's own score."""
+    if human is None or len(human.per_rater) < 2 or not math.isfinite(human.value):
+        return False
+    return all(human.value > v + ZERO_WIDTH for v in human.per_rater.values())
 
 
 __all__ = ["SubsetInput", "SubsetReport", "evaluate_subset"]

@@ -39,6 +39,8 @@ _COMMON_METHODS = {
     "Answers scored": "valid answers only: an invalid one (a clustering text left unsorted, a "
     "candidate not placed, no choice, an item not in the task) is never scored; a late one "
     "(Label Studio's created_at or updated_at after the study's close) only with --include-late",
+    "Ties": "a subset is flagged (⚑) when its aggregate human score is strictly above every "
+    "one of its two or more annotators' own scores",
     "Difficulty": "easy when the human score is ≥ 0.7",
     "Sample size": "items needed for a ±0.05 interval: Wilson / Fisher z at the observed "
     "value; otherwise n × (bootstrap half-width / 0.05)²",
@@ -46,6 +48,7 @@ _COMMON_METHODS = {
 
 _METHOD_ORDER = (
     "Human score",
+    "Ties",
     "Model score",
     "LLM annotator",
     "Interval (95 %)",
@@ -180,6 +183,7 @@ def _subset_rows(report: StudyReport) -> tuple[list[str], list[list[str]]]:
         "annotators",
         "agreement",
         "models above / inside / below",
+        "ties (random tie-break)",
         "human rank",
         "difficulty",
     ]
@@ -215,11 +219,23 @@ def _subset_rows(report: StudyReport) -> tuple[list[str], list[list[str]]]:
                 per,
                 agree,
                 counts,
+                _ties_cell(s),
                 "–" if s.human_rank is None else f"{s.human_rank}/{s.n_raters_ranked}",
                 diff,
             ]
         )
     return header, rows
+
+
+def _ties_cell(s: Any) -> str:
+    """Tied items and the expected score under a random tie-break; ⚑ when the aggregate is
+    above every annotator."""
+    flag = "⚑ above every annotator" if s.above_every_annotator else ""
+    t = s.ties
+    if not t:
+        return flag or "–"
+    cell = f"{t['n_tied_items']} tied; {_f(t['scores'].get('random_expected'))}"
+    return f"{cell} {flag}".strip()
 
 
 def _model_rows(report: StudyReport) -> tuple[list[str], list[list[str]]]:

@@ -106,3 +106,47 @@ def test_two_annotators_keep_hume_interval() -> None:
     assert rep.interval.method == "annotator_range"
     assert (rep.interval.low, rep.interval.high) == pytest.approx((0.875, 1.0))
     assert rep.interval_note is None
+
+
+# ------------------------------------------------------------------------------------------
+# 2. Ties of the majority vote
+
+
+def test_two_annotator_ties_are_counted_and_scored_under_other_rules() -> None:
+    gold = {"i0": "a", "i1": "a", "i2": "b", "i3": "b"}
+    humans = {
+        "x": {"i0": "a", "i1": "a", "i2": "b", "i3": "c"},  # 3/4
+        "y": {"i0": "a", "i1": "b", "i2": "c", "i3": "b"},  # 2/4
+    }
+    rep = evaluate_subset(_input("classification", gold, humans))
+    # i1, i2, i3 are ties and each goes to the alphabetically first label, which is gold:
+    # the vote scores 4/4, above both annotators.
+    assert rep.human.value == pytest.approx(1.0)
+    assert rep.ties["n_tied_items"] == 3
+    scores = rep.ties["scores"]
+    assert scores["alphabetical"] == pytest.approx(1.0)
+    # Random tie-break, exactly: i0 right, i1-i3 right with chance 1/2: (1 + 3/2) / 4.
+    assert scores["random_expected"] == pytest.approx(0.625)
+    # With two annotators that is the mean of their accuracies, (3/4 + 2/4) / 2.
+    assert scores["random_expected"] == pytest.approx(np.mean(list(rep.human.per_rater.values())))
+    assert scores["tie_to_gold"] == pytest.approx(1.0)
+    assert scores["tie_away_from_gold"] == pytest.approx(0.25)
+    assert scores["untied_items_only"] == pytest.approx(1.0)
+    assert rep.above_every_annotator is True
+    assert any("above every annotator" in w and "0.625" in w for w in rep.warnings)
+
+
+def test_three_labels_tied_count_one_third() -> None:
+    gold = {"i0": "c", "i1": "a"}
+    humans = {"x": {"i0": "a", "i1": "a"}, "y": {"i0": "b", "i1": "a"}, "z": {"i0": "c"}}
+    rep = evaluate_subset(_input("classification", gold, humans))
+    # i0: a/b/c tied, gold c among three: 1/3; i1: a by 2 votes, right. (1/3 + 1) / 2.
+    assert rep.ties["n_tied_items"] == 1
+    assert rep.ties["scores"]["random_expected"] == pytest.approx(2 / 3)
+    assert rep.ties["scores"]["alphabetical"] == pytest.approx(0.5)  # i0 goes to a
+    assert rep.above_every_annotator is False  # z is right on its one item: 1.0
+
+
+def test_one_annotator_is_never_flagged_and_sts_has_no_ties() -> None:
+    rep = evaluate_subset(_rerank_one_annotator())
+    assert rep.ties is None and rep.above_every_annotator is False
