@@ -48,6 +48,9 @@ class SubsetInput:
     #: never scored as a default answer.
     llm_failures: Mapping[str, int] = field(default_factory=dict)
     models: Mapping[str, float] = field(default_factory=dict)
+    #: Embedding models' per-item answers where stored (as shown to annotators): what the
+    #: paired comparison with humans scores, item by item.
+    model_answers: Mapping[str, Mapping[Hashable, Any]] = field(default_factory=dict)
     texts: Mapping[Hashable, str] = field(default_factory=dict)
     n_planned: int | None = None
     overlap: int | None = None
@@ -101,6 +104,9 @@ class SubsetReport:
     ties: Mapping[str, Any] | None = None
     #: Two or more annotators and the aggregate strictly above every one of them.
     above_every_annotator: bool = False
+    #: Per model or LLM with per-item answers: the paired comparison with humans over the
+    #: items both answered (human − rater, its paired-bootstrap interval, the verdict).
+    paired: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def headline_agreement(self) -> Agreement | None:
@@ -126,6 +132,7 @@ class SubsetReport:
             "interval_note": self.interval_note,
             "ties": None if self.ties is None else dict(self.ties),
             "above_every_annotator": self.above_every_annotator,
+            "paired": self.paired,
             "agreement": [a.to_dict() for a in self.agreement],
             "low_agreement": self.low_agreement,
             "human_llm_agreement": {k: v.to_dict() for k, v in self.human_llm_agreement.items()},
@@ -367,9 +374,12 @@ def evaluate_subset(inp: SubsetInput) -> SubsetReport:
             llm_scores[name] = inp.task_type.score_human(inp.gold, {"rater": answers})
         except ScoringError as exc:
             warnings.append(f"{name}: score undefined: {exc}")
+    paired = _paired_all(inp) if human is not None else {}
     no_interval = "not estimable" if note and interval is None else "no human interval"
     positions = {
-        name: intervals.compare_to_interval(value, interval) if interval else no_interval
+        name: paired[name]["position"]
+        if name in paired
+        else (intervals.compare_to_interval(value, interval) if interval else no_interval)
         for name, value in {**inp.models, **{k: v.value for k, v in llm_scores.items()}}.items()
     }
     everyone = [v for v in inp.models.values()] + [s.value for s in llm_scores.values()]
@@ -398,7 +408,58 @@ def evaluate_subset(inp: SubsetInput) -> SubsetReport:
         interval_note=note,
         ties=ties,
         above_every_annotator=above,
+        paired=paired,
     )
+
+
+def paired_comparison(inp: SubsetInput, answers: Mapping[Hashable, Any]) -> dict[str, Any] | None:
+    """Humans against one rater (model or LLM) on the items both answered, paired.
+
+    Both sides are scored by the type's human rule on those items (the rater as one annotator)
+    and decomposed per item (``score_per_item``); one seeded set of item resamples gives both
+    scores, so the (human − rater) difference keeps the pairing. ``position`` says where the
+    rater stands: "above" / "below" the humans when the interval excludes 0, else "inside".
+    ``None`` where the type has no per-item decomposition or fewer than 3 items are shared.
+    """
+    t = inp.task_type
+    answered = {i for a in inp.humans.values() for i, v in a.items() if v is not None}
+    common = [i for i in inp.gold if i in answered and answers.get(i) is not None]
+    if len(common) < 3:
+        return None
+    gold = {i: inp.gold[i] for i in common}
+    humans = {r: {i: a[i] for i in common if a.get(i) is not None} for r, a in inp.humans.items()}
+    try:
+        h = t.score_human(gold, {r: a for r, a in humans.items() if a})
+        r = t.score_human(gold, {"rater": {i: answers[i] for i in common}})
+        ph, pr = t.score_per_item(gold, h), t.score_per_item(gold, r)
+        if ph is None or pr is None or len(ph[0]) != len(pr[0]):
+            return None
+        iv = intervals.paired_bootstrap(
+            ph[0], ph[1], pr[0], pr[1], n_resamples=BOOTSTRAP_RESAMPLES, seed=inp.seed
+        )
+    except (ScoringError, TypeError, ValueError):  # answers the human rule cannot score
+        return None
+    position = "below" if iv.low > 0 else ("above" if iv.high < 0 else "inside")
+    return {
+        "difference": iv.estimate,
+        "low": iv.low,
+        "high": iv.high,
+        "method": iv.method,
+        "n_items": len(common),
+        "human_on_items": h.value,
+        "rater_on_items": r.value,
+        "position": position,
+        "details": dict(iv.details),
+    }
+
+
+def _paired_all(inp: SubsetInput) -> dict[str, dict[str, Any]]:
+    out = {}
+    for name, answers in {**inp.model_answers, **inp.llms}.items():
+        cmp = paired_comparison(inp, answers)
+        if cmp is not None:
+            out[name] = cmp
+    return out
 
 
 def _above_every_annotator(human: Score | None) -> bool:

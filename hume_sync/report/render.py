@@ -31,7 +31,13 @@ _COMMON_METHODS = {
     "over items (queries for reranking) is used instead and named; where it has zero width "
     'too, or there is nothing to resample (one clustering set), the interval is "not '
     'estimable" and so is the items-for-±0.05 line',
-    "Significance": "a model or LLM score outside the human interval is marked above/below",
+    "Significance": "humans and each model or LLM with per-item answers are compared on the "
+    "items both answered: both scored by the type's human rule on those items (the rater as "
+    "one annotator), human − rater with a seeded paired bootstrap over items (2000 resamples, "
+    "the same resamples for both sides, percentile 95 % interval); above/below when that "
+    "interval excludes 0, else inside. A rater without per-item answers (a model known only "
+    "by its MTEB score, a clustering set) is placed by its score against the human interval, "
+    "marked 'unpaired'",
     "Agreement": "bands: ≤0.2 slight, ≤0.4 fair, ≤0.6 moderate, ≤0.8 substantial, >0.8 "
     "excellent; low agreement: κ < 0.4 or ρ < 0.6",
     "Table": "mean over task-language subsets, each weighted equally; only raters with every "
@@ -227,6 +233,19 @@ def _subset_rows(report: StudyReport) -> tuple[list[str], list[list[str]]]:
     return header, rows
 
 
+def _vs_humans(s: Any, name: str) -> list[str]:
+    """Where a rater stands against the humans, and the paired difference behind it."""
+    pos = s.model_positions.get(name, "")
+    cmp = s.paired.get(name)
+    if cmp is None:
+        return [f"{pos} (unpaired)" if pos in ("above", "inside", "below") else pos, "–"]
+    diff = (
+        f"{_f(cmp['difference'])} [{_f(cmp['low'])}, {_f(cmp['high'])}] "
+        f"{cmp['method']}, {cmp['n_items']} items"
+    )
+    return [pos, diff]
+
+
 def _ties_cell(s: Any) -> str:
     """Tied items and the expected score under a random tie-break; ⚑ when the aggregate is
     above every annotator."""
@@ -239,13 +258,19 @@ def _ties_cell(s: Any) -> str:
 
 
 def _model_rows(report: StudyReport) -> tuple[list[str], list[list[str]]]:
-    header = ["subset", "rater", "kind", "score", "vs human interval", "failed answers"]
+    header = [
+        "subset",
+        "rater",
+        "kind",
+        "score",
+        "vs humans",
+        "human − rater (paired)",
+        "failed answers",
+    ]
     rows = []
     for s in report.subsets:
         for name, value in sorted(s.input.models.items()):
-            rows.append(
-                [s.input.key, name, "model", _f(value), s.model_positions.get(name, ""), ""]
-            )
+            rows.append([s.input.key, name, "model", _f(value), *_vs_humans(s, name), ""])
         for name in sorted(set(s.llm_scores) | set(s.input.llm_failures)):
             sc = s.llm_scores.get(name)
             failed = s.input.llm_failures.get(name, 0)
@@ -256,7 +281,7 @@ def _model_rows(report: StudyReport) -> tuple[list[str], list[list[str]]]:
                     name,
                     "llm",
                     "–" if sc is None else _f(sc.value),
-                    s.model_positions.get(name, ""),
+                    *_vs_humans(s, name),
                     f"{failed} of {failed + answered}",
                 ]
             )
@@ -351,7 +376,7 @@ def markdown(report: StudyReport) -> str:
     out += _md_table(header, rows) if rows else ["No late or invalid answers.", ""]
     out += ["## Table 1: mean over subsets (%)", "", *_md_table(*_table1(report))]
     out += ["## Per subset", "", *_md_table(*_subset_rows(report))]
-    out += ["## Models and LLM annotators against the human interval", ""]
+    out += ["## Models and LLM annotators against the humans", ""]
     out += _md_table(*_model_rows(report))
     header, rows = _llm_agreement_rows(report)
     if rows:
@@ -557,7 +582,7 @@ def html(report: StudyReport) -> str:
         "<h2>Agreement per task</h2>",
         "<figure>" + _svg_agreement(report) + "<figcaption>Headline human–human agreement per "
         "subset; orange = low (κ &lt; 0.4 or ρ &lt; 0.6).</figcaption></figure>",
-        "<h2>Models and LLM annotators against the human interval</h2>",
+        "<h2>Models and LLM annotators against the humans</h2>",
         _html_table(*_model_rows(report)),
     ]
     header, rows = _llm_agreement_rows(report)

@@ -150,3 +150,55 @@ def test_three_labels_tied_count_one_third() -> None:
 def test_one_annotator_is_never_flagged_and_sts_has_no_ties() -> None:
     rep = evaluate_subset(_rerank_one_annotator())
     assert rep.ties is None and rep.above_every_annotator is False
+
+
+# ------------------------------------------------------------------------------------------
+# 3. Paired comparison of humans with a rater over the same items
+
+
+def test_paired_bootstrap_matches_a_direct_computation() -> None:
+    gold = {f"i{k}": lab for k, lab in enumerate("abababab")}
+    human = {f"i{k}": lab for k, lab in enumerate("abababaa")}  # 7/8 right
+    llm = {f"i{k}": lab for k, lab in enumerate("aaaaaaab")}  # i0 i2 i4 i6 right, i7 too: 5/8
+    rep = evaluate_subset(_input("classification", gold, {"h": human}, llms={"llm:x": llm}))
+    cmp = rep.paired["llm:x"]
+    assert cmp["n_items"] == 8
+    assert cmp["human_on_items"] == pytest.approx(7 / 8)
+    assert cmp["rater_on_items"] == pytest.approx(5 / 8)
+    assert cmp["difference"] == pytest.approx(0.25)
+    # Direct: the per-item hit differences, resampled with one seeded draw for both sides.
+    h = np.array([1, 1, 1, 1, 1, 1, 1, 0], dtype=float)
+    m = np.array([1, 0, 1, 0, 1, 0, 1, 1], dtype=float)
+    idx = np.random.default_rng(7).integers(0, 8, (BOOTSTRAP_RESAMPLES, 8))
+    diffs = h[idx].mean(axis=1) - m[idx].mean(axis=1)
+    low, high = np.quantile(diffs, [0.025, 0.975])
+    assert (cmp["low"], cmp["high"]) == pytest.approx((low, high))
+    assert cmp["method"] == "paired_bootstrap:percentile"
+    assert rep.model_positions["llm:x"] == ("below" if low > 0 else "inside")
+    # Deterministic: the same seed gives the same interval.
+    again = evaluate_subset(_input("classification", gold, {"h": human}, llms={"llm:x": llm}))
+    assert again.paired["llm:x"] == cmp
+
+
+def test_paired_is_on_common_items_and_models_with_answers() -> None:
+    gold = {f"p{k}": float(k) for k in range(6)}
+    humans = {"a": {f"p{k}": r for k, r in enumerate([0, 1, 2, 3, 5, 4])}}
+    model = {f"p{k}": r for k, r in enumerate([0, 1, 2, 3, 4, 5])}
+    inp = _input("sts", gold, humans, models={"m": 0.9}, model_answers={"m": model})
+    cmp = evaluate_subset(inp).paired["m"]
+    # Human Spearman over 6 pairs with one adjacent swap: 1 − 6·2 / (6·35) = 0.942857;
+    # the model's answers are in gold's order: 1. Difference −0.057143.
+    assert cmp["human_on_items"] == pytest.approx(1 - 12 / 210)
+    assert cmp["rater_on_items"] == pytest.approx(1.0)
+    assert cmp["difference"] == pytest.approx(-12 / 210)
+    assert cmp["low"] <= cmp["difference"] <= cmp["high"] <= 0.0
+
+
+def test_paired_against_the_function_directly() -> None:
+    a = np.array([1.0, 0.0, 1.0, 1.0])
+    b = np.array([0.0, 0.0, 1.0, 0.0])
+    iv = intervals.paired_bootstrap(a, np.mean, b, np.mean, n_resamples=500, seed=1)
+    idx = np.random.default_rng(1).integers(0, 4, (500, 4))
+    d = a[idx].mean(axis=1) - b[idx].mean(axis=1)
+    assert iv.estimate == pytest.approx(0.5)
+    assert (iv.low, iv.high) == pytest.approx(tuple(np.quantile(d, [0.025, 0.975])))
