@@ -27,6 +27,8 @@ from scoring.rules import ScoringRules, items_by_bootstrap_scaling
 
 TARGET_HALF_WIDTH = 0.05
 BOOTSTRAP_RESAMPLES = 2000
+#: Human − best model within this counts as "close" in the difficulty column.
+CLOSE_GAP = 0.05
 #: An interval narrower than this has zero width (rounding leaves 1e-16 where all values agree).
 ZERO_WIDTH = 1e-9
 
@@ -107,6 +109,8 @@ class SubsetReport:
     #: Per model or LLM with per-item answers: the paired comparison with humans over the
     #: items both answered (human − rater, its paired-bootstrap interval, the verdict).
     paired: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: The human score against the best embedding model on the subset (see :func:`difficulty`).
+    difficulty: dict[str, Any] | None = None
 
     @property
     def headline_agreement(self) -> Agreement | None:
@@ -133,6 +137,7 @@ class SubsetReport:
             "ties": None if self.ties is None else dict(self.ties),
             "above_every_annotator": self.above_every_annotator,
             "paired": self.paired,
+            "difficulty": self.difficulty,
             "agreement": [a.to_dict() for a in self.agreement],
             "low_agreement": self.low_agreement,
             "human_llm_agreement": {k: v.to_dict() for k, v in self.human_llm_agreement.items()},
@@ -409,7 +414,24 @@ def evaluate_subset(inp: SubsetInput) -> SubsetReport:
         ties=ties,
         above_every_annotator=above,
         paired=paired,
+        difficulty=difficulty(human, inp.models),
     )
+
+
+def difficulty(human: Score | None, models: Mapping[str, float]) -> dict[str, Any] | None:
+    """Human score − the best embedding model's score on the subset, and a word for it:
+    "humans ahead" (gap > +CLOSE_GAP), "close" (within ±CLOSE_GAP), "humans behind"."""
+    if human is None or not models or not math.isfinite(human.value):
+        return None
+    best = max(sorted(models), key=lambda m: models[m])
+    gap = human.value - models[best]
+    label = "close" if abs(gap) <= CLOSE_GAP else ("humans ahead" if gap > 0 else "humans behind")
+    return {
+        "best_model": best,
+        "best_model_score": models[best],
+        "human_minus_best": gap,
+        "label": label,
+    }
 
 
 def paired_comparison(inp: SubsetInput, answers: Mapping[Hashable, Any]) -> dict[str, Any] | None:

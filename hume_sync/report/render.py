@@ -47,7 +47,10 @@ _COMMON_METHODS = {
     "(Label Studio's created_at or updated_at after the study's close) only with --include-late",
     "Ties": "a subset is flagged (⚑) when its aggregate human score is strictly above every "
     "one of its two or more annotators' own scores",
-    "Difficulty": "easy when the human score is ≥ 0.7",
+    "Difficulty": "human score − the best embedding model's score on the subset (the model "
+    "named): humans ahead above +0.05, close within ±0.05, humans behind below −0.05 (the "
+    "former 'easy when the human score is ≥ 0.7' said easy on every HUME subset and is "
+    "dropped)",
     "Sample size": "items needed for a ±0.05 interval: Wilson / Fisher z at the observed "
     "value; otherwise n × (bootstrap half-width / 0.05)²",
 }
@@ -191,7 +194,7 @@ def _subset_rows(report: StudyReport) -> tuple[list[str], list[list[str]]]:
         "models above / inside / below",
         "ties (random tie-break)",
         "human rank",
-        "difficulty",
+        "difficulty (human − best model)",
     ]
     rows = []
     for s in report.subsets:
@@ -213,7 +216,10 @@ def _subset_rows(report: StudyReport) -> tuple[list[str], list[list[str]]]:
             if s.human is None
             else ", ".join(f"{k} {_f(v)}" for k, v in sorted(s.human.per_rater.items()))
         )
-        diff = "–" if s.human is None else ("easy" if s.human.value >= 0.7 else "hard")
+        d = s.difficulty
+        diff = (
+            "–" if d is None else f"{d['label']}: {_f(d['human_minus_best'])} vs {d['best_model']}"
+        )
         rows.append(
             [
                 inp.key,

@@ -202,3 +202,23 @@ def test_paired_against_the_function_directly() -> None:
     d = a[idx].mean(axis=1) - b[idx].mean(axis=1)
     assert iv.estimate == pytest.approx(0.5)
     assert (iv.low, iv.high) == pytest.approx(tuple(np.quantile(d, [0.025, 0.975])))
+
+
+# ------------------------------------------------------------------------------------------
+# 4. Difficulty: the human score against the best model
+
+
+def test_difficulty_is_the_gap_to_the_best_model() -> None:
+    # Reranking MAP 5/6 = 0.8333 (see above) against models 0.6 and 0.4: ahead by 0.2333.
+    rep = evaluate_subset(_rerank_one_annotator())
+    d = rep.difficulty
+    assert d["best_model"] == "m" and d["best_model_score"] == 0.6
+    assert d["human_minus_best"] == pytest.approx(5 / 6 - 0.6)
+    assert d["label"] == "humans ahead"
+    inp = _rerank_one_annotator()
+    inp.models = {"m": 0.86}
+    assert evaluate_subset(inp).difficulty["label"] == "close"  # −0.0267
+    inp.models = {"m": 0.95}
+    assert evaluate_subset(inp).difficulty["label"] == "humans behind"  # −0.1167
+    inp.models = {}
+    assert evaluate_subset(inp).difficulty is None
