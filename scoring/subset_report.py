@@ -249,7 +249,7 @@ def reported_interval(
         assert boot is not None
         details = {**boot.details, "replaces": None if own is None else own.method, "why": why}
         iv = Interval(boot.estimate, boot.low, boot.high, boot.level, boot.method, details)
-        return iv, f"{boot.method} over items, because {why}"
+        return iv, f"over items: {why}"
     if boot is None:
         return None, f"not estimable: {why}, and there are no items to resample"
     return None, f"not estimable: {why}, and every bootstrap resample gives the same score"

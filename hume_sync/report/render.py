@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from hume_sync import task_types
 from hume_sync.report.safe_text import md_cell, md_text
 from hume_sync.steps.late_answers import EDITED_NOTE
+from scoring.subset_report import degenerate
 
 if TYPE_CHECKING:
     from hume_sync.report.model import StudyReport
@@ -52,7 +53,8 @@ _COMMON_METHODS = {
     "former 'easy when the human score is ≥ 0.7' said easy on every HUME subset and is "
     "dropped)",
     "Sample size": "items needed for a ±0.05 interval: Wilson / Fisher z at the observed "
-    "value; otherwise n × (bootstrap half-width / 0.05)²",
+    "value; otherwise n × (bootstrap half-width / 0.05)²; none where the interval is not "
+    "estimable (never fewer items than already annotated from a zero-width interval)",
 }
 
 _METHOD_ORDER = (
@@ -210,7 +212,12 @@ def _subset_rows(report: StudyReport) -> tuple[list[str], list[list[str]]]:
         )
         if s.interval is not None and s.interval_note:
             ci += f" ({s.interval_note})"
-        boot = "–" if s.bootstrap is None else (f"[{_f(s.bootstrap.low)}, {_f(s.bootstrap.high)}]")
+        boot = (
+            "–"
+            if s.bootstrap is None
+            else f"[{_f(s.bootstrap.low)}, {_f(s.bootstrap.high)}]"
+            + (" zero width: every resample equal" if degenerate(s.bootstrap) else "")
+        )
         per = (
             ""
             if s.human is None

@@ -58,7 +58,7 @@ def test_one_annotator_reranking_gets_a_bootstrap_over_queries() -> None:
     assert (rep.interval.low, rep.interval.high) == pytest.approx((direct.low, direct.high))
     # A resample mean lies between 1/2 (all six draws AP 1/2) and 1, with width > 0.
     assert 0.5 <= rep.interval.low < 5 / 6 < rep.interval.high <= 1.0
-    assert "annotator_range has zero width (one annotator)" in rep.interval_note
+    assert rep.interval_note == "over items: annotator_range has zero width (one annotator)"
     # A model is no longer "below" just because the interval had no width.
     assert rep.model_positions["m"] == ("inside" if rep.interval.low <= 0.6 else "below")
     assert rep.model_positions["n"] == "below"  # 0.4 < 1/2 ≤ any resample
