@@ -252,9 +252,11 @@ def _vs_humans(s: Any, name: str) -> list[str]:
     cmp = s.paired.get(name)
     if cmp is None:
         return [f"{pos} (unpaired)" if pos in ("above", "inside", "below") else pos, "–"]
+    # Both sides scored on the shared items by the human rule: the rater's side can differ
+    # from its MTEB score (the score column), so both are printed.
     diff = (
-        f"{_f(cmp['difference'])} [{_f(cmp['low'])}, {_f(cmp['high'])}] "
-        f"{cmp['method']}, {cmp['n_items']} items"
+        f"{_f(cmp['human_on_items'])} − {_f(cmp['rater_on_items'])} = {_f(cmp['difference'])} "
+        f"[{_f(cmp['low'])}, {_f(cmp['high'])}] {cmp['method']}, {cmp['n_items']} items"
     )
     return [pos, diff]
 

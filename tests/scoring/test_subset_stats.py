@@ -222,3 +222,43 @@ def test_difficulty_is_the_gap_to_the_best_model() -> None:
     assert evaluate_subset(inp).difficulty["label"] == "humans behind"  # −0.1167
     inp.models = {}
     assert evaluate_subset(inp).difficulty is None
+
+
+def test_report_cells_name_the_new_statistics() -> None:
+    from types import SimpleNamespace
+
+    from hume_sync.report import render
+
+    gold = {"i0": "a", "i1": "a", "i2": "b", "i3": "b"}
+    humans = {
+        "x": {"i0": "a", "i1": "a", "i2": "b", "i3": "c"},
+        "y": {"i0": "a", "i1": "b", "i2": "c", "i3": "b"},
+    }
+    llm = {"i0": "a", "i1": "b", "i2": "b", "i3": "a"}  # 2/4
+    cls = evaluate_subset(_input("classification", gold, humans, llms={"llm:z": llm}))
+    one = {"solo": {"set": {f"t{k}": g for k, g in enumerate("111222")}}}
+    clu_gold = {"set": {f"t{k}": lab for k, lab in enumerate("aaabbb")}}
+    clu = evaluate_subset(_input("clustering", clu_gold, one, models={"m": 0.5}))
+    report = SimpleNamespace(subsets=[evaluate_subset(_rerank_one_annotator()), cls, clu])
+    _, rows = render._subset_rows(report)
+    assert (
+        rows[0][4].startswith("[0.") and "bootstrap:bca (over items: annotator_range" in rows[0][4]
+    )
+    assert rows[1][9] == "3 tied; 0.625 ⚑ above every annotator"
+    assert rows[1][5] == "[1.000, 1.000] zero width: every resample equal"
+    assert rows[2][4] == "not estimable"
+    assert rows[0][11] == "humans ahead: 0.233 vs m"
+    _, models = render._model_rows(report)
+    by = {(r[0], r[1]): r for r in models}
+    assert by[("T/classification", "llm:z")][5].startswith(
+        "1.000 − 0.500 = 0.500 [0.000, 1.000] paired_bootstrap:percentile, 4 items"
+    )
+    assert by[("T/reranking", "m")][4] == "inside (unpaired)"
+    assert by[("T/clustering", "m")][4] == "not estimable"
+    _, plan = render._planning_rows(report)
+    assert plan[2][3] == "–" and plan[2][4].startswith("not estimable")
+    topics = dict(render.methods())
+    assert "paired bootstrap" in topics["Significance"]
+    assert "random tie-break" in topics["Ties"]
+    assert "best embedding model" in topics["Difficulty"]
+    assert "not estimable" in topics["Interval (95 %)"]
