@@ -33,7 +33,7 @@ SCORING: dict[str, Any] = {
     "gold": {f"p{k}": int(g) for k, g in enumerate("110100101101")},
     "humans": {
         "x": {f"p{k}": int(g) for k, g in enumerate("110100101101")},
-        "y": {f"p{k}": int(g) for k, g in enumerate("100100111101")},
+        "y": {f"p{k}": int(g) for k, g in enumerate("100110111101")},
         "z": {f"p{k}": int(g) for k, g in enumerate("110110100100")},
     },
 }
