@@ -14,6 +14,7 @@ HUME's rules (arXiv 2510.10062, and its result-export script):
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
@@ -120,6 +121,13 @@ def _vote(labels: list[Any]) -> tuple[Any, bool]:
     return best[0], len(best) > 1
 
 
+def _top_labels(labels: list[Any]) -> list[Any]:
+    """The labels given most often to one item (several on a tie)."""
+    counts = Counter(labels)
+    top = max(counts.values())
+    return [label for label, c in counts.items() if c == top]
+
+
 def human_classification(gold: Mapping[Hashable, Any], answers: Answers) -> Score:
     """Majority vote per item (alphabetical tie-break), then accuracy against gold.
 
@@ -138,18 +146,36 @@ def human_classification(gold: Mapping[Hashable, Any], answers: Answers) -> Scor
         per_rater_f1[rater] = score.details["f1"]
     votes: dict[Hashable, Any] = {}
     tied: list[Hashable] = []
+    # Per item, the chance the vote is right under each tie rule (1/0 without a tie).
+    random_hits, best_hits, worst_hits = [], [], []
     for item in col.items:
-        label, tie = _vote([g[item] for g in col.by_rater.values() if item in g])
+        given = [g[item] for g in col.by_rater.values() if item in g]
+        label, tie = _vote(given)
         votes[item] = label
+        top = _top_labels(given)
+        right = gold[item] in top
+        random_hits.append(right / len(top))
+        best_hits.append(float(right))
+        worst_hits.append(float(right and len(top) == 1))
         if tie:
             tied.append(item)
     vote_score = metrics.accuracy([gold[i] for i in col.items], [votes[i] for i in col.items])
+    n = len(col.items)
+    untied = [h for i, h in zip(col.items, best_hits, strict=True) if i not in set(tied)]
+    tie_rules = {
+        "alphabetical": vote_score.value,
+        "random_expected": math.fsum(random_hits) / n if n else math.nan,
+        "tie_to_gold": math.fsum(best_hits) / n if n else math.nan,
+        "tie_away_from_gold": math.fsum(worst_hits) / n if n else math.nan,
+        "untied_items_only": math.fsum(untied) / len(untied) if untied else math.nan,
+    }
     details = {
         **vote_score.details,
         **col.details(),
         "votes": votes,
         "tied_items": tied,
         "n_tied_items": len(tied),
+        "tie_rules": tie_rules,
         "per_rater_f1": per_rater_f1,
     }
     return Score(

@@ -96,6 +96,15 @@ class ScoringRules(ABC):
         """
         return answer
 
+    def score_ties(self, score: Score) -> Mapping[str, Any] | None:
+        """Items whose aggregate was decided by a tie rule, and the score under other rules.
+
+        ``{"n_tied_items": int, "rule": <the rule used>, "scores": {rule: score}}`` with at
+        least ``random_expected`` (the exact expectation under a uniform random tie-break);
+        ``None`` for types whose aggregate has no ties (a mean, a per-annotator score).
+        """
+        return None
+
     # --------------------------------------------------------------------------------------
     # Agreement
 

@@ -23,10 +23,14 @@ from typing import Any
 from scoring import agreement, intervals
 from scoring.errors import ScoringError
 from scoring.records import Agreement, Interval, Score
-from scoring.rules import ScoringRules
+from scoring.rules import ScoringRules, items_by_bootstrap_scaling
 
 TARGET_HALF_WIDTH = 0.05
 BOOTSTRAP_RESAMPLES = 2000
+#: Human − best model within this counts as "close" in the difficulty column.
+CLOSE_GAP = 0.05
+#: An interval narrower than this has zero width (rounding leaves 1e-16 where all values agree).
+ZERO_WIDTH = 1e-9
 
 
 @dataclass
@@ -46,6 +50,9 @@ class SubsetInput:
     #: never scored as a default answer.
     llm_failures: Mapping[str, int] = field(default_factory=dict)
     models: Mapping[str, float] = field(default_factory=dict)
+    #: Embedding models' per-item answers where stored (as shown to annotators): what the
+    #: paired comparison with humans scores, item by item.
+    model_answers: Mapping[str, Mapping[Hashable, Any]] = field(default_factory=dict)
     texts: Mapping[Hashable, str] = field(default_factory=dict)
     n_planned: int | None = None
     overlap: int | None = None
@@ -75,6 +82,8 @@ class SubsetReport:
 
     input: SubsetInput
     human: Score | None
+    #: The interval the report uses: the type's own (HUME's) interval, or, where that has zero
+    #: width, the bootstrap over items; ``None`` with ``interval_note`` when neither exists.
     interval: Interval | None
     bootstrap: Interval | None
     agreement: list[Agreement]
@@ -88,6 +97,20 @@ class SubsetReport:
     planning: dict[str, Any]
     coverage: dict[str, Any]
     warnings: list[str]
+    #: The type's own interval (HUME's), kept when the report uses another one.
+    hume_interval: Interval | None = None
+    #: Why there is no interval ("not estimable: ..."), or why the type's own was replaced.
+    interval_note: str | None = None
+    #: Items the aggregate decided by a tie rule and the score under other rules (the type's
+    #: ``score_ties``); ``None`` for types without ties.
+    ties: Mapping[str, Any] | None = None
+    #: Two or more annotators and the aggregate strictly above every one of them.
+    above_every_annotator: bool = False
+    #: Per model or LLM with per-item answers: the paired comparison with humans over the
+    #: items both answered (human − rater, its paired-bootstrap interval, the verdict).
+    paired: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: The human score against the best embedding model on the subset (see :func:`difficulty`).
+    difficulty: dict[str, Any] | None = None
 
     @property
     def headline_agreement(self) -> Agreement | None:
@@ -109,6 +132,12 @@ class SubsetReport:
             "human": None if self.human is None else _score_dict(self.human),
             "interval": None if self.interval is None else self.interval.to_dict(),
             "bootstrap": None if self.bootstrap is None else self.bootstrap.to_dict(),
+            "hume_interval": None if self.hume_interval is None else self.hume_interval.to_dict(),
+            "interval_note": self.interval_note,
+            "ties": None if self.ties is None else dict(self.ties),
+            "above_every_annotator": self.above_every_annotator,
+            "paired": self.paired,
+            "difficulty": self.difficulty,
             "agreement": [a.to_dict() for a in self.agreement],
             "low_agreement": self.low_agreement,
             "human_llm_agreement": {k: v.to_dict() for k, v in self.human_llm_agreement.items()},
@@ -193,12 +222,59 @@ def _bootstrap(inp: SubsetInput, score: Score) -> Interval | None:
         return None
 
 
-def _planning(inp: SubsetInput, score: Score, interval: Interval, boot: Interval | None) -> dict:
-    needed, method = inp.task_type.score_items_for_target(score, boot, TARGET_HALF_WIDTH)
+def degenerate(interval: Interval | None) -> bool:
+    """Whether an interval says nothing: absent, not finite, or of zero width (≤ ZERO_WIDTH)."""
+    return (
+        interval is None
+        or not (math.isfinite(interval.low) and math.isfinite(interval.high))
+        or interval.high - interval.low <= ZERO_WIDTH
+    )
+
+
+def reported_interval(
+    own: Interval | None, boot: Interval | None, n_raters: int
+) -> tuple[Interval | None, str | None]:
+    """The interval the report uses, and a note saying why it is not the type's own.
+
+    The type's own (HUME's) interval where it has width; where it has none (the range across
+    one annotator, Fisher z at ρ = ±1), the bootstrap over items (queries for reranking) if
+    that has width; otherwise no interval: "not estimable", never a zero-width interval.
+    """
+    if not degenerate(own):
+        return own, None
+    why = "none" if own is None else f"{own.method} has zero width"
+    if own is not None and own.method == "annotator_range" and n_raters == 1:
+        why += " (one annotator)"
+    if not degenerate(boot):
+        assert boot is not None
+        details = {**boot.details, "replaces": None if own is None else own.method, "why": why}
+        iv = Interval(boot.estimate, boot.low, boot.high, boot.level, boot.method, details)
+        return iv, f"over items: {why}"
+    if boot is None:
+        return None, f"not estimable: {why}, and there are no items to resample"
+    return None, f"not estimable: {why}, and every bootstrap resample gives the same score"
+
+
+def _planning(
+    inp: SubsetInput,
+    score: Score,
+    interval: Interval | None,
+    boot: Interval | None,
+    own: Interval | None,
+    note: str | None,
+) -> dict:
+    n_items = int(score.n_items or 0)
+    if interval is None:
+        # No interval: nothing to scale from; never claim fewer items than were annotated.
+        needed, method = None, note or "not estimable"
+    elif degenerate(own):
+        needed, method = items_by_bootstrap_scaling(n_items, interval, TARGET_HALF_WIDTH)
+    else:
+        needed, method = inp.task_type.score_items_for_target(score, boot, TARGET_HALF_WIDTH)
     return {
-        "n_items": int(score.n_items or 0),
-        "half_width": interval.half_width,
-        "interval_method": interval.method,
+        "n_items": n_items,
+        "half_width": None if interval is None else interval.half_width,
+        "interval_method": None if interval is None else interval.method,
         "target_half_width": TARGET_HALF_WIDTH,
         "n_items_for_target": needed,
         "method": method,
@@ -268,17 +344,34 @@ def evaluate_subset(inp: SubsetInput) -> SubsetReport:
             f"{coverage['annotations_planned']} annotations"
         )
     warnings += _left_out_warnings(inp)
-    human = interval = boot = None
+    human = interval = boot = own = None
+    note: str | None = None
     agreements: list[Agreement] = []
     if answered:
         try:
             human = inp.task_type.score_human(inp.gold, inp.humans)
-            interval = inp.task_type.score_interval(human)
+            own = inp.task_type.score_interval(human)
             boot = _bootstrap(inp, human)
+            interval, note = reported_interval(own, boot, len(human.per_rater) or 1)
         except ScoringError as exc:
             warnings.append(f"human score undefined: {exc}")
         humans = {r: dict(a) for r, a in inp.humans.items()}
         agreements = inp.task_type.score_agreements(inp.gold, humans)
+    ties = None if human is None else inp.task_type.score_ties(human)
+    above = _above_every_annotator(human)
+    if above:
+        assert human is not None
+        best = max(human.per_rater.values())
+        warnings.append(
+            f"the aggregate human score {human.value:.3f} is above every annotator's own "
+            f"(best {best:.3f})"
+            + (
+                f"; {ties['n_tied_items']} tied item(s), expected score under a random "
+                f"tie-break {ties['scores']['random_expected']:.3f}"
+                if ties and ties.get("n_tied_items")
+                else ""
+            )
+        )
     llm_scores: dict[str, Score] = {}
     for name, answers in inp.llms.items():
         try:
@@ -286,8 +379,12 @@ def evaluate_subset(inp: SubsetInput) -> SubsetReport:
             llm_scores[name] = inp.task_type.score_human(inp.gold, {"rater": answers})
         except ScoringError as exc:
             warnings.append(f"{name}: score undefined: {exc}")
+    paired = _paired_all(inp) if human is not None else {}
+    no_interval = "not estimable" if note and interval is None else "no human interval"
     positions = {
-        name: intervals.compare_to_interval(value, interval) if interval else "no human interval"
+        name: paired[name]["position"]
+        if name in paired
+        else (intervals.compare_to_interval(value, interval) if interval else no_interval)
         for name, value in {**inp.models, **{k: v.value for k, v in llm_scores.items()}}.items()
     }
     everyone = [v for v in inp.models.values()] + [s.value for s in llm_scores.values()]
@@ -295,7 +392,7 @@ def evaluate_subset(inp: SubsetInput) -> SubsetReport:
     if human is not None:
         rank = 1 + sum(1 for v in everyone if v > human.value)
     disagreements, suspects = _item_lists(inp)
-    planning = _planning(inp, human, interval, boot) if human and interval else {}
+    planning = _planning(inp, human, interval, boot, own, note) if human and (own or note) else {}
     return SubsetReport(
         input=inp,
         human=human,
@@ -312,7 +409,86 @@ def evaluate_subset(inp: SubsetInput) -> SubsetReport:
         planning=planning,
         coverage=coverage,
         warnings=warnings,
+        hume_interval=own,
+        interval_note=note,
+        ties=ties,
+        above_every_annotator=above,
+        paired=paired,
+        difficulty=difficulty(human, inp.models),
     )
+
+
+def difficulty(human: Score | None, models: Mapping[str, float]) -> dict[str, Any] | None:
+    """Human score − the best embedding model's score on the subset, and a word for it:
+    "humans ahead" (gap > +CLOSE_GAP), "close" (within ±CLOSE_GAP), "humans behind"."""
+    if human is None or not models or not math.isfinite(human.value):
+        return None
+    best = max(sorted(models), key=lambda m: models[m])
+    gap = human.value - models[best]
+    label = "close" if abs(gap) <= CLOSE_GAP else ("humans ahead" if gap > 0 else "humans behind")
+    return {
+        "best_model": best,
+        "best_model_score": models[best],
+        "human_minus_best": gap,
+        "label": label,
+    }
+
+
+def paired_comparison(inp: SubsetInput, answers: Mapping[Hashable, Any]) -> dict[str, Any] | None:
+    """Humans against one rater (model or LLM) on the items both answered, paired.
+
+    Both sides are scored by the type's human rule on those items (the rater as one annotator)
+    and decomposed per item (``score_per_item``); one seeded set of item resamples gives both
+    scores, so the (human − rater) difference keeps the pairing. ``position`` says where the
+    rater stands: "above" / "below" the humans when the interval excludes 0, else "inside".
+    ``None`` where the type has no per-item decomposition or fewer than 3 items are shared.
+    """
+    t = inp.task_type
+    answered = {i for a in inp.humans.values() for i, v in a.items() if v is not None}
+    common = [i for i in inp.gold if i in answered and answers.get(i) is not None]
+    if len(common) < 3:
+        return None
+    gold = {i: inp.gold[i] for i in common}
+    humans = {r: {i: a[i] for i in common if a.get(i) is not None} for r, a in inp.humans.items()}
+    try:
+        h = t.score_human(gold, {r: a for r, a in humans.items() if a})
+        r = t.score_human(gold, {"rater": {i: answers[i] for i in common}})
+        ph, pr = t.score_per_item(gold, h), t.score_per_item(gold, r)
+        if ph is None or pr is None or len(ph[0]) != len(pr[0]):
+            return None
+        iv = intervals.paired_bootstrap(
+            ph[0], ph[1], pr[0], pr[1], n_resamples=BOOTSTRAP_RESAMPLES, seed=inp.seed
+        )
+    except (ScoringError, TypeError, ValueError):  # answers the human rule cannot score
+        return None
+    position = "below" if iv.low > 0 else ("above" if iv.high < 0 else "inside")
+    return {
+        "difference": iv.estimate,
+        "low": iv.low,
+        "high": iv.high,
+        "method": iv.method,
+        "n_items": len(common),
+        "human_on_items": h.value,
+        "rater_on_items": r.value,
+        "position": position,
+        "details": dict(iv.details),
+    }
+
+
+def _paired_all(inp: SubsetInput) -> dict[str, dict[str, Any]]:
+    out = {}
+    for name, answers in {**inp.model_answers, **inp.llms}.items():
+        cmp = paired_comparison(inp, answers)
+        if cmp is not None:
+            out[name] = cmp
+    return out
+
+
+def _above_every_annotator(human: Score | None) -> bool:
+    """Two or more annotators, and the aggregate strictly above each one's own score."""
+    if human is None or len(human.per_rater) < 2 or not math.isfinite(human.value):
+        return False
+    return all(human.value > v + ZERO_WIDTH for v in human.per_rater.values())
 
 
 __all__ = ["SubsetInput", "SubsetReport", "evaluate_subset"]

@@ -144,14 +144,20 @@ def test_classification_numbers(exported):
     # The items where the two disagree are listed with their text; none is hidden.
     assert len(s["disagreements"]) == sum(ans["a"][i] != ans["b"][i] for i in items)
     assert all(d["text"] for d in s["disagreements"])
-    # LLM: scored as one annotator, placed against the human interval.
+    # LLM: scored as one annotator.
     answered = [i for i in items if i != exported["failed_item"]]
     llm_acc = np.mean([exported["first"] == g[i] for i in answered])
     assert s["llms"]["llm:always-first"]["value"] == pytest.approx(llm_acc)
     assert s["llms"]["llm:always-first"]["n_items"] == len(items) - 1
     assert s["llm_failures"] == {"llm:always-first": 1}
+    # Placed by the paired comparison on the items both answered (issue 13): human − LLM.
+    cmp = s["paired"]["llm:always-first"]
+    assert cmp["n_items"] == len(answered)
+    human_on = np.mean([votes[i] == g[i] for i in answered])
+    assert cmp["difference"] == pytest.approx(human_on - llm_acc)
+    assert cmp["method"] == "paired_bootstrap:percentile"
     pos = s["model_positions"]["llm:always-first"]
-    assert pos == ("below" if llm_acc < ci.low else "above" if llm_acc > ci.high else "inside")
+    assert pos == ("below" if cmp["low"] > 0 else "above" if cmp["high"] < 0 else "inside")
     hl = s["human_llm_agreement"]["llm:always-first"]
     assert hl["method"] == "human_machine:cohen_kappa"
 

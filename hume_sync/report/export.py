@@ -55,7 +55,8 @@ def score_rows(report: StudyReport) -> list[dict[str, Any]]:
             "language": inp.language,
         }
         low = rep.low_agreement
-        if rep.human is not None and rep.interval is not None:
+        if rep.human is not None:
+            iv = rep.interval
             rows.append(
                 {
                     **base,
@@ -63,9 +64,9 @@ def score_rows(report: StudyReport) -> list[dict[str, Any]]:
                     "kind": "human",
                     "score": rep.human.value,
                     "method": rep.human.method,
-                    "ci_low": rep.interval.low,
-                    "ci_high": rep.interval.high,
-                    "ci_method": rep.interval.method,
+                    "ci_low": None if iv is None else iv.low,
+                    "ci_high": None if iv is None else iv.high,
+                    "ci_method": rep.interval_note if iv is None else iv.method,
                     "position": "",
                     "low_agreement": low,
                     "n_items": rep.human.n_items,

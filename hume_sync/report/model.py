@@ -124,8 +124,13 @@ def subset_inputs(store: Store, *, include_late: bool = False) -> list[SubsetInp
         humans, invalid, late, late_edited = _human_answers(store, sub, closed, include_late)
         llms: dict[str, dict[str, Any]] = {}
         failures: dict[str, int] = {}
+        model_answers: dict[str, dict[str, Any]] = {}
         for pred in store.predictions(sub.key):
             if not pred.model_version.startswith("llm:"):
+                if pred.answer is not None:  # per-item, for the paired comparison
+                    model_answers.setdefault(pred.model_version, {})[pred.hume_id] = (
+                        ttype.score_normalise_answer(pred.answer)
+                    )
                 continue
             if pred.answer is None:  # parse error, invalid answer or endpoint error
                 failures[pred.model_version] = failures.get(pred.model_version, 0) + 1
@@ -151,6 +156,7 @@ def subset_inputs(store: Store, *, include_late: bool = False) -> list[SubsetInp
                 llms=llms,
                 llm_failures=failures,
                 models=models,
+                model_answers={m: a for m, a in model_answers.items() if m in models},
                 texts={i.hume_id: ttype.score_item_text(i.content) for i in instances},
                 n_planned=len(instances),
                 overlap=sub.overlap,

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from hume_sync import task_types
 from hume_sync.report.safe_text import md_cell, md_text
 from hume_sync.steps.late_answers import EDITED_NOTE
+from scoring.subset_report import degenerate
 
 if TYPE_CHECKING:
     from hume_sync.report.model import StudyReport
@@ -26,8 +27,18 @@ MAX_ITEMS_LISTED = 20
 _COMMON_METHODS = {
     "LLM annotator": "scored as one human annotator, on the items it answered; agreement with "
     "humans reported apart from human–human agreement",
-    "Interval (95 %)": "a seeded BCa bootstrap over items is given beside it",
-    "Significance": "a model or LLM score outside the human interval is marked above/below",
+    "Interval (95 %)": "a seeded BCa bootstrap over items is given beside it; where the type's "
+    "own interval has zero width (one annotator's range, Fisher z at ρ = ±1) that bootstrap "
+    "over items (queries for reranking) is used instead and named; where it has zero width "
+    'too, or there is nothing to resample (one clustering set), the interval is "not '
+    'estimable" and so is the items-for-±0.05 line',
+    "Significance": "humans and each model or LLM with per-item answers are compared on the "
+    "items both answered: both scored by the type's human rule on those items (the rater as "
+    "one annotator), human − rater with a seeded paired bootstrap over items (2000 resamples, "
+    "the same resamples for both sides, percentile 95 % interval); above/below when that "
+    "interval excludes 0, else inside. A rater without per-item answers (a model known only "
+    "by its MTEB score, a clustering set) is placed by its score against the human interval, "
+    "marked 'unpaired'",
     "Agreement": "bands: ≤0.2 slight, ≤0.4 fair, ≤0.6 moderate, ≤0.8 substantial, >0.8 "
     "excellent; low agreement: κ < 0.4 or ρ < 0.6",
     "Table": "mean over task-language subsets, each weighted equally; only raters with every "
@@ -35,13 +46,20 @@ _COMMON_METHODS = {
     "Answers scored": "valid answers only: an invalid one (a clustering text left unsorted, a "
     "candidate not placed, no choice, an item not in the task) is never scored; a late one "
     "(Label Studio's created_at or updated_at after the study's close) only with --include-late",
-    "Difficulty": "easy when the human score is ≥ 0.7",
+    "Ties": "a subset is flagged (⚑) when its aggregate human score is strictly above every "
+    "one of its two or more annotators' own scores",
+    "Difficulty": "human score − the best embedding model's score on the subset (the model "
+    "named): humans ahead above +0.05, close within ±0.05, humans behind below −0.05 (the "
+    "former 'easy when the human score is ≥ 0.7' said easy on every HUME subset and is "
+    "dropped)",
     "Sample size": "items needed for a ±0.05 interval: Wilson / Fisher z at the observed "
-    "value; otherwise n × (bootstrap half-width / 0.05)²",
+    "value; otherwise n × (bootstrap half-width / 0.05)²; none where the interval is not "
+    "estimable (never fewer items than already annotated from a zero-width interval)",
 }
 
 _METHOD_ORDER = (
     "Human score",
+    "Ties",
     "Model score",
     "LLM annotator",
     "Interval (95 %)",
@@ -176,8 +194,9 @@ def _subset_rows(report: StudyReport) -> tuple[list[str], list[list[str]]]:
         "annotators",
         "agreement",
         "models above / inside / below",
+        "ties (random tie-break)",
         "human rank",
-        "difficulty",
+        "difficulty (human − best model)",
     ]
     rows = []
     for s in report.subsets:
@@ -187,17 +206,27 @@ def _subset_rows(report: StudyReport) -> tuple[list[str], list[list[str]]]:
         pos = list(s.model_positions.values())
         counts = f"{pos.count('above')} / {pos.count('inside')} / {pos.count('below')}"
         ci = (
-            "–"
+            ("not estimable" if s.interval_note else "–")
             if s.interval is None
             else (f"[{_f(s.interval.low)}, {_f(s.interval.high)}] {s.interval.method}")
         )
-        boot = "–" if s.bootstrap is None else (f"[{_f(s.bootstrap.low)}, {_f(s.bootstrap.high)}]")
+        if s.interval is not None and s.interval_note:
+            ci += f" ({s.interval_note})"
+        boot = (
+            "–"
+            if s.bootstrap is None
+            else f"[{_f(s.bootstrap.low)}, {_f(s.bootstrap.high)}]"
+            + (" zero width: every resample equal" if degenerate(s.bootstrap) else "")
+        )
         per = (
             ""
             if s.human is None
             else ", ".join(f"{k} {_f(v)}" for k, v in sorted(s.human.per_rater.items()))
         )
-        diff = "–" if s.human is None else ("easy" if s.human.value >= 0.7 else "hard")
+        d = s.difficulty
+        diff = (
+            "–" if d is None else f"{d['label']}: {_f(d['human_minus_best'])} vs {d['best_model']}"
+        )
         rows.append(
             [
                 inp.key,
@@ -209,6 +238,7 @@ def _subset_rows(report: StudyReport) -> tuple[list[str], list[list[str]]]:
                 per,
                 agree,
                 counts,
+                _ties_cell(s),
                 "–" if s.human_rank is None else f"{s.human_rank}/{s.n_raters_ranked}",
                 diff,
             ]
@@ -216,14 +246,46 @@ def _subset_rows(report: StudyReport) -> tuple[list[str], list[list[str]]]:
     return header, rows
 
 
+def _vs_humans(s: Any, name: str) -> list[str]:
+    """Where a rater stands against the humans, and the paired difference behind it."""
+    pos = s.model_positions.get(name, "")
+    cmp = s.paired.get(name)
+    if cmp is None:
+        return [f"{pos} (unpaired)" if pos in ("above", "inside", "below") else pos, "–"]
+    # Both sides scored on the shared items by the human rule: the rater's side can differ
+    # from its MTEB score (the score column), so both are printed.
+    diff = (
+        f"{_f(cmp['human_on_items'])} − {_f(cmp['rater_on_items'])} = {_f(cmp['difference'])} "
+        f"[{_f(cmp['low'])}, {_f(cmp['high'])}] {cmp['method']}, {cmp['n_items']} items"
+    )
+    return [pos, diff]
+
+
+def _ties_cell(s: Any) -> str:
+    """Tied items and the expected score under a random tie-break; ⚑ when the aggregate is
+    above every annotator."""
+    flag = "⚑ above every annotator" if s.above_every_annotator else ""
+    t = s.ties
+    if not t:
+        return flag or "–"
+    cell = f"{t['n_tied_items']} tied; {_f(t['scores'].get('random_expected'))}"
+    return f"{cell} {flag}".strip()
+
+
 def _model_rows(report: StudyReport) -> tuple[list[str], list[list[str]]]:
-    header = ["subset", "rater", "kind", "score", "vs human interval", "failed answers"]
+    header = [
+        "subset",
+        "rater",
+        "kind",
+        "score",
+        "vs humans",
+        "human − rater (paired)",
+        "failed answers",
+    ]
     rows = []
     for s in report.subsets:
         for name, value in sorted(s.input.models.items()):
-            rows.append(
-                [s.input.key, name, "model", _f(value), s.model_positions.get(name, ""), ""]
-            )
+            rows.append([s.input.key, name, "model", _f(value), *_vs_humans(s, name), ""])
         for name in sorted(set(s.llm_scores) | set(s.input.llm_failures)):
             sc = s.llm_scores.get(name)
             failed = s.input.llm_failures.get(name, 0)
@@ -234,7 +296,7 @@ def _model_rows(report: StudyReport) -> tuple[list[str], list[list[str]]]:
                     name,
                     "llm",
                     "–" if sc is None else _f(sc.value),
-                    s.model_positions.get(name, ""),
+                    *_vs_humans(s, name),
                     f"{failed} of {failed + answered}",
                 ]
             )
@@ -329,7 +391,7 @@ def markdown(report: StudyReport) -> str:
     out += _md_table(header, rows) if rows else ["No late or invalid answers.", ""]
     out += ["## Table 1: mean over subsets (%)", "", *_md_table(*_table1(report))]
     out += ["## Per subset", "", *_md_table(*_subset_rows(report))]
-    out += ["## Models and LLM annotators against the human interval", ""]
+    out += ["## Models and LLM annotators against the humans", ""]
     out += _md_table(*_model_rows(report))
     header, rows = _llm_agreement_rows(report)
     if rows:
@@ -535,7 +597,7 @@ def html(report: StudyReport) -> str:
         "<h2>Agreement per task</h2>",
         "<figure>" + _svg_agreement(report) + "<figcaption>Headline human–human agreement per "
         "subset; orange = low (κ &lt; 0.4 or ρ &lt; 0.6).</figcaption></figure>",
-        "<h2>Models and LLM annotators against the human interval</h2>",
+        "<h2>Models and LLM annotators against the humans</h2>",
         _html_table(*_model_rows(report)),
     ]
     header, rows = _llm_agreement_rows(report)

@@ -10,6 +10,7 @@ from hume_sync.errors import UnknownTaskTypeError
 from hume_sync.task_types.base import TaskType
 from hume_sync.task_types.classification import Classification
 from hume_sync.task_types.clustering import Clustering
+from hume_sync.task_types.pair_classification import PairClassification
 from hume_sync.task_types.reranking import Reranking
 from hume_sync.task_types.sts import STS
 
@@ -46,5 +47,6 @@ register(Classification())
 register(Clustering())
 register(Reranking())
 register(STS())
+register(PairClassification())
 
 __all__ = ["TaskType", "by_mteb_type", "get", "names", "register"]

@@ -9,53 +9,29 @@ from __future__ import annotations
 
 import hashlib
 import inspect
-from typing import Any
 
 import pytest
 
 from hume_sync import task_types
 from label_studio_configs.errors import InvalidContentError
 from label_studio_configs.interface import TaskInterface
+from tests.task_type_examples import examples
+from tests.task_type_examples.classification import LABELS as CLASSIFICATION_LABELS
 
 TYPES = task_types.names()
-LABELS = ["joy", "anger", "fear & <x>", 'say "hi"']
-ITEMS = [{"id": f"t{n}", "text": f"text number {n}", "label": "g"} for n in range(6)]
-CANDIDATES = [{"id": f"d{n}", "text": f"passage {n}"} for n in range(7)]
-# Two stored configs per type; a clustering label set holds gold labels.
-CONFIGS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
-    "classification": (
-        {"label_set": LABELS},
-        {"label_set": LABELS, "instructions": "Pick one $text <b>", "n_groups": 4},
-    ),
-    "clustering": (
-        {"label_set": ["cs", "bio", "phys"], "n_groups": 3},
-        {"label_set": ["cs"], "n_groups": 2, "instructions": "Sort into {n_groups} piles"},
-    ),
-    "reranking": ({}, {"instructions": "Mark $relevant"}),
-    "sts": ({}, {"instructions": "Rate 0-5"}),
-}
-CONTENT: dict[str, dict[str, Any]] = {
-    "classification": {"text": "The match ended.", "label": "joy"},
-    "clustering": {"items": ITEMS, "gold": {}},
-    "reranking": {"query": "what is a bomb", "candidates": CANDIDATES},
-    "sts": {"sentence1": "A cat sits.", "sentence2": "A cat.", "score": 4.2},
-}
-# sha256 (first 16 hex digits) of the XML that setup rendered for these stored configs before
-# the type objects existed (label_studio_configs.get(type).render_config at commit fed7b48).
-RENDERED = {
-    ("classification", 0, "en"): "2e1814d213e8990d",
-    ("classification", 1, "arb_Arab"): "0ebeadf770713661",
-    ("clustering", 0, "en"): "3919217d254152b0",
-    ("clustering", 1, "arb_Arab"): "15d83556de11457b",
-    ("reranking", 0, "en"): "e5e2a2f19b6bb4ac",
-    ("reranking", 1, "arb_Arab"): "6fc782da28826f46",
-    ("sts", 0, "en"): "ca1ffd92521001e1",
-    ("sts", 1, "arb_Arab"): "27ba7253e2fe56ed",
-}
+# Per type (tests/task_type_examples/<type>.py): two stored configs (CONFIG, CONFIG_ALT; a
+# clustering label set holds gold labels), an instance (CONTENT), what the type shows and needs
+# of them (LS_LABELS, LS_TRANSLATION_KWARGS, LS_ANSWER) and LS_RENDERED, the sha256 (first 16 hex
+# digits) of the XML rendered for a stored config; for the first four types the XML that setup
+# rendered before the type objects existed (label_studio_configs.get(type).render_config at
+# commit fed7b48).
 
 
-def test_the_fixtures_cover_every_registered_type() -> None:
-    assert set(TYPES) == set(CONFIGS) == set(CONTENT)
+@pytest.mark.parametrize("name", TYPES)
+def test_the_fixtures_cover_every_registered_type(name: str) -> None:
+    ex = examples(name)
+    assert isinstance(ex.CONFIG, dict) and isinstance(ex.CONFIG_ALT, dict)
+    assert isinstance(ex.CONTENT, dict) and ex.CONTENT
 
 
 @pytest.mark.parametrize("name", TYPES)
@@ -73,48 +49,57 @@ def test_every_type_implements_the_whole_protocol(name: str) -> None:
     assert name == task.ls_module.TASK_TYPE
 
 
-@pytest.mark.parametrize(("name", "index", "language"), sorted(RENDERED))
-def test_rendering_a_stored_config_keeps_its_bytes(name: str, index: int, language: str) -> None:
-    xml = task_types.get(name).ls_subset_config(CONFIGS[name][index], language=language)
-    assert hashlib.sha256(xml.encode()).hexdigest()[:16] == RENDERED[name, index, language]
+@pytest.mark.parametrize("name", TYPES)
+def test_rendering_a_stored_config_keeps_its_bytes(name: str) -> None:
+    ex = examples(name)
+    assert {index for index, _ in ex.LS_RENDERED} == {0, 1}  # both configs pinned
+    got = {
+        (index, language): hashlib.sha256(
+            task_types.get(name)
+            .ls_subset_config((ex.CONFIG, ex.CONFIG_ALT)[index], language=language)
+            .encode()
+        ).hexdigest()[:16]
+        for index, language in ex.LS_RENDERED
+    }
+    assert got == ex.LS_RENDERED
+
+
+@pytest.mark.parametrize("name", TYPES)
+def test_each_type_shows_the_labels_it_states(name: str) -> None:
+    assert task_types.get(name).ls_labels(examples(name).CONFIG) == examples(name).LS_LABELS
 
 
 def test_only_classification_shows_its_stored_label_set() -> None:
     """A clustering subset's stored label set is gold: it must never reach the interface."""
-    shown = {name: task_types.get(name).ls_labels(CONFIGS[name][0]) for name in TYPES}
-    assert shown == {"classification": LABELS, "clustering": None, "reranking": None, "sts": None}
-    xml = task_types.get("clustering").ls_subset_config(CONFIGS["clustering"][0], language="en")
+    shown = {name: task_types.get(name).ls_labels(examples(name).CONFIG) for name in TYPES}
+    assert shown["classification"] == CLASSIFICATION_LABELS
+    assert {shown[n] for n in ("clustering", "reranking", "sts")} == {None}
+    clustering = examples("clustering").CONFIG
+    xml = task_types.get("clustering").ls_subset_config(clustering, language="en")
+    assert {"cs", "bio", "phys"} <= set(clustering["label_set"])
     assert not {"cs", "bio", "phys"} & set(xml.replace('"', " ").split())
 
 
-def test_translation_kwargs_name_the_items_a_result_must_cover() -> None:
-    kwargs = {
-        name: task_types.get(name).ls_translation_kwargs(CONFIGS[name][0], CONTENT[name])
-        for name in TYPES
-    }
-    assert kwargs == {
-        "classification": {"labels": LABELS, "n_groups": None, "item_ids": None},
-        "clustering": {"labels": None, "n_groups": 3, "item_ids": [f"t{n}" for n in range(6)]},
-        "reranking": {"labels": None, "n_groups": None, "item_ids": [f"d{n}" for n in range(7)]},
-        "sts": {"labels": None, "n_groups": None, "item_ids": None},
-    }
+@pytest.mark.parametrize("name", TYPES)
+def test_translation_kwargs_name_the_items_a_result_must_cover(name: str) -> None:
+    ex = examples(name)
+    kwargs = task_types.get(name).ls_translation_kwargs(ex.CONFIG, ex.CONTENT)
+    assert kwargs == ex.LS_TRANSLATION_KWARGS
+
+
+def test_a_reranking_instance_needs_candidates() -> None:
     with pytest.raises(InvalidContentError):
         task_types.get("reranking").ls_item_ids({"query": "q", "candidates": []})
 
 
 @pytest.mark.parametrize("name", TYPES)
 def test_task_data_and_result_round_trip_through_the_type_object(name: str) -> None:
-    task = task_types.get(name)
-    config, content = CONFIGS[name][0], CONTENT[name]
+    task, ex = task_types.get(name), examples(name)
+    config, content = ex.CONFIG, ex.CONTENT
     data = task.ls_task_data("ref-1", content)
     assert data == task.ls_module.task_data("ref-1", content)
     assert data["hume_ref"] == "ref-1" and "label" not in data and "score" not in data
     kwargs = task.ls_translation_kwargs(config, content)
-    answer = {
-        "classification": "anger",
-        "clustering": {f"t{n}": f"group_{n % 3 + 1}" for n in range(6)},
-        "reranking": {f"d{n}": int(n < 2) for n in range(7)},
-        "sts": 4,
-    }[name]
+    answer = ex.LS_ANSWER
     result = task.ls_answer_to_result(answer, **kwargs)
     assert task.ls_result_to_answer(result, **kwargs) == answer

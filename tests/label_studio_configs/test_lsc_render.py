@@ -11,19 +11,15 @@ from hume_sync.errors import UnknownTaskTypeError
 from label_studio_configs import classification, clustering, reranking, sts
 from label_studio_configs._common import is_rtl
 from label_studio_configs.errors import InvalidContentError
+from tests.task_type_examples import examples
 
 NASTY_LABELS = ["a & b", "<tag>", 'say "hi"', "it's", "x > y < z", "naïve — ünïcödé"]
-RENDER_KW = {
-    "classification": {"labels": ["joy", "anger", "fear"]},
-    "clustering": {"n_groups": 5},
-    "reranking": {},
-    "sts": {},
-}
 TEXT_TAGS = {"Text", "List", "Ranker"}
 
 
 def render(task_type: str, **kw) -> str:
-    return task_types.get(task_type).ls_render_config(**{**RENDER_KW[task_type], **kw})
+    """The type's config rendered with its LS_RENDER_KW (tests/task_type_examples) and ``kw``."""
+    return task_types.get(task_type).ls_render_config(**{**examples(task_type).LS_RENDER_KW, **kw})
 
 
 def parents(root: ET.Element) -> dict[ET.Element, ET.Element]:
@@ -172,9 +168,12 @@ def test_is_rtl_script_subtag_decides() -> None:
 
 
 def test_every_type_names_its_config_module_and_unknown_types_are_refused() -> None:
-    assert task_types.names() == ("classification", "clustering", "reranking", "sts")
+    # The first four, in registration order (types registered later come after them).
+    assert task_types.names()[:4] == ("classification", "clustering", "reranking", "sts")
     for module in (classification, clustering, reranking, sts):
         assert task_types.get(module.TASK_TYPE).ls_module is module
+    for name in task_types.names():
+        assert name == task_types.get(name).ls_module.TASK_TYPE
     for bad in ("retrieval", "STS", "", None):
         with pytest.raises(UnknownTaskTypeError, match="unknown task type") as err:
             task_types.get(bad)  # type: ignore[arg-type]

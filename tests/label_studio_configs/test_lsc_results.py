@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from hume_sync import task_types
 from label_studio_configs import classification, clustering, reranking, sts
 from label_studio_configs.errors import InvalidAnswerError, InvalidResultError
+from tests.task_type_examples import examples
 
 SETTINGS = settings(max_examples=60, deadline=None)
 
@@ -112,20 +113,16 @@ def test_result_shapes() -> None:
 
 LABELS = ["joy", "anger", "fear"]
 IDS = ["d1", "d2", "d3"]
-CASES: dict[str, tuple[Any, dict[str, Any], Any]] = {
-    "classification": (classification, {"labels": LABELS}, "anger"),
-    "sts": (sts, {}, 4),
-    "reranking": (reranking, {"item_ids": IDS}, {"d1": 1, "d2": 0, "d3": 0}),
-    "clustering": (
-        clustering,
-        {"n_groups": 2, "item_ids": IDS},
-        {"d1": "group_1", "d2": "group_2", "d3": "group_1"},
-    ),
-}
+
+
+def case(task_type: str) -> tuple[Any, dict[str, Any], Any]:
+    """The type's config module, keywords and a good answer (its LS_RESULT_CASE)."""
+    kw, answer = examples(task_type).LS_RESULT_CASE
+    return task_types.get(task_type).ls_module, kw, answer
 
 
 def good(task_type: str) -> tuple[Any, dict[str, Any], list[dict[str, Any]]]:
-    module, kw, answer = CASES[task_type]
+    module, kw, answer = case(task_type)
     return module, kw, module.answer_to_result(answer, **kw)
 
 
@@ -279,14 +276,13 @@ def test_bad_answers_rejected(
         task_types.get(task_type).ls_answer_to_result(answer, **kw)
 
 
-def test_uniform_keywords_work_for_every_type() -> None:
+@pytest.mark.parametrize("task_type", task_types.names())
+def test_uniform_keywords_work_for_every_type(task_type: str) -> None:
     """Callers can pass the same keyword set to any type (unused ones are ignored)."""
-    for task_type, (module, kw, answer) in CASES.items():
-        full = {"labels": None, "n_groups": None, "item_ids": None, **kw}
-        if task_type == "sts":
-            full["labels"] = None
-        result = module.answer_to_result(answer, **full)
-        assert module.result_to_answer(result, **full) == answer
+    module, kw, answer = case(task_type)
+    full = {"labels": None, "n_groups": None, "item_ids": None, **kw}
+    result = module.answer_to_result(answer, **full)
+    assert module.result_to_answer(result, **full) == answer
 
 
 def test_missing_parameters_are_reported() -> None:

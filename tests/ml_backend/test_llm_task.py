@@ -16,41 +16,14 @@ from ml_backend.llm import GenerationSettings, annotate, build_prompt, parse_rep
 from ml_backend.llm.client import Completion
 from ml_backend.llm.prompts import Prompt, TaskSpec, block, make_prompt, object_schema
 from ml_backend.llm.task import LLMTask, Reject
+from tests.task_type_examples import STUDY_INSTRUCTIONS, examples
 
 TYPES = task_types.names()
-LABELS = ["joy", "anger", "fear & <x>", 'say "hi"']
-PARAMS: dict[str, dict[str, Any]] = {
-    "classification": {"labels": LABELS},
-    "clustering": {"n_groups": 3},
-    "reranking": {},
-    "sts": {},
-}
-CONTENT: dict[str, dict[str, Any]] = {
-    "classification": {"text": "The match ended.", "label": "joy"},
-    "clustering": {
-        "items": [{"id": f"t{n}", "text": f"text number {n}", "label": "g"} for n in range(6)],
-        "gold": {},
-    },
-    "reranking": {
-        "query": "what is a bomb",
-        "candidates": [{"id": f"d{n}", "text": f"passage {n}"} for n in range(7)],
-    },
-    "sts": {"sentence1": "A cat sits.", "sentence2": "A cat.", "score": 4.2},
-}
-STUDY_INSTRUCTIONS = "Do the {n_groups} thing $x"
-# sha256 (first 16 hex digits) of {"messages", "schema"} as ml_backend.llm.prompts built them
-# from the type name (commit fed7b48): the cache key holds the prompt, so a changed byte would
-# send every cached instance to the model again.
-PROMPTS = {
-    ("classification", "eng-Latn", None): "840ab85eb9ef86e3",
-    ("classification", "arb_Arab", STUDY_INSTRUCTIONS): "df3b5a4cff8a6e86",
-    ("clustering", "eng-Latn", None): "a64196a58f0548e5",
-    ("clustering", "arb_Arab", STUDY_INSTRUCTIONS): "0ed070b67532abb3",
-    ("reranking", "eng-Latn", None): "3487094e1621d86e",
-    ("reranking", "arb_Arab", STUDY_INSTRUCTIONS): "2aa75cc05f8df3e8",
-    ("sts", "eng-Latn", None): "2cb770fbf8555760",
-    ("sts", "arb_Arab", STUDY_INSTRUCTIONS): "15e34391c62abfb2",
-}
+# Each type's subset parameters (LLM_PARAMS), instance (CONTENT) and pinned prompts (LLM_PROMPTS)
+# are in tests/task_type_examples/<type>.py. A pin is the sha256 (first 16 hex digits) of
+# {"messages", "schema"}; for the first four types as ml_backend.llm.prompts built them from the
+# type name (commit fed7b48): the cache key holds the prompt, so a changed byte would send every
+# cached instance to the model again.
 
 
 @pytest.mark.parametrize("name", TYPES)
@@ -65,26 +38,33 @@ def test_every_type_implements_the_llm_protocol(name: str) -> None:
     assert not left, f"{name} leaves {sorted(left)} abstract"
     mixin = next(c for c in type(task).__mro__ if c.__name__.endswith("LLM"))
     assert issubclass(mixin, LLMTask) and not inspect.isabstract(mixin)
-    spec = task.llm_spec(**PARAMS[name])
+    spec = task.llm_spec(**examples(name).LLM_PARAMS)
     assert spec.task_type == name
 
 
-@pytest.mark.parametrize(("name", "language", "instructions"), sorted(PROMPTS, key=str))
-def test_prompts_keep_their_bytes(name: str, language: str, instructions: str | None) -> None:
-    task = task_types.get(name)
-    spec = task.llm_spec(language=language, instructions=instructions, **PARAMS[name])
-    prompt = build_prompt(task, spec, CONTENT[name])
-    text = json.dumps(
-        {"messages": prompt.messages, "schema": prompt.schema}, sort_keys=True, ensure_ascii=False
-    )
-    assert hashlib.sha256(text.encode()).hexdigest()[:16] == PROMPTS[name, language, instructions]
+@pytest.mark.parametrize("name", TYPES)
+def test_prompts_keep_their_bytes(name: str) -> None:
+    task, ex = task_types.get(name), examples(name)
+    pinned = ex.LLM_PROMPTS
+    assert (None in {i for _, i in pinned}) and (STUDY_INSTRUCTIONS in {i for _, i in pinned})
+    got = {}
+    for language, instructions in pinned:
+        spec = task.llm_spec(language=language, instructions=instructions, **ex.LLM_PARAMS)
+        prompt = build_prompt(task, spec, ex.CONTENT)
+        text = json.dumps(
+            {"messages": prompt.messages, "schema": prompt.schema},
+            sort_keys=True,
+            ensure_ascii=False,
+        )
+        got[language, instructions] = hashlib.sha256(text.encode()).hexdigest()[:16]
+    assert got == pinned
 
 
 @pytest.mark.parametrize("name", TYPES)
 def test_a_reply_outside_the_protocol_is_rejected_not_guessed(name: str) -> None:
-    task = task_types.get(name)
-    spec = task.llm_spec(**PARAMS[name])
-    prompt = build_prompt(task, spec, CONTENT[name])
+    task, ex = task_types.get(name), examples(name)
+    spec = task.llm_spec(**ex.LLM_PARAMS)
+    prompt = build_prompt(task, spec, ex.CONTENT)
     for raw, status in (('{"nothing": "here"}', {"parse_error", "invalid"}), ("", {"parse_error"})):
         outcome = parse_reply(task, spec, prompt, raw)
         assert outcome.status in status and outcome.answer is None and outcome.error

@@ -2,7 +2,8 @@
 needs nothing else of a type (no type names in ``ml_backend``).
 
 Parity of the answers and scores with mteb is ``test_parity.py``; here: the contract itself, on
-tiny jobs of every type with the shared fake encoder.
+tiny jobs of every type (``MODEL_JOB`` in ``tests/task_type_examples/<type>.py``) with the shared
+fake encoder.
 """
 
 from __future__ import annotations
@@ -17,39 +18,14 @@ from ml_backend.embedding_cache import EmbeddingCache
 from ml_backend.model_procedure import ModelProcedure, PredictError, SubsetJob, TextGroup
 from ml_backend.predict import encode_requests, predict_subsets, protocol_notes
 from tests._fake_encoder import FakeEncoder
+from tests.task_type_examples import examples
 
-ITEMS = [{"id": f"x{n}", "text": t} for n, t in enumerate(["cat", "dog", "rain", "snow"])]
-#: One small job's fields per type (contents and gold; a train pool where the type needs one).
-JOBS: dict[str, dict[str, Any]] = {
-    "classification": {
-        "contents": ({"text": "a cat"}, {"text": "the rain"}),
-        "gold": ("pet", "sky"),
-        "train_pool": tuple(
-            {"text": t, "label": lab}
-            for t, lab in [("cat", "pet"), ("dog", "pet"), ("rain", "sky"), ("snow", "sky")]
-        ),
-        "samples_per_label": 2,
-    },
-    "clustering": {
-        "contents": ({"items": ITEMS},),
-        "gold": ({"x0": "pet", "x1": "pet", "x2": "sky", "x3": "sky"},),
-    },
-    "reranking": {
-        "contents": ({"query": "pets", "instruction": "Animals.", "candidates": ITEMS},),
-        "gold": ({"x0": 1, "x1": 1, "x2": 0, "x3": 0},),
-    },
-    "sts": {
-        "contents": (
-            {"sentence1": "a cat", "sentence2": "a dog"},
-            {"sentence1": "rain", "sentence2": "snow"},
-        ),
-        "gold": (3.0, 4.5),
-    },
-}
+TYPES = task_types.names()
 
 
 def job(type_name: str, **changes: Any) -> SubsetJob:
-    fields = {**JOBS[type_name], **changes}
+    """One small job of the type: its ``MODEL_JOB`` (tests/task_type_examples) with changes."""
+    fields = {**examples(type_name).MODEL_JOB, **changes}
     n = len(fields["contents"])
     return SubsetJob(
         key=f"T-{type_name}/default",
@@ -60,12 +36,11 @@ def job(type_name: str, **changes: Any) -> SubsetJob:
     )
 
 
-def test_every_registered_type_has_a_model_procedure() -> None:
-    assert set(JOBS) == set(task_types.names())  # a new type gets a row here
-    for name in task_types.names():
-        task = task_types.get(name)
-        assert isinstance(task, ModelProcedure)
-        assert task.model_needs_train_pool == ("train_pool" in JOBS[name])
+@pytest.mark.parametrize("name", TYPES)
+def test_every_registered_type_has_a_model_procedure(name: str) -> None:
+    task = task_types.get(name)
+    assert isinstance(task, ModelProcedure)
+    assert task.model_needs_train_pool == ("train_pool" in examples(name).MODEL_JOB)
 
 
 def test_a_job_needs_a_type_object_not_a_name() -> None:
@@ -73,7 +48,7 @@ def test_a_job_needs_a_type_object_not_a_name() -> None:
         SubsetJob(key="K", task="sts", task_name="T", hume_ids=(), contents=())  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("type_name", sorted(JOBS))
+@pytest.mark.parametrize("type_name", TYPES)
 def test_answers_have_the_types_shape(type_name: str, tmp_path: Path) -> None:
     """One answer per instance; a type with items answers per item id; every text the answers
     need was in the encode requests (the cache would miss otherwise)."""
@@ -109,7 +84,7 @@ def test_reranking_embeds_queries_and_passages_as_mteb() -> None:
     groups = task_types.get("reranking").model_encode_groups(job("reranking"))
     assert groups == [
         TextGroup(("pets Animals.",), "query"),
-        TextGroup(tuple(it["text"] for it in ITEMS), "passage"),
+        TextGroup(("cat", "dog", "rain", "snow"), "passage"),
     ]
 
 

@@ -2,14 +2,14 @@
 rules fit together: what it writes, scoring reads back as the same type; its headline agreement
 is one it computes and one the low-agreement flag can judge; a subset of it is reported whole.
 
-Adding a type means adding its example below: the coverage test fails until it is there.
+Each type's example subset is ``SCORING`` in ``tests/task_type_examples/<type>.py``: a registered
+type without one fails here, naming the file to write.
 """
 
 from __future__ import annotations
 
 import inspect
 import math
-from typing import Any
 
 import pytest
 
@@ -20,54 +20,19 @@ from scoring.records import Interval, Score
 from scoring.rules import ScoringRules, items_by_bootstrap_scaling
 from scoring.subset_report import SubsetInput, evaluate_subset
 from scoring.tasks import task_type
+from tests.task_type_examples import examples
 
 NAMES = task_types.names()
-
-#: One small subset per type: gold and three annotators' answers (test data, keyed by type).
-EXAMPLES: dict[str, dict[str, Any]] = {
-    "classification": {
-        "gold": {f"i{k}": lab for k, lab in enumerate("aabbccabcabc")},
-        "humans": {
-            "x": {f"i{k}": lab for k, lab in enumerate("aabbccabcabc")},
-            "y": {f"i{k}": lab for k, lab in enumerate("abbbccabcaba")},
-            "z": {f"i{k}": lab for k, lab in enumerate("aabbcbabcacc")},
-        },
-    },
-    "clustering": {
-        "gold": {"set": {f"t{k}": lab for k, lab in enumerate("aaabbbccc")}},
-        "humans": {
-            "x": {"set": {f"t{k}": g for k, g in enumerate("112223333")}},
-            "y": {"set": {f"t{k}": g for k, g in enumerate("111222333")}},
-            "z": {"set": {f"t{k}": g for k, g in enumerate("111232333")}},
-        },
-    },
-    "reranking": {
-        "gold": {f"q{k}": {"c1": 1, "c2": 0, "c3": k % 2, "c4": 0} for k in range(8)},
-        "humans": {
-            w: {
-                f"q{k}": {"c1": 1, "c2": int(k == j), "c3": k % 2, "c4": int(k == j + 3)}
-                for k in range(8)
-            }
-            for j, w in enumerate("xyz")
-        },
-    },
-    "sts": {
-        "gold": {f"p{k}": g for k, g in enumerate([0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5])},
-        "humans": {
-            "x": {f"p{k}": r for k, r in enumerate([0, 1, 2, 2, 3, 3, 4, 4, 5])},
-            "y": {f"p{k}": r for k, r in enumerate([1, 1, 1, 2, 2, 3, 3, 5, 5])},
-            "z": {f"p{k}": r for k, r in enumerate([0, 2, 1, 3, 2, 4, 3, 4, 4])},
-        },
-    },
-}
 
 
 def _abstract_members() -> list[str]:
     return sorted(ScoringRules.__abstractmethods__)
 
 
-def test_every_registered_type_has_an_example() -> None:
-    assert set(NAMES) <= set(EXAMPLES), "add the new type's example to EXAMPLES"
+@pytest.mark.parametrize("name", NAMES)
+def test_every_registered_type_has_an_example(name: str) -> None:
+    ex = examples(name).SCORING
+    assert set(ex) == {"gold", "humans"} and set(ex["humans"]) == {"x", "y", "z"}
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -106,7 +71,7 @@ def test_a_result_file_we_write_reads_back_as_the_same_type(name: str) -> None:
 @pytest.mark.parametrize("name", NAMES)
 def test_a_subset_of_the_type_is_reported_whole(name: str) -> None:
     t = task_types.get(name)
-    ex = EXAMPLES[name]
+    ex = examples(name).SCORING
     gold = {k: t.score_normalise_answer(v) for k, v in ex["gold"].items()}
     humans = {
         r: {k: t.score_normalise_answer(v) for k, v in a.items()} for r, a in ex["humans"].items()

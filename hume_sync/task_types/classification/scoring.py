@@ -26,6 +26,12 @@ class ClassificationScoring(ScoringRules):
         ),
         "Model score": "logistic regression over 10 seeded experiments",
         "Interval (95 %)": "Wilson",
+        "Ties": (
+            "a tied vote goes to the alphabetically first label (HUME); the report also gives "
+            "the exact expected accuracy under a uniform random tie-break (a tied item counts "
+            "1/k when gold is among its k top labels), ties to / away from gold, and accuracy "
+            "on untied items"
+        ),
         "Agreement": "Fleiss' κ (+ pairwise Cohen κ, percentage, Krippendorff α)",
         "Candidate gold errors": "all annotators (≥ 2) agree on a label other than gold",
     }
@@ -38,6 +44,18 @@ class ClassificationScoring(ScoringRules):
 
     def score_human(self, gold: Mapping[Hashable, Any], answers: Mapping[str, Any]) -> Score:
         return aggregation.human_classification(gold, answers)
+
+    def score_ties(self, score: Score) -> Mapping[str, Any] | None:
+        """Ties of the majority vote; the score under each tie rule (see
+        :func:`scoring.aggregation.human_classification`)."""
+        rules = score.details.get("tie_rules")
+        if rules is None:
+            return None
+        return {
+            "n_tied_items": int(score.details.get("n_tied_items", 0)),
+            "rule": "alphabetical",
+            "scores": dict(rules),
+        }
 
     def score_agreements(
         self, gold: Mapping[Hashable, Any], humans: Mapping[str, Mapping[Hashable, Any]]

@@ -1,0 +1,56 @@
+"""Example data of the classification type for the shared protocol tests (see ``__init__``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.task_type_examples import EMB, LLM, STUDY_INSTRUCTIONS
+
+#: A label set with characters XML and Label Studio treat specially.
+LABELS = ["joy", "anger", "fear & <x>", 'say "hi"']
+
+CONTENT: dict[str, Any] = {"text": "The match ended.", "label": "joy"}
+CONFIG: dict[str, Any] = {"label_set": LABELS}
+CONFIG_ALT: dict[str, Any] = {
+    "label_set": LABELS,
+    "instructions": "Pick one $text <b>",
+    "n_groups": 4,
+}
+
+SCORING: dict[str, Any] = {
+    "gold": {f"i{k}": lab for k, lab in enumerate("aabbccabcabc")},
+    "humans": {
+        "x": {f"i{k}": lab for k, lab in enumerate("aabbccabcabc")},
+        "y": {f"i{k}": lab for k, lab in enumerate("abbbccabcaba")},
+        "z": {f"i{k}": lab for k, lab in enumerate("aabbcbabcacc")},
+    },
+}
+
+LLM_PARAMS: dict[str, Any] = {"labels": LABELS}
+LLM_PROMPTS = {
+    ("eng-Latn", None): "840ab85eb9ef86e3",
+    ("arb_Arab", STUDY_INSTRUCTIONS): "df3b5a4cff8a6e86",
+}
+
+MODEL_JOB: dict[str, Any] = {
+    "contents": ({"text": "a cat"}, {"text": "the rain"}),
+    "gold": ("pet", "sky"),
+    "train_pool": tuple(
+        {"text": t, "label": lab}
+        for t, lab in [("cat", "pet"), ("dog", "pet"), ("rain", "sky"), ("snow", "sky")]
+    ),
+    "samples_per_label": 2,
+}
+
+LS_LABELS = LABELS
+LS_TRANSLATION_KWARGS: dict[str, Any] = {"labels": LABELS, "n_groups": None, "item_ids": None}
+LS_ANSWER = "anger"
+LS_RENDERED = {(0, "en"): "2e1814d213e8990d", (1, "arb_Arab"): "0ebeadf770713661"}
+LS_RENDER_KW: dict[str, Any] = {"labels": ["joy", "anger", "fear"]}
+LS_RESULT_CASE: tuple[dict[str, Any], Any] = ({"labels": ["joy", "anger", "fear"]}, "anger")
+
+REVEAL_PINNED = [
+    (LLM, "joy", 0.5, "gap", "507c7738b6fcf345"),
+    (EMB, "joy", 0.25, "gap", "acbc445f492fb2ed"),
+]
+REVEAL_SHOWN = ("anger", "anger")

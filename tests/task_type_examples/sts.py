@@ -1,0 +1,47 @@
+"""Example data of the STS type for the shared protocol tests (see ``__init__``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.task_type_examples import EMB, LLM, STUDY_INSTRUCTIONS
+
+CONTENT: dict[str, Any] = {"sentence1": "A cat sits.", "sentence2": "A cat.", "score": 4.2}
+CONFIG: dict[str, Any] = {}
+CONFIG_ALT: dict[str, Any] = {"instructions": "Rate 0-5"}
+
+SCORING: dict[str, Any] = {
+    "gold": {f"p{k}": g for k, g in enumerate([0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5])},
+    "humans": {
+        "x": {f"p{k}": r for k, r in enumerate([0, 1, 2, 2, 3, 3, 4, 4, 5])},
+        "y": {f"p{k}": r for k, r in enumerate([1, 1, 1, 2, 2, 3, 3, 5, 5])},
+        "z": {f"p{k}": r for k, r in enumerate([0, 2, 1, 3, 2, 4, 3, 4, 4])},
+    },
+}
+
+LLM_PARAMS: dict[str, Any] = {}
+LLM_PROMPTS = {
+    ("eng-Latn", None): "2cb770fbf8555760",
+    ("arb_Arab", STUDY_INSTRUCTIONS): "15e34391c62abfb2",
+}
+
+MODEL_JOB: dict[str, Any] = {
+    "contents": (
+        {"sentence1": "a cat", "sentence2": "a dog"},
+        {"sentence1": "rain", "sentence2": "snow"},
+    ),
+    "gold": (3.0, 4.5),
+}
+
+LS_LABELS = None
+LS_TRANSLATION_KWARGS: dict[str, Any] = {"labels": None, "n_groups": None, "item_ids": None}
+LS_ANSWER = 4
+LS_RENDERED = {(0, "en"): "ca1ffd92521001e1", (1, "arb_Arab"): "27ba7253e2fe56ed"}
+LS_RENDER_KW: dict[str, Any] = {}
+LS_RESULT_CASE: tuple[dict[str, Any], Any] = ({}, 4)
+
+REVEAL_PINNED = [
+    (EMB, 0.93, None, "gap", "5cad2e1452ce87f1"),
+    (LLM, 3, 0.5, "gap", "17e36af37e72c29b"),
+]
+REVEAL_SHOWN = (0.61, 3)
