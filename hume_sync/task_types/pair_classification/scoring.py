@@ -194,6 +194,10 @@ class PairClassificationScoring(ScoringRules):
             "annotators' vote share per pair, then scikit-learn AP (beside it: majority vote, "
             "ties to 0, then accuracy)"
         ),
+        "Ties": (
+            "the AP needs no tie rule (a pair with as many Yes as No has vote share ½); the "
+            "majority vote beside it counts such a pair as No"
+        ),
         "Model score": "mteb max_ap (best of five pair scores, thresholds on the same pairs)",
         "Interval (95 %)": "seeded BCa bootstrap over pairs (Wilson for the vote's accuracy)",
         "Agreement": "Fleiss' κ (+ pairwise Cohen κ, percentage, Krippendorff α)",
