@@ -400,3 +400,20 @@ def test_html_report_renders_in_headless_chromium(exported, tmp_path):
     )
     data = shot.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000  # a real picture, not blank
+
+
+def test_methods_name_only_the_types_the_report_holds() -> None:
+    """Each type describes its own methods; a report names those of its own subsets only."""
+    from types import SimpleNamespace
+
+    from hume_sync import task_types
+    from hume_sync.report import render
+
+    sts_only = SimpleNamespace(
+        subsets=[SimpleNamespace(input=SimpleNamespace(task_type=task_types.get("sts")))]
+    )
+    human = dict(render.methods(sts_only))["Human score"]
+    assert human.startswith("sts: mean rating per pair")
+    assert "classification:" not in human and "pair_classification:" not in human
+    everything = dict(render.methods())["Human score"]
+    assert all(f"{name}:" in everything for name in task_types.names())

@@ -73,16 +73,15 @@ _METHOD_ORDER = (
 )
 
 
-def methods() -> list[tuple[str, str]]:
-    """The Methods section: per topic, each registered type's own phrase (``type: phrase``)
-    followed by what holds for all types, so a new type is described by its own class."""
+def methods(report: StudyReport | None = None) -> list[tuple[str, str]]:
+    """The Methods section: per topic, the phrase of each type in ``report`` (every registered
+    type without one), in registration order, then what holds for all types, so a new type is
+    described by its own class and a report names only the methods it used."""
+    present = {s.input.task_type.name for s in report.subsets} if report is not None else None
+    types = [task_types.get(n) for n in task_types.names() if present is None or n in present]
     rows = []
     for topic in _METHOD_ORDER:
-        parts = [
-            f"{t.name}: {t.score_methods[topic]}"
-            for t in map(task_types.get, task_types.names())
-            if topic in t.score_methods
-        ]
+        parts = [f"{t.name}: {t.score_methods[topic]}" for t in types if topic in t.score_methods]
         common = _COMMON_METHODS.get(topic)
         rows.append((topic, "; ".join(parts + ([common] if common else []))))
     return rows
@@ -429,7 +428,7 @@ def markdown(report: StudyReport) -> str:
     warn += [str(p) for p in report.problems]
     if warn:
         out += ["## Warnings", ""] + [f"- {md_text(w)}" for w in warn] + [""]
-    out += ["## Methods", ""] + [f"- **{k}**: {v}" for k, v in methods()] + [""]
+    out += ["## Methods", ""] + [f"- **{k}**: {v}" for k, v in methods(report)] + [""]
     return "\n".join(out)
 
 
@@ -619,7 +618,7 @@ def html(report: StudyReport) -> str:
         "<h2>Sample-size planning</h2>",
         _html_table(*_planning_rows(report)),
         "<h2>Methods</h2><ul>"
-        + "".join(f"<li><b>{_h(k)}</b>: {_h(v)}</li>" for k, v in methods())
+        + "".join(f"<li><b>{_h(k)}</b>: {_h(v)}</li>" for k, v in methods(report))
         + "</ul>",
     ]
     return (
