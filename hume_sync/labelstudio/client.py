@@ -22,11 +22,12 @@ import contextlib
 import json
 import re
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
 import httpx
+import ijson
 from label_studio_sdk import LabelStudio
 from label_studio_sdk.core.api_error import ApiError
 
@@ -41,6 +42,7 @@ from hume_sync.errors import (
 )
 
 __all__ = [
+    "AnnotatedTasks",
     "LabelStudioAuthError",
     "LabelStudioClient",
     "LabelStudioError",
@@ -60,6 +62,11 @@ IMPORT_BATCH_SIZE = 500
 PAGE_SIZE = 100
 # Tasks per page when annotations are read through the tasks API (a few pages per study).
 TASK_PAGE_SIZE = 1000
+# Bytes read at a time from a JSON export (parsed incrementally: memory stays one chunk).
+EXPORT_CHUNK_BYTES = 1 << 16
+# Label Studio writes a whole export file before it sends the first byte (about 70 s for 50,000
+# annotations in one project on SQLite): an export may wait that long for its answer.
+EXPORT_TIMEOUT_S = 900.0
 # Project fields that `project_counts` reports (all present in Community's project response).
 COUNT_FIELDS = (
     "task_number",
@@ -82,6 +89,44 @@ def _plain(obj: Any) -> Any:
     if hasattr(obj, "json") and callable(obj.json):
         return json.loads(obj.json())
     return obj
+
+
+class AnnotatedTasks(Iterator[dict[str, Any]]):
+    """The annotated tasks of one project as they arrive (:meth:`LabelStudioClient.
+    export_annotated_tasks`). Iterate it to the end, or ``close()`` it (it is also a context
+    manager): that releases the connection and removes the export's files."""
+
+    def __init__(
+        self, tasks: Iterator[dict[str, Any]], resources: contextlib.ExitStack | None = None
+    ) -> None:
+        self._tasks = tasks
+        self._resources = resources or contextlib.ExitStack()
+
+    def __iter__(self) -> AnnotatedTasks:
+        return self
+
+    def __next__(self) -> dict[str, Any]:
+        try:
+            return next(self._tasks)
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        close = getattr(self._tasks, "close", None)
+        if close is not None:
+            close()
+        self._resources.close()
+
+    def __enter__(self) -> AnnotatedTasks:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):
+            self._resources.close()
 
 
 class LabelStudioClient:
@@ -385,8 +430,13 @@ class LabelStudioClient:
             ],
         )
 
-    def export_annotated_tasks(self, project_id: int) -> list[dict[str, Any]]:
-        """Every task that has annotations (skipped ones included), with its annotations.
+    def export_annotated_tasks(self, project_id: int) -> AnnotatedTasks:
+        """Every task that has annotations (skipped ones included), with its annotations,
+        streamed: one task at a time, never the whole project in memory.
+
+        The request is made here (a missing project raises :class:`LabelStudioNotFoundError`
+        now, with the usual bounded retries); the tasks then arrive as they are iterated, and a
+        connection that breaks half-way raises a :class:`LabelStudioError` from the iteration.
 
         Label Studio 1.23.2 keeps a file in its data folder for every export, and no API call
         removes it (deleting an export snapshot leaves its file: the flag that would remove it
@@ -394,41 +444,126 @@ class LabelStudioClient:
 
         - when this client knows the server's data folder (the embedded server), the tasks come
           from Label Studio's JSON export, one request per project (about 2× faster than the
-          tasks API: 5.7 s against 12.2 s for 3,000 tasks with 2 annotations each), and the two
-          files that export wrote are deleted as soon as it is read;
-        - otherwise they come from the tasks API (``fields=all``, 1,000 tasks a page), which
-          writes nothing on the server.
+          tasks API: 5.7 s against 12.2 s for 3,000 tasks with 2 annotations each), parsed
+          incrementally as it downloads (ijson), and the two files that export wrote are
+          deleted once it has been read (or abandoned);
+        - otherwise they come from the tasks API (``fields=all``, :data:`TASK_PAGE_SIZE` tasks
+          a page, one page in memory at a time), which writes nothing on the server.
 
         Predictions come as ids (export) or objects (tasks API); pull reads neither.
         """
         if self._export_dir is None:
-            tasks = self.list_tasks(project_id, page_size=TASK_PAGE_SIZE)
-            return [t for t in tasks if t.get("annotations")]
+            return AnnotatedTasks(self._task_pages(project_id))
         op = f"export annotations of project {project_id}"
+        stack = contextlib.ExitStack()
 
-        def fetch() -> tuple[list[dict[str, Any]], str]:
-            raw_client = self._ls.projects.exports.with_raw_response
-            with raw_client.download_sync(
-                id=project_id, export_type="JSON", download_all_tasks=False
-            ) as response:
-                name = str(response.headers.get("filename") or "")
-                raw = b"".join(response.data)
-            try:
-                data = json.loads(raw or b"[]")
-            except ValueError:
-                data = None
-            if not isinstance(data, list):
-                raise LabelStudioError(
-                    f"Label Studio at {self._url} sent an export that is not a JSON list of "
-                    f"tasks ({op})",
-                    url=self._url,
-                    operation=op,
+        def open_export() -> Any:
+            with contextlib.ExitStack() as attempt:
+                response = attempt.enter_context(
+                    self._ls.projects.exports.with_raw_response.download_sync(
+                        id=project_id,
+                        export_type="JSON",
+                        download_all_tasks=False,
+                        request_options={
+                            "chunk_size": EXPORT_CHUNK_BYTES,
+                            "timeout": max(self._timeout, EXPORT_TIMEOUT_S),
+                        },
+                    )
                 )
-            return data, name
+                stack.push(attempt.pop_all())  # keep the response open for the stream
+                return response
 
-        tasks, name = self._call(op, fetch)
-        self._remove_export_files(project_id, name)
-        return tasks
+        try:
+            response = self._call(op, open_export)
+        except BaseException:
+            stack.close()
+            raise
+        name = str(response.headers.get("filename") or "")
+        stack.callback(self._remove_export_files, project_id, name)
+        return AnnotatedTasks(self._parse_export(op, response.data), stack)
+
+    def _parse_export(self, op: str, chunks: Iterable[bytes]) -> Iterator[dict[str, Any]]:
+        """The tasks of a JSON export (a list of task objects) as its bytes arrive."""
+
+        def not_a_list() -> LabelStudioError:
+            return LabelStudioError(
+                f"Label Studio at {self._url} sent an export that is not a JSON list of tasks "
+                f"({op})",
+                url=self._url,
+                operation=op,
+            )
+
+        tasks = ijson.sendable_list()
+        parser = ijson.items_coro(tasks, "item", use_float=True)
+        started = False
+        try:
+            for chunk in chunks:
+                if not chunk:
+                    continue
+                if not started:
+                    if not chunk.lstrip():
+                        continue
+                    if not chunk.lstrip().startswith(b"["):
+                        raise not_a_list()
+                    started = True
+                parser.send(chunk)
+                for task in tasks:
+                    if not isinstance(task, dict):
+                        raise not_a_list()
+                    yield task
+                del tasks[:]
+            parser.close()
+            for task in tasks:  # whatever the last chunk completed
+                if not isinstance(task, dict):
+                    raise not_a_list()
+                yield task
+        except ijson.JSONError:
+            raise not_a_list() from None
+        except httpx.TimeoutException:
+            raise LabelStudioTimeoutError(
+                f"Label Studio at {self._url} stopped sending within {self._timeout:g} s ({op})",
+                url=self._url,
+                operation=op,
+            ) from None
+        except httpx.TransportError as exc:
+            raise LabelStudioUnreachableError(
+                f"Label Studio at {self._url} closed the connection ({op}): {type(exc).__name__}",
+                url=self._url,
+                operation=op,
+            ) from None
+
+    def _task_pages(self, project_id: int) -> Iterator[dict[str, Any]]:
+        """Annotated tasks through the tasks API, one page (each with its own retries) at a
+        time; the first page is asked for at once, so that a missing project raises here."""
+        op = f"list tasks of project {project_id}"
+
+        def page(n: int) -> tuple[list[dict[str, Any]], bool]:
+            def fetch() -> tuple[list[dict[str, Any]], bool]:
+                pager = self._ls.tasks.list(
+                    project=project_id, fields="all", page=n, page_size=TASK_PAGE_SIZE
+                )
+                return [_plain(t) for t in pager.items or []], bool(pager.has_next)
+
+            try:
+                return self._call(f"{op} (page {n})", fetch)
+            except LabelStudioNotFoundError:
+                if n == 1:
+                    raise
+                return [], False  # Label Studio answers 404 for a page past the end
+
+        first = page(1)
+
+        def pages() -> Iterator[dict[str, Any]]:
+            items, more = first
+            n = 1
+            while True:
+                yield from (t for t in items if t.get("annotations"))
+                if not more or not items:
+                    return
+                n += 1
+                items, more = page(n)
+
+        return pages()
 
     def _remove_export_files(self, project_id: int, filename: str) -> None:
         """Delete the result and info files one JSON export left in the server's export folder.
