@@ -577,6 +577,14 @@ class Store:
         ).fetchall()
         return [InstanceRow(r[0], r[1], r[2], r[3], json.loads(r[4]), r[5], r[6]) for r in rows]
 
+    def instance_count(self, subset: str) -> int:
+        """How many instances the subset has (without reading them)."""
+        self.subset(subset)
+        row = self._conn.execute(
+            "SELECT COUNT(*) FROM instances WHERE subset_key = ?", (subset,)
+        ).fetchone()
+        return int(row[0])
+
     def instance_for_task(self, slot: int, ls_task_id: int) -> InstanceRow | None:
         """The instance behind LS task ``ls_task_id`` on slot ``slot``'s server (None: not a
         task of the study): one indexed look-up, so a pull holds no per-study map in memory."""
