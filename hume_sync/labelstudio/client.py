@@ -58,7 +58,13 @@ T = TypeVar("T")
 DEFAULT_TIMEOUT_S = 60.0
 DEFAULT_TRIES = 3
 DEFAULT_BACKOFF_S = 0.5
+# Tasks per import request at most, and JSON bytes per request at most: one request per
+# project for any study hume makes (a subset of a few thousand short texts), far below what
+# Label Studio accepts (DATA_UPLOAD_MAX_MEMORY_SIZE, 250 MiB by default). Predictions are
+# imported IMPORT_BATCH_SIZE at a time.
 IMPORT_BATCH_SIZE = 500
+IMPORT_MAX_TASKS = 20_000
+IMPORT_MAX_BYTES = 32 * 1024 * 1024
 PAGE_SIZE = 100
 # Tasks per page when annotations are read through the tasks API (a few pages per study).
 TASK_PAGE_SIZE = 1000
@@ -391,34 +397,60 @@ class LabelStudioClient:
         project_id: int,
         tasks: Iterable[Mapping[str, Any]],
         *,
-        batch_size: int = IMPORT_BATCH_SIZE,
+        batch_size: int = IMPORT_MAX_TASKS,
+        max_bytes: int = IMPORT_MAX_BYTES,
     ) -> list[int]:
-        """Import tasks (`{"data": {...}}` each) in batches; the new task ids, in input order."""
-        batch_list = list(tasks)
-        for n, task in enumerate(batch_list):
+        """Import tasks (`{"data": {...}}` each); the new task ids, in input order.
+
+        As few requests as Label Studio accepts: a request carries up to ``batch_size`` tasks
+        and ``max_bytes`` of JSON (Label Studio's own limit is DATA_UPLOAD_MAX_MEMORY_SIZE,
+        250 MiB by default; a proxy in front may allow less). A request refused as too large
+        (HTTP 413: nothing was imported) is split in two and sent again.
+        """
+        given = list(tasks)
+        for n, task in enumerate(given):
             if not isinstance(task, Mapping) or not isinstance(task.get("data"), Mapping):
                 raise ValueError(f"task {n} has no 'data' mapping")
+        batch_list = [dict(t) for t in given]
+        sizes = [len(json.dumps(t, ensure_ascii=False).encode()) + 2 for t in batch_list]
         ids: list[int] = []
-        for start in range(0, len(batch_list), batch_size):
-            batch = [dict(t) for t in batch_list[start : start + batch_size]]
-            op = f"import tasks {start + 1}-{start + len(batch)} into project {project_id}"
-            resp = self._call(
-                op,
-                lambda batch=batch: self._ls.projects.import_tasks(
-                    id=project_id, request=batch, return_task_ids=True
-                ),
-                idempotent=False,
-            )
-            got = list(getattr(resp, "task_ids", None) or [])
-            if len(got) != len(batch):
-                raise LabelStudioError(
-                    f"Label Studio at {self._url} returned {len(got)} task ids for "
-                    f"{len(batch)} imported tasks ({op})",
-                    url=self._url,
-                    operation=op,
-                )
-            ids.extend(int(i) for i in got)
+        start = 0
+        limit = max(1, batch_size)
+        while start < len(batch_list):
+            end, size = start, 0
+            while end < len(batch_list) and end - start < limit:
+                if end > start and size + sizes[end] > max_bytes:
+                    break
+                size += sizes[end]
+                end += 1
+            try:
+                ids.extend(self._import_batch(project_id, batch_list[start:end], start))
+            except LabelStudioRequestError as exc:
+                if exc.status_code != 413 or end - start == 1:
+                    raise
+                limit = (end - start + 1) // 2  # too large for this server: halve, resend
+                continue
+            start = end
         return ids
+
+    def _import_batch(self, project_id: int, batch: list[dict[str, Any]], offset: int) -> list[int]:
+        op = f"import tasks {offset + 1}-{offset + len(batch)} into project {project_id}"
+        resp = self._call(
+            op,
+            lambda: self._ls.projects.import_tasks(
+                id=project_id, request=batch, return_task_ids=True
+            ),
+            idempotent=False,
+        )
+        got = list(getattr(resp, "task_ids", None) or [])
+        if len(got) != len(batch):
+            raise LabelStudioError(
+                f"Label Studio at {self._url} returned {len(got)} task ids for "
+                f"{len(batch)} imported tasks ({op})",
+                url=self._url,
+                operation=op,
+            )
+        return [int(i) for i in got]
 
     def list_tasks(self, project_id: int, *, page_size: int = PAGE_SIZE) -> list[dict[str, Any]]:
         """Every task of a project with its annotations and predictions (fields="all")."""
