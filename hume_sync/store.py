@@ -818,32 +818,51 @@ class Store:
         """Record the LS task of instances on slot ``slot``'s server; rows changed."""
         self.subset(subset)
         self.annotator(slot)
-        changed = 0
         with self.transaction() as conn:
+            members = {
+                r[0]
+                for r in conn.execute(
+                    "SELECT hume_id FROM instances WHERE subset_key = ?", (subset,)
+                )
+            }
+            current = {
+                r[0]: int(r[1])
+                for r in conn.execute(
+                    "SELECT t.hume_id, t.ls_task_id FROM ls_tasks t JOIN instances i "
+                    "ON i.hume_id = t.hume_id WHERE i.subset_key = ? AND t.slot = ?",
+                    (subset, slot),
+                )
+            }
+            changes = []
             for hid, task_id in task_ids.items():
-                row = conn.execute(
-                    "SELECT subset_key FROM instances WHERE hume_id = ?", (hid,)
-                ).fetchone()
-                if row is None or row[0] != subset:
+                if hid not in members:
                     raise StoreError(f"no instance {hid!r} in subset {subset!r}")
-                old = conn.execute(
-                    "SELECT ls_task_id FROM ls_tasks WHERE hume_id = ? AND slot = ?", (hid, slot)
-                ).fetchone()
-                if old is not None and int(old[0]) == int(task_id):
-                    continue
-                try:
-                    conn.execute(
-                        "INSERT INTO ls_tasks (hume_id, slot, ls_task_id) VALUES (?, ?, ?) "
-                        "ON CONFLICT (hume_id, slot) "
-                        "DO UPDATE SET ls_task_id = excluded.ls_task_id",
-                        (hid, slot, int(task_id)),
-                    )
-                except sqlite3.IntegrityError:
+                if current.get(hid) != int(task_id):
+                    changes.append((hid, slot, int(task_id)))
+            owners = {
+                int(r[0]): r[1]
+                for r in conn.execute(
+                    "SELECT ls_task_id, hume_id FROM ls_tasks WHERE slot = ?", (slot,)
+                )
+            }
+            moving = {hid for hid, _, _ in changes}
+            taken: set[int] = set()
+            for _, _, task_id in changes:
+                owner = owners.get(task_id)
+                if task_id in taken or (owner is not None and owner not in moving):
                     raise StoreError(
                         f"LS task {task_id} on slot {slot} is already used by another instance"
-                    ) from None
-                changed += 1
-        return changed
+                    )
+                taken.add(task_id)
+            # Instances that swap tasks must not collide half-way: clear, then write.
+            conn.executemany(
+                "DELETE FROM ls_tasks WHERE hume_id = ? AND slot = ?",
+                ((hid, s) for hid, s, _ in changes if hid in current),
+            )
+            conn.executemany(
+                "INSERT INTO ls_tasks (hume_id, slot, ls_task_id) VALUES (?, ?, ?)", changes
+            )
+        return len(changes)
 
     def study_uid(self) -> str:
         """A random id of this study, made once: it marks the study's projects in Label Studio."""
