@@ -306,7 +306,8 @@ class LabelStudioClient:
         show_collab_predictions: bool = False,
         **fields: Any,
     ) -> dict[str, Any]:
-        """Create a project; re-reads it and re-asserts `show_collab_predictions`."""
+        """Create a project; re-asserts `show_collab_predictions` unless the server's answer
+        already shows it as asked."""
         op = f"create project {title!r}"
         created = self._call(
             op,
@@ -319,8 +320,10 @@ class LabelStudioClient:
             ),
             idempotent=False,
         )
-        project_id = int(_plain(created)["id"])
-        return self.assert_collab_predictions(project_id, show_collab_predictions)
+        project = _plain(created)
+        if bool(project.get("show_collab_predictions")) == show_collab_predictions:
+            return project  # the server's own answer says it kept the flag: no second read
+        return self.assert_collab_predictions(int(project["id"]), show_collab_predictions)
 
     def assert_collab_predictions(self, project_id: int, show: bool = False) -> dict[str, Any]:
         """Make sure the project shows (or hides) predictions to annotators; the project.
@@ -345,16 +348,25 @@ class LabelStudioClient:
             self._call(f"get project {project_id}", lambda: self._ls.projects.get(id=project_id))
         )
 
-    def list_projects(self) -> list[dict[str, Any]]:
-        """All projects the token can see (all pages)."""
+    def list_projects(self, include: str | None = None) -> list[dict[str, Any]]:
+        """All projects the token can see (all pages); ``include`` names the only fields to
+        return (e.g. ``"id,title,description"``: Label Studio then counts no tasks)."""
         return self._call(
             "list projects",
-            lambda: [_plain(p) for p in self._ls.projects.list(page_size=PAGE_SIZE)],
+            lambda: [
+                _plain(p) for p in self._ls.projects.list(page_size=PAGE_SIZE, include=include)
+            ],
         )
 
     def find_projects_by_marker(self, marker: str) -> list[dict[str, Any]]:
-        """Projects whose description carries ``marker`` (hume's identity mark, never a title)."""
-        return [p for p in self.list_projects() if marker in str(p.get("description") or "")]
+        """Projects whose description carries ``marker`` (hume's identity mark, never a title).
+        Only ids, titles and descriptions are asked for: the per-project counters that a plain
+        project list computes grow with every project's size."""
+        return [
+            p
+            for p in self.list_projects(include="id,title,description")
+            if marker in str(p.get("description") or "")
+        ]
 
     def update_project(self, project_id: int, **fields: Any) -> dict[str, Any]:
         """PATCH project fields (idempotent: the same values can be sent twice)."""
