@@ -106,7 +106,7 @@ def import_annotated(
                 }
                 for j in range(annotations_per_task)
             ]
-            tasks.append({"data": cls.task_data(inst.hume_id, inst.content), "annotations": anns})
+            tasks.append({"data": cls.task_data(inst.hume_ref, inst.content), "annotations": anns})
         client.import_tasks(int(project["id"]), tasks)
         setup_study(store, lambda url: client)
         return int(project["id"])
