@@ -2,8 +2,8 @@
 
 For each size N (annotations; N/2 classification tasks with 2 annotations each, in one project
 on the embedded Label Studio, built as benchmarks/pull.py builds it) a fresh copy of the study
-is pulled by the real CLI in a child process (``python -m hume_sync.cli pull``), and its peak
-resident memory (``ru_maxrss`` from ``wait4``) is compared with two baselines:
+is pulled by the real CLI in a child process (``hume_sync.cli pull``), and its peak resident
+memory (the child's own VmHWM, read as it exits) is compared with two baselines:
 
 - *idle*: a child that imports what pull imports (the CLI, the pull step, the Label Studio
   client and SDK, ijson) and exits;
@@ -45,20 +45,45 @@ IDLE_IMPORTS = (
 MIB = 1024 * 1024
 
 
-def peak_of(argv: list[str], env: dict[str, str]) -> tuple[float, float, str]:
-    """(peak RSS in MiB, wall seconds, stdout) of one child, measured by wait4."""
-    t0 = time.perf_counter()
-    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-        proc = subprocess.Popen(argv, env=env, stdout=out, stderr=err, cwd=ROOT, text=True)
-        _, status, usage = os.wait4(proc.pid, 0)
-        proc.returncode = os.waitstatus_to_exitcode(status)
+# The child reports its own high-water mark (VmHWM) as it exits. Not ru_maxrss: Linux carries
+# the forking parent's peak over into the child's ru_maxrss across exec, and this parent grows
+# with the studies it builds.
+REPORT_HWM = """
+import atexit, os, runpy, sys
+
+def _report():
+    with open("/proc/self/status") as status:
+        hwm = next(line.split()[1] for line in status if line.startswith("VmHWM:"))
+    with open(os.environ["HUME_BENCH_HWM"], "w") as out:
+        out.write(hwm)
+
+atexit.register(_report)
+if sys.argv[1:2] == ["--idle"]:
+    exec(sys.argv[2])
+else:
+    sys.argv = ["hume-sync", *sys.argv[1:]]
+    runpy.run_module("hume_sync.cli", run_name="__main__", alter_sys=True)
+"""
+
+
+def peak_of(args: list[str], env: dict[str, str]) -> tuple[float, float, str]:
+    """(peak RSS in MiB, wall seconds, stdout) of one child: the CLI with ``args``, or
+    ``["--idle", CODE]``."""
+    with tempfile.TemporaryDirectory() as tmp:
+        hwm = Path(tmp) / "hwm"
+        t0 = time.perf_counter()
+        proc = subprocess.run(
+            [sys.executable, "-c", REPORT_HWM, *args],
+            env={**env, "HUME_BENCH_HWM": str(hwm)},
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         wall = time.perf_counter() - t0
-        out.seek(0)
-        err.seek(0)
-        stdout, stderr = out.read(), err.read()
-    if proc.returncode != 0:
-        raise RuntimeError(f"{argv} failed ({proc.returncode}): {stderr[-2000:]}")
-    return usage.ru_maxrss / 1024, wall, stdout  # ru_maxrss is in KiB on Linux
+        if proc.returncode != 0:
+            raise RuntimeError(f"{args} failed ({proc.returncode}): {proc.stderr[-2000:]}")
+        return int(hwm.read_text()) / 1024, wall, proc.stdout  # VmHWM is in kB
 
 
 def main() -> int:
@@ -82,9 +107,7 @@ def main() -> int:
         try:
             ls_servers.remember(info.url, data_dir=info.data_dir)
             client = LabelStudioClient(info.url, info.token, timeout=900, data_dir=info.data_dir)
-            idle = statistics.median(
-                peak_of([sys.executable, "-c", IDLE_IMPORTS], env)[0] for _ in range(3)
-            )
+            idle = statistics.median(peak_of(["--idle", IDLE_IMPORTS], env)[0] for _ in range(3))
             rows = []
             for n in [0, *sizes]:
                 base = root / f"n{n}"
@@ -97,9 +120,7 @@ def main() -> int:
                 for k in range(args.repeat):
                     copy = base / f"pull-{k}"
                     shutil.copytree(study, copy)
-                    peak, wall, out = peak_of(
-                        [sys.executable, "-m", "hume_sync.cli", "pull", str(copy)], env
-                    )
+                    peak, wall, out = peak_of(["pull", str(copy)], env)
                     assert f"{n} annotation(s) added" in out, out
                     peaks.append(peak)
                     walls.append(wall)
