@@ -15,8 +15,8 @@ through its JSON export (as hume reads the servers it started), server B through
 For RUN_S seconds (and at least until MIN_PULLS pulls have run beside them: on a loaded
 machine a pull of twenty projects can take longer than the run) every annotator, in a thread
 of its own and with its own token, creates, edits (PATCH), skips and deletes annotations on
-random tasks of its project, keeping a ledger of what it believes is there, while the test
-pulls the study into its store again and again.
+random tasks of its project (0.3-1.2 s apart, still far faster than people), keeping a ledger
+of what it believes is there, while the test pulls the study into its store again and again.
 After the annotators stop and one last pull: the store's live annotations are exactly Label
 Studio's export (ids, tasks, answers, update times), every one of them once, and the export is
 exactly what the annotators' ledgers say. The accounts and projects are removed afterwards, so
@@ -51,6 +51,9 @@ pytestmark = [pytest.mark.postgres, pytest.mark.labelstudio]
 PER_SERVER = 10
 RUN_S = 25.0
 MIN_PULLS = 2
+# Seconds an annotator waits between two actions (people take far longer; without a pause
+# twenty threads saturate two servers on two cores, and a pull waits behind them).
+THINK_S = (0.3, 1.2)
 TIMEOUT_S = 180.0  # no write may time out: an unanswered write would make the ledger unsure
 DEMO = REPO_ROOT / "hume_sync" / "demo_data"
 LABELS = ("positive", "negative", "neutral")
@@ -119,7 +122,7 @@ def _work(a: Annotator, stop: threading.Event, seed: int) -> None:
     rng = random.Random(seed)
     me = LabelStudioClient(a.url, a.token, timeout=TIMEOUT_S, tries=1)
     mine: dict[int, list[int]] = {}  # task → my annotation ids there
-    while not stop.is_set():
+    while not stop.wait(rng.uniform(*THINK_S)):
         task = rng.choice(a.tasks)
         there = mine.get(task) or []
         roll = rng.random()
@@ -228,7 +231,9 @@ def test_twenty_annotators_while_pull_runs_lose_and_duplicate_nothing(crowd, tmp
         assert not any(t.is_alive() for t in threads)
         errors = [f"slot {a.slot}: {e}" for a in people for e in a.errors]
         assert not errors, errors
+        t0 = time.perf_counter()
         pull_study(store, client_for)
+        last = time.perf_counter() - t0
         live = store.annotations()
         again = pull_study(store, client_for)  # nothing moves any more: nothing to write
         assert (again.total("added"), again.total("updated"), again.total("deleted")) == (0, 0, 0)
@@ -237,7 +242,8 @@ def test_twenty_annotators_while_pull_runs_lose_and_duplicate_nothing(crowd, tmp
     actions = sum((a.actions for a in people), Counter())
     print(
         f"\n{len(people)} annotators, {ran:.0f} s: {dict(actions)}; {len(pulls)} pulls "
-        f"during the run (median {sorted(pulls)[len(pulls) // 2]:.2f} s); "
+        f"during the run (median {sorted(pulls)[len(pulls) // 2]:.2f} s), the last one "
+        f"{last:.2f} s; "
         f"{len(live)} annotations in the end"
     )
     # The run did what it says: every kind of action, by everyone, with pulls in between.
