@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any, Literal
 
+from scoring import kernels
 from scoring._lazy import LazyModule
 from scoring.errors import InvalidInputError
 from scoring.records import Agreement
@@ -53,8 +54,6 @@ from scoring.validation import choose
 
 # Loaded on first use: the leaderboard imports this module for its bands only.
 np = LazyModule("numpy")
-stats = LazyModule("scipy.stats")
-skm = LazyModule("sklearn.metrics")
 
 __all__ = [
     "KRIPPENDORFF_LEVELS",
@@ -659,7 +658,7 @@ def _ari(x: Sequence[Hashable], y: Sequence[Hashable]) -> float:
     # Cluster ids are only names: map to integers so mixed types are fine.
     ix = {v: i for i, v in enumerate(dict.fromkeys(x))}
     iy = {v: i for i, v in enumerate(dict.fromkeys(y))}
-    return float(skm.adjusted_rand_score([ix[v] for v in x], [iy[v] for v in y]))
+    return kernels.adjusted_rand(np.array([ix[v] for v in x]), np.array([iy[v] for v in y]))
 
 
 def mean_pairwise_ari(partitions: Ratings, *, machine_raters: Collection[Any] = ()) -> Agreement:
@@ -676,14 +675,14 @@ def _spearman(x: Sequence[float], y: Sequence[float]) -> float:
     ax, ay = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     if len(ax) < 2 or np.all(ax == ax[0]) or np.all(ay == ay[0]):
         return math.nan
-    return float(stats.spearmanr(ax, ay).statistic)
+    return kernels.spearman(ax, ay)[0]
 
 
 def _kendall(x: Sequence[float], y: Sequence[float]) -> float:
     ax, ay = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     if len(ax) < 2 or np.all(ax == ax[0]) or np.all(ay == ay[0]):
         return math.nan
-    return float(stats.kendalltau(ax, ay).statistic)
+    return kernels.kendall_tau_b(ax, ay)
 
 
 def mean_pairwise_spearman(ratings: Ratings, *, machine_raters: Collection[Any] = ()) -> Agreement:

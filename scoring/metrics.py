@@ -29,6 +29,7 @@ import math
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any, TypeAlias
 
+from scoring import kernels
 from scoring._lazy import LazyModule
 from scoring.errors import DegenerateInputError, InvalidInputError
 from scoring.records import Score
@@ -37,8 +38,6 @@ from scoring.validation import as_1d, choose, same_length
 # Loaded on first use (see scoring._lazy).
 np = LazyModule("numpy")
 pytrec_eval = LazyModule("pytrec_eval")
-stats = LazyModule("scipy.stats")
-skm = LazyModule("sklearn.metrics")
 
 AP_METHODS: tuple[str, ...] = ("sklearn", "trec_eval", "expected_ties")
 TIE_RULES: tuple[str, ...] = ("trec_eval", "input_order", "expected_ties")
@@ -71,6 +70,17 @@ def _labels(values: Any, name: str) -> np.ndarray:
     if 0 < n_str < len(items):
         raise InvalidInputError(f"{name}: mixes string and non-string labels")
     return as_1d(items, name)
+
+
+def _categorical(labels: np.ndarray, name: str) -> None:
+    """Class labels are strings or whole numbers: a fraction is a score, not a class (sklearn
+    refuses such "continuous" targets too)."""
+    if labels.dtype.kind != "f":
+        return
+    whole = np.isfinite(labels) & (labels == np.floor(labels))
+    if not np.all(whole):
+        bad = float(labels[~whole][0])
+        raise InvalidInputError(f"{name}: class labels are strings or whole numbers, got {bad!r}")
 
 
 def _same_kind(gold: np.ndarray, pred: np.ndarray) -> None:
@@ -144,40 +154,36 @@ def _tie_groups(rel: np.ndarray, scores: np.ndarray) -> list[tuple[int, int, int
 def accuracy(gold: Sequence[Any] | np.ndarray, pred: Sequence[Any] | np.ndarray) -> Score:
     """Accuracy plus MTEB's secondary classification metrics (macro F1 is MTEB's ``f1``).
 
-    ``zero_division=0`` gives the values sklearn's default gives, without its warning.
+    The numbers of sklearn's ``accuracy_score`` and ``f1_score`` / ``precision_score`` /
+    ``recall_score`` (macro and weighted) with ``zero_division=0``, the values sklearn's
+    default gives, without its warning (:func:`scoring.kernels.classification_scores`).
     """
     g = _labels(gold, "gold")
     p = _labels(pred, "pred")
     same_length(("gold", g), ("pred", p))
     _same_kind(g, p)
-    details = {
-        "f1": float(skm.f1_score(g, p, average="macro", zero_division=0.0)),
-        "f1_weighted": float(skm.f1_score(g, p, average="weighted", zero_division=0.0)),
-        "precision": float(skm.precision_score(g, p, average="macro", zero_division=0.0)),
-        "precision_weighted": float(
-            skm.precision_score(g, p, average="weighted", zero_division=0.0)
-        ),
-        "recall": float(skm.recall_score(g, p, average="macro", zero_division=0.0)),
-        "recall_weighted": float(skm.recall_score(g, p, average="weighted", zero_division=0.0)),
-    }
-    return Score(float(skm.accuracy_score(g, p)), "accuracy", n_items=len(g), details=details)
+    _categorical(g, "gold")
+    _categorical(p, "pred")
+    s = kernels.classification_scores(g, p)
+    keys = ("f1", "f1_weighted", "precision", "precision_weighted", "recall", "recall_weighted")
+    details = {k: s[k] for k in keys}
+    return Score(s["accuracy"], "accuracy", n_items=len(g), details=details)
 
 
 def v_measure(gold: Sequence[Any] | np.ndarray, pred: Sequence[Any] | np.ndarray) -> Score:
     """V-measure of a partition against gold classes (MTEB's clustering main score).
 
-    Cluster ids only need to be consistent within ``pred``; their names do not matter.
+    Cluster ids only need to be consistent within ``pred``; their names do not matter. The
+    numbers are sklearn's (``v_measure_score``, ``adjusted_rand_score``,
+    ``adjusted_mutual_info_score``, ``homogeneity_score``, ``completeness_score``), computed
+    once from one contingency table (:func:`scoring.kernels.clustering_scores`).
     """
     g = _labels(gold, "gold")
     p = _labels(pred, "pred")
     same_length(("gold", g), ("pred", p))
-    details = {
-        "ari": float(skm.adjusted_rand_score(g, p)),
-        "ami": float(skm.adjusted_mutual_info_score(g, p)),
-        "homogeneity": float(skm.homogeneity_score(g, p)),
-        "completeness": float(skm.completeness_score(g, p)),
-    }
-    return Score(float(skm.v_measure_score(g, p)), "v_measure", n_items=len(g), details=details)
+    s = kernels.clustering_scores(g, p)
+    details = {k: s[k] for k in ("ari", "ami", "homogeneity", "completeness")}
+    return Score(s["v_measure"], "v_measure", n_items=len(g), details=details)
 
 
 # --------------------------------------------------------------------------------------------
@@ -220,7 +226,7 @@ def average_precision(
     rel, sc = _ranking_inputs(relevance, scores)
     details: dict[str, Any] = {"n_relevant": int(rel.sum()), "n_tied_levels": len(np.unique(sc))}
     if method == "sklearn":
-        value = float(skm.average_precision_score(rel, sc))
+        value = kernels.average_precision(rel, sc)
     elif method == "trec_eval":
         value = _trec_eval(rel, sc, TREC_MAP_MEASURE)
         details["trec_eval_measure"] = TREC_MAP_MEASURE
@@ -420,16 +426,16 @@ def _finite(x: float) -> float | None:
 
 
 def spearman(gold: Sequence[float] | np.ndarray, pred: Sequence[float] | np.ndarray) -> Score:
-    """Spearman's rho (scipy, average ranks for ties): MTEB's STS main score."""
+    """Spearman's rho (scipy's ``spearmanr``: average ranks for ties): MTEB's STS main score."""
     g, p = _correlation_inputs(gold, pred)
-    res = stats.spearmanr(g, p)
-    details = {"pvalue": _finite(res.pvalue), "pearson": float(stats.pearsonr(g, p).statistic)}
-    return Score(float(res.statistic), "spearman", n_items=len(g), details=details)
+    rho, pvalue = kernels.spearman(g, p)
+    details = {"pvalue": _finite(pvalue), "pearson": kernels.pearson(g, p)[0]}
+    return Score(rho, "spearman", n_items=len(g), details=details)
 
 
 def pearson(gold: Sequence[float] | np.ndarray, pred: Sequence[float] | np.ndarray) -> Score:
-    """Pearson's r (scipy), MTEB's secondary STS metric."""
+    """Pearson's r (scipy's ``pearsonr``), MTEB's secondary STS metric."""
     g, p = _correlation_inputs(gold, pred)
-    res = stats.pearsonr(g, p)
-    details = {"pvalue": _finite(res.pvalue), "spearman": float(stats.spearmanr(g, p).statistic)}
-    return Score(float(res.statistic), "pearson", n_items=len(g), details=details)
+    r, pvalue = kernels.pearson(g, p)
+    details = {"pvalue": _finite(pvalue), "spearman": kernels.spearman(g, p)[0]}
+    return Score(r, "pearson", n_items=len(g), details=details)
