@@ -83,6 +83,7 @@ __all__ = [
     "percentage_agreement",
     "ratings_from_matrix",
     "reranking_agreement",
+    "reranking_agreements",
 ]
 
 Ratings = Mapping[Any, Mapping[Hashable, Any]]
@@ -767,17 +768,30 @@ def reranking_agreement(
     ``n_comparisons`` (defined Spearman values) and ``pooled_binary_kappa`` (κ over all
     (query, candidate) marks of a pair, mean over pairs). With binary marks ρ and τ-b coincide.
     """
-    choose(statistic, _RERANK_STATS, "reranking statistic")
+    return reranking_agreements(marks, statistics=(statistic,), machine_raters=machine_raters)[0]
+
+
+def reranking_agreements(
+    marks: RerankMarks,
+    *,
+    statistics: Sequence[str] = _RERANK_STATS,
+    machine_raters: Collection[Any] = (),
+) -> list[Agreement]:
+    """:func:`reranking_agreement` for each of ``statistics``, in that order, from one pass
+    over the (pair, query) comparisons (each result is what the single call gives)."""
+    for statistic in statistics:
+        choose(statistic, _RERANK_STATS, "reranking statistic")
     raters, values, excluded = _prepare_marks(marks, machine_raters)
     table = _Table(raters=raters, items=[], values={}, excluded=excluded)
     all_queries: dict[Hashable, None] = {}
     for r in raters:
         all_queries.update(dict.fromkeys(values[r]))
     table.items = list(all_queries)
-    method = f"reranking:mean_{statistic}"
-    scale: Scale = "kappa" if statistic == "binary_kappa" else "correlation"
     if len(raters) < 2:
-        return _undefined(method, scale, table, WARN_FEWER_THAN_TWO_RATERS)
+        return [
+            _undefined(f"reranking:mean_{s}", _rerank_scale(s), table, WARN_FEWER_THAN_TWO_RATERS)
+            for s in statistics
+        ]
     rho: list[float] = []
     tau: list[float] = []
     kap: list[float] = []
@@ -815,36 +829,48 @@ def reranking_agreement(
         if pool_a:
             pooled.append(cohen_kappa(pool_a, pool_b))
     n_items = len(used)
-    if n_items == 0:
-        return _undefined(method, scale, table, WARN_NO_SHARED_ITEMS)
-    chosen = {"spearman": rho, "kendall_tau": tau, "binary_kappa": kap}[statistic]
-    warnings = _size_warnings(n_items)
     skew, top = _skew_warnings(binary_labels)
-    if statistic == "binary_kappa":
-        warnings += skew
-    if not chosen:
-        warnings.insert(0, WARN_ONE_CATEGORY if statistic == "binary_kappa" else WARN_CONSTANT)
-    elif n_undefined[statistic]:
-        warnings.append(WARN_UNDEFINED_COMPARISONS)
-    if n_items < len(table.items):
-        warnings.append(WARN_DROPPED_ITEMS)
     pooled_defined = [p for p in pooled if math.isfinite(p)]
-    details = {
-        "statistic": statistic,
-        "mean_spearman": _mean(rho),
-        "mean_kendall_tau": _mean(tau),
-        "mean_binary_kappa": _mean(kap),
-        "spearman_std": float(np.std(rho)) if len(rho) > 1 else 0.0,
-        "n_comparisons": len(rho),
-        "n_kendall_comparisons": len(tau),
-        "n_kappa_comparisons": len(kap),
-        "n_undefined": n_undefined,
-        "pooled_binary_kappa": _mean(pooled_defined),
-        "relevant_share": (sum(binary_labels) / len(binary_labels)) if binary_labels else math.nan,
-        "top_category_share": top,
-        "n_items_total": len(table.items),
-    }
-    return _result(_mean(chosen), method, scale, table, n_items, warnings, details)
+    out = []
+    for statistic in statistics:
+        method = f"reranking:mean_{statistic}"
+        scale = _rerank_scale(statistic)
+        if n_items == 0:
+            out.append(_undefined(method, scale, table, WARN_NO_SHARED_ITEMS))
+            continue
+        chosen = {"spearman": rho, "kendall_tau": tau, "binary_kappa": kap}[statistic]
+        warnings = _size_warnings(n_items)
+        if statistic == "binary_kappa":
+            warnings += skew
+        if not chosen:
+            warnings.insert(0, WARN_ONE_CATEGORY if statistic == "binary_kappa" else WARN_CONSTANT)
+        elif n_undefined[statistic]:
+            warnings.append(WARN_UNDEFINED_COMPARISONS)
+        if n_items < len(table.items):
+            warnings.append(WARN_DROPPED_ITEMS)
+        details = {
+            "statistic": statistic,
+            "mean_spearman": _mean(rho),
+            "mean_kendall_tau": _mean(tau),
+            "mean_binary_kappa": _mean(kap),
+            "spearman_std": float(np.std(rho)) if len(rho) > 1 else 0.0,
+            "n_comparisons": len(rho),
+            "n_kendall_comparisons": len(tau),
+            "n_kappa_comparisons": len(kap),
+            "n_undefined": dict(n_undefined),
+            "pooled_binary_kappa": _mean(pooled_defined),
+            "relevant_share": (
+                (sum(binary_labels) / len(binary_labels)) if binary_labels else math.nan
+            ),
+            "top_category_share": top,
+            "n_items_total": len(table.items),
+        }
+        out.append(_result(_mean(chosen), method, scale, table, n_items, warnings, details))
+    return out
+
+
+def _rerank_scale(statistic: str) -> Scale:
+    return "kappa" if statistic == "binary_kappa" else "correlation"
 
 
 # --------------------------------------------------------------------------------------------

@@ -50,10 +50,9 @@ class RerankingScoring(ScoringRules):
     def score_agreements(
         self, gold: Mapping[Hashable, Any], humans: Mapping[str, Mapping[Hashable, Any]]
     ) -> list[Agreement]:
-        return [
-            agreement.reranking_agreement(humans, statistic=s)
-            for s in ("spearman", "kendall_tau", "binary_kappa")
-        ]
+        return agreement.reranking_agreements(
+            humans, statistics=("spearman", "kendall_tau", "binary_kappa")
+        )
 
     def score_interval(self, score: Score) -> Interval:
         return intervals.annotator_range(dict(score.per_rater), estimate=score.value)
