@@ -69,6 +69,7 @@ __all__ = [
     "WARN_SKEWED",
     "WARN_UNDEFINED_COMPARISONS",
     "agreement_band",
+    "categorical_agreements",
     "cohen_kappa",
     "correlation_band",
     "fleiss_kappa",
@@ -490,6 +491,20 @@ def percentage_agreement(ratings: Ratings, *, machine_raters: Collection[Any] = 
     return _pairwise(table, "mean_percentage_agreement", "proportion", _percent)
 
 
+def categorical_agreements(
+    ratings: Ratings, *, machine_raters: Collection[Any] = ()
+) -> list[Agreement]:
+    """[Fleiss' κ, mean pairwise Cohen's κ, percentage agreement, nominal Krippendorff's α]
+    from one validation of ``ratings``: each what its own function gives."""
+    table = _prepare(ratings, machine_raters, numeric=False)
+    return [
+        _fleiss(table),
+        _pairwise(table, "mean_pairwise_cohen_kappa", "kappa", cohen_kappa),
+        _pairwise(table, "mean_percentage_agreement", "proportion", _percent),
+        _krippendorff(table, "nominal"),
+    ]
+
+
 def fleiss_kappa(ratings: Ratings, *, machine_raters: Collection[Any] = ()) -> Agreement:
     """Fleiss' κ, generalised to items with unequal numbers of raters.
 
@@ -506,7 +521,10 @@ def fleiss_kappa(ratings: Ratings, *, machine_raters: Collection[Any] = ()) -> A
     This is Gwet's (2014) form of Fleiss' κ for varying rater counts; when every n_i equals n it
     is exactly Fleiss (1971). With P̄_e = 1 (one category) κ is NaN with a warning.
     """
-    table = _prepare(ratings, machine_raters, numeric=False)
+    return _fleiss(_prepare(ratings, machine_raters, numeric=False))
+
+
+def _fleiss(table: _Table) -> Agreement:
     method = "fleiss_kappa"
     if len(table.raters) < 2:
         return _undefined(method, "kappa", table, WARN_FEWER_THAN_TWO_RATERS)
@@ -602,8 +620,11 @@ def krippendorff_alpha(
     NaN with a warning.
     """
     choose(level, KRIPPENDORFF_LEVELS, "Krippendorff level")
+    return _krippendorff(_prepare(ratings, machine_raters, numeric=level != "nominal"), level)
+
+
+def _krippendorff(table: _Table, level: str) -> Agreement:
     numeric = level != "nominal"
-    table = _prepare(ratings, machine_raters, numeric=numeric)
     method = f"krippendorff_alpha:{level}"
     if len(table.raters) < 2:
         return _undefined(method, "kappa", table, WARN_FEWER_THAN_TWO_RATERS)
@@ -618,10 +639,15 @@ def krippendorff_alpha(
     domain = sorted(set(labels)) if numeric else list(dict.fromkeys(labels))
     index = {v: i for i, v in enumerate(domain)}
     m = len(domain)
-    coincidence = np.zeros((m, m))
-    for vals in units:
-        counts = np.bincount([index[v] for v in vals], minlength=m).astype(float)
-        coincidence += (np.outer(counts, counts) - np.diag(counts)) / (len(vals) - 1)
+    # Per unit: (outer(counts, counts) - diag(counts)) / (m_u - 1); added up unit by unit
+    # (a cumulative sum adds in that order, so the result does not depend on batching).
+    sizes = np.array([len(u) for u in units])
+    codes = np.array([index[v] for u in units for v in u])
+    unit_of = np.repeat(np.arange(len(units)), sizes)
+    counts = np.bincount(unit_of * m + codes, minlength=len(units) * m)
+    counts = counts.reshape(len(units), m).astype(float)
+    pairs = counts[:, :, None] * counts[:, None, :] - counts[:, :, None] * np.eye(m)
+    coincidence = np.cumsum(pairs / (sizes - 1)[:, None, None], axis=0)[-1]
     marginals = coincidence.sum(axis=1)
     n = float(marginals.sum())
     d2 = _delta2(domain, marginals, level)

@@ -226,12 +226,7 @@ class PairClassificationScoring(ScoringRules):
     ) -> list[Agreement]:
         """Fleiss' κ (headline), mean pairwise Cohen's κ, percentage agreement, nominal α."""
         del gold
-        return [
-            agreement.fleiss_kappa(humans),
-            agreement.mean_pairwise_cohen_kappa(humans),
-            agreement.percentage_agreement(humans),
-            agreement.krippendorff_alpha(humans, level="nominal"),
-        ]
+        return agreement.categorical_agreements(humans)
 
     def score_agreement_flags(self, headline: Agreement) -> dict[str, bool]:
         """The paper's flags: revise below κ 0.4, a reliable target above κ 0.6."""
