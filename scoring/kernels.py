@@ -245,6 +245,54 @@ def average_precision(relevance: np.ndarray, scores: np.ndarray) -> float:
     return float(max(0.0, -np.sum(np.diff(recall) * precision[:-1])))
 
 
+#: Most distinct score values :func:`average_precision_rows` handles without a per-row loop:
+#: below 8 terms numpy sums a row one term after the other, which a column loop repeats.
+_ROW_LEVELS = 7
+
+
+def average_precision_rows(relevance: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    """:func:`average_precision` of each row of 2-D ``relevance`` and ``scores`` (NaN for a row
+    without a relevant item), the same float per row.
+
+    With few distinct scores (vote shares: at most one more than the annotators) every row's
+    thresholds are among those levels: per row and level, the items and relevant items at the
+    level give the precision and recall at each threshold, and the curve's terms are added
+    lowest level first, as the row's own sum adds them.
+    """
+    relevance = np.asarray(relevance)
+    scores = np.asarray(scores, dtype=np.float64)
+    levels, codes = np.unique(scores, return_inverse=True)
+    rows, n = scores.shape
+    if len(levels) > _ROW_LEVELS:
+        return np.array([_ap_or_nan(r, s) for r, s in zip(relevance, scores, strict=True)])
+    codes = codes.reshape(rows, n)
+    m = len(levels)
+    offsets = np.arange(rows)[:, None] * m
+    count = np.bincount((offsets + codes).ravel(), minlength=rows * m).reshape(rows, m)
+    hits = (relevance == 1).astype(np.float64)
+    relevant = np.bincount((offsets + codes).ravel(), weights=hits.ravel(), minlength=rows * m)
+    relevant = relevant.reshape(rows, m)
+    # thresholds from the highest level down: cumulative counts from the top
+    tps = np.cumsum(relevant[:, ::-1], axis=1)[:, ::-1]
+    cum = np.cumsum(count[:, ::-1], axis=1)[:, ::-1].astype(np.float64)
+    total = tps[:, :1]
+    above = np.concatenate([tps[:, 1:], np.zeros((rows, 1))], axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        precision = tps / cum
+        recall_step = above / total - tps / total
+    present = count > 0
+    value = np.zeros(rows)
+    for level in range(m):  # lowest level first, absent levels add nothing
+        term = recall_step[:, level] * precision[:, level]
+        value = np.where(present[:, level], value + term, value)
+    ap = np.where(-value > 0.0, -value, 0.0)
+    return np.where(total[:, 0] > 0, ap, np.nan)
+
+
+def _ap_or_nan(relevance: np.ndarray, scores: np.ndarray) -> float:
+    return average_precision(relevance, scores) if np.any(relevance == 1) else math.nan
+
+
 # --------------------------------------------------------------------------------------------
 # correlations: scipy.stats.spearmanr, pearsonr, kendalltau (tau-b)
 # --------------------------------------------------------------------------------------------

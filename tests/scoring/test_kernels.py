@@ -373,3 +373,19 @@ def test_spearman_of_codes_is_spearman_of_resamples(seed: int) -> None:
     assert (one.estimate, one.low, one.high, one.method) == (
         other.estimate, other.low, other.high, other.method
     )  # fmt: skip
+
+
+@pytest.mark.parametrize("levels", [1, 2, 3, 7, 9])
+def test_average_precision_rows_is_the_per_row_ap(levels: int) -> None:
+    """Stacks of resamples with few score levels (vote shares), and more than the column loop
+    takes (9: per-row fallback); rows without a relevant item are NaN."""
+    rng = np.random.default_rng(levels)
+    for n in (1, 2, 5, 30):
+        shares = rng.choice(np.linspace(0, 1, levels), size=(200, n))
+        rel = rng.integers(0, 2, size=(200, n)).astype(float)
+        ours = kernels.average_precision_rows(rel, shares)
+        for row in range(200):
+            if rel[row].any():
+                _same(ours[row], skm.average_precision_score(rel[row], shares[row]))
+            else:
+                assert math.isnan(ours[row])
