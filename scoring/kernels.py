@@ -66,10 +66,14 @@ def classification_scores(gold: np.ndarray, pred: np.ndarray) -> dict[str, float
         2.0 * tp_sum.astype(np.float64),
         1.0 * true_sum.astype(np.float64) + pred_sum.astype(np.float64),
     )
-    out = {"accuracy": float(np.average(g == p))}
+    # np.average and np.nanmean (no NaN here) as sklearn calls them, without their dispatch:
+    # the same sums and divisions.
+    out = {"accuracy": float(np.count_nonzero(g == p) / n)}
+    weights = true_sum.astype(np.float64)
+    scale = weights.sum()
     for name, values in (("f1", f1), ("precision", precision), ("recall", recall)):
-        out[name] = float(np.nanmean(values))
-        out[f"{name}_weighted"] = float(np.average(values, weights=true_sum))
+        out[name] = float(values.sum() / k)
+        out[f"{name}_weighted"] = float((values * weights).sum() / scale)
     return out
 
 
