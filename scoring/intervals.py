@@ -617,14 +617,14 @@ def spearman_of_codes(x: np.ndarray) -> np.ndarray:
     rows = codes.shape[0]
     m = int(codes.max()) + 1
     offsets = (np.arange(rows)[:, None, None] * 2 + np.arange(2)[None, None, :]) * m
-    counts = np.bincount((offsets + codes).ravel(), minlength=rows * 2 * m)
-    counts = counts.reshape(rows, 2, m)
+    cells = offsets + codes  # (resample, column, code) as one index
+    counts = np.bincount(cells.ravel(), minlength=rows * 2 * m).reshape(rows, 2, m)
     # centred average rank of code v: (items below v) + (items equal to v + 1) / 2 − (n + 1) / 2
     # (the mean rank is (n + 1) / 2 exactly)
     dev = np.cumsum(counts, axis=2) - (counts - 1) / 2.0 - (n + 1) / 2.0
     squares = np.sum(counts * dev * dev, axis=2)
-    centred = np.take_along_axis(dev, np.swapaxes(codes, 1, 2), axis=2)
-    cross = np.sum(centred[:, 0, :] * centred[:, 1, :], axis=-1)
+    centred = dev.ravel()[cells]  # (resample, item, column)
+    cross = np.sum(centred[..., 0] * centred[..., 1], axis=-1)
     rho = _rho_of_sums(squares[:, 0], squares[:, 1], cross, n)
     return rho.reshape(x.shape[:-2])
 
