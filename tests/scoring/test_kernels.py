@@ -389,3 +389,24 @@ def test_average_precision_rows_is_the_per_row_ap(levels: int) -> None:
                 _same(ours[row], skm.average_precision_score(rel[row], shares[row]))
             else:
                 assert math.isnan(ours[row])
+
+
+@pytest.mark.parametrize("missing", [False, True])
+def test_reranking_map_statistic_is_the_nanmean_of_nanmeans(missing: bool) -> None:
+    """With every query answered by every rater the statistic skips the NaN handling; the
+    per-resample MAP must be the same float as the NaN-aware mean of means."""
+    from hume_sync import task_types
+    from scoring.records import Score
+
+    rng = np.random.default_rng(int(missing))
+    per = {r: {f"q{q}": float(rng.random()) for q in range(18)} for r in ("a", "b", "c")}
+    if missing:
+        del per["b"]["q4"]
+    score = Score(0.5, "m", details={"per_rater_per_query_ap": per})
+    table, statistic = task_types.get("reranking").score_per_item({}, score)
+    assert bool(np.isnan(table).any()) is missing
+    stack = table[rng.integers(0, 18, size=(500, 18))]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = np.nanmean(np.nanmean(stack, axis=-2), axis=-1)
+    assert np.array_equal(statistic(stack), ref, equal_nan=True)

@@ -73,7 +73,13 @@ class RerankingScoring(ScoringRules):
                 per_rater = np.nanmean(x, axis=-2)
                 return np.nanmean(per_rater, axis=-1)
 
-        return table, map_
+        @intervals.vectorized
+        def map_complete(x: np.ndarray) -> np.ndarray:
+            # Every rater answered every query: no NaN to skip, and np.mean makes the same
+            # sums and divisions as np.nanmean, several times faster.
+            return np.mean(np.mean(x, axis=-2), axis=-1)
+
+        return table, (map_ if np.isnan(table).any() else map_complete)
 
     def score_items_for_target(
         self, score: Score, bootstrap: Interval | None, target: float
