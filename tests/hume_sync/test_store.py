@@ -159,7 +159,7 @@ def test_init_from_real_data(tmp_path: Path) -> None:
         eng = rows["SIB200Classification/eng_Latn"]
         arb = rows["SIB200Classification/arb_Arab"]
         assert (eng.overlap, arb.overlap) == (2, 1)  # HUME: 2 annotators English, 1 otherwise
-        assert eng.samples_per_label == 8 and eng.task_type == "classification"
+        assert (eng.samples_per_label, eng.task_type) == (8, "classification")
         assert len(eng.config["label_set"]) == 7 and eng.config["report"]["sampled"] == 42
         assert eng.config["source"]["train_sha256"]
         clus = rows["SIB200Clustering/eng_Latn"]
