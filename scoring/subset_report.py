@@ -434,7 +434,11 @@ def difficulty(human: Score | None, models: Mapping[str, float]) -> dict[str, An
     }
 
 
-def paired_comparison(inp: SubsetInput, answers: Mapping[Hashable, Any]) -> dict[str, Any] | None:
+def paired_comparison(
+    inp: SubsetInput,
+    answers: Mapping[Hashable, Any],
+    humans_on: dict[tuple[Hashable, ...], Any] | None = None,
+) -> dict[str, Any] | None:
     """Humans against one rater (model or LLM) on the items both answered, paired.
 
     Both sides are scored by the type's human rule on those items (the rater as one annotator)
@@ -442,6 +446,8 @@ def paired_comparison(inp: SubsetInput, answers: Mapping[Hashable, Any]) -> dict
     scores, so the (human − rater) difference keeps the pairing. ``position`` says where the
     rater stands: "above" / "below" the humans when the interval excludes 0, else "inside".
     ``None`` where the type has no per-item decomposition or fewer than 3 items are shared.
+    ``humans_on`` keeps the humans' score and records per set of shared items, so raters who
+    answered the same items (every model, usually) do not score the humans again.
     """
     t = inp.task_type
     answered = {i for a in inp.humans.values() for i, v in a.items() if v is not None}
@@ -449,11 +455,18 @@ def paired_comparison(inp: SubsetInput, answers: Mapping[Hashable, Any]) -> dict
     if len(common) < 3:
         return None
     gold = {i: inp.gold[i] for i in common}
-    humans = {r: {i: a[i] for i in common if a.get(i) is not None} for r, a in inp.humans.items()}
     try:
-        h = t.score_human(gold, {r: a for r, a in humans.items() if a})
+        key = tuple(common)
+        cache = {} if humans_on is None else humans_on
+        if key not in cache:
+            humans = {
+                r: {i: a[i] for i in common if a.get(i) is not None} for r, a in inp.humans.items()
+            }
+            h = t.score_human(gold, {r: a for r, a in humans.items() if a})
+            cache[key] = (h, t.score_per_item(gold, h))
+        h, ph = cache[key]
         r = t.score_human(gold, {"rater": {i: answers[i] for i in common}})
-        ph, pr = t.score_per_item(gold, h), t.score_per_item(gold, r)
+        pr = t.score_per_item(gold, r)
         if ph is None or pr is None or len(ph[0]) != len(pr[0]):
             return None
         iv = intervals.paired_bootstrap(
@@ -477,8 +490,9 @@ def paired_comparison(inp: SubsetInput, answers: Mapping[Hashable, Any]) -> dict
 
 def _paired_all(inp: SubsetInput) -> dict[str, dict[str, Any]]:
     out = {}
+    humans_on: dict[tuple[Hashable, ...], Any] = {}
     for name, answers in {**inp.model_answers, **inp.llms}.items():
-        cmp = paired_comparison(inp, answers)
+        cmp = paired_comparison(inp, answers, humans_on)
         if cmp is not None:
             out[name] = cmp
     return out

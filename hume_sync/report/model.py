@@ -249,8 +249,9 @@ def build_report(
                     "method": "spearman_across_subsets",
                     "reason": str(exc),
                 }
+    meta = store.meta()
     return StudyReport(
-        study=store.meta().get("study_name", "study"),
+        study=meta.get("study_name", "study"),
         subsets=reports,
         ids=ids,
         rows=rows,
@@ -258,6 +259,6 @@ def build_report(
         human_llm_correlation=correlation,
         results_models=[m.name for m in extra_models],
         problems=problems,
-        closed_at=store.meta().get(CLOSED_AT),
+        closed_at=meta.get(CLOSED_AT),
         include_late=include_late,
     )

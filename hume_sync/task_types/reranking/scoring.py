@@ -50,10 +50,9 @@ class RerankingScoring(ScoringRules):
     def score_agreements(
         self, gold: Mapping[Hashable, Any], humans: Mapping[str, Mapping[Hashable, Any]]
     ) -> list[Agreement]:
-        return [
-            agreement.reranking_agreement(humans, statistic=s)
-            for s in ("spearman", "kendall_tau", "binary_kappa")
-        ]
+        return agreement.reranking_agreements(
+            humans, statistics=("spearman", "kendall_tau", "binary_kappa")
+        )
 
     def score_interval(self, score: Score) -> Interval:
         return intervals.annotator_range(dict(score.per_rater), estimate=score.value)
@@ -74,7 +73,13 @@ class RerankingScoring(ScoringRules):
                 per_rater = np.nanmean(x, axis=-2)
                 return np.nanmean(per_rater, axis=-1)
 
-        return table, map_
+        @intervals.vectorized
+        def map_complete(x: np.ndarray) -> np.ndarray:
+            # Every rater answered every query: no NaN to skip, and np.mean makes the same
+            # sums and divisions as np.nanmean, several times faster.
+            return np.mean(np.mean(x, axis=-2), axis=-1)
+
+        return table, (map_ if np.isnan(table).any() else map_complete)
 
     def score_items_for_target(
         self, score: Score, bootstrap: Interval | None, target: float

@@ -54,11 +54,12 @@ class STSScoring(ScoringRules):
 
     def score_per_item(self, gold: Mapping[Hashable, Any], score: Score) -> PerItem | None:
         """A pair's mean rating is fixed, so Spearman is taken over resampled
-        (gold, mean rating) pairs (NaN for a resample constant on either side)."""
+        (gold, mean rating) pairs (NaN for a resample constant on either side). Spearman depends
+        only on the order, so the records are each side's dense rank codes
+        (:func:`scoring.intervals.rank_codes`), which the statistic counts instead of sorting."""
         means = score.details.get("mean_ratings") or {}
-        pairs = np.array([(float(gold[i]), float(m)) for i, m in means.items()])
-
-        return pairs, intervals.spearman_of_resamples
+        pairs = np.array([(float(gold[i]), float(m)) for i, m in means.items()]).reshape(-1, 2)
+        return intervals.rank_codes(pairs), intervals.spearman_of_codes
 
     def score_items_for_target(
         self, score: Score, bootstrap: Interval | None, target: float
