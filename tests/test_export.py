@@ -248,7 +248,7 @@ def test_study_table_and_files(exported):
     ):
         assert needle in md, needle
     html = (out / "report.html").read_text()
-    assert 'id="plot-human-vs-models"' in html and 'id="plot-agreement"' in html
+    assert 'id="plot-subset-1"' in html and 'id="plot-agreement"' in html
     assert "http://" not in html.replace("http://www.w3.org/2000/svg", "")  # self-contained
 
 
