@@ -240,7 +240,8 @@ def _meta_fields(meta: Any) -> dict[str, Any]:
     out = {}
     for k in MODEL_META_FIELDS:
         v = get(k)
-        if isinstance(v, int | float) and v > 0:
+        # mteb writes max_tokens = inf for models without a limit: not a number to print
+        if isinstance(v, int | float) and math.isfinite(v) and v > 0:
             out[k] = int(v)
     return out
 
