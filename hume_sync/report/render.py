@@ -519,7 +519,7 @@ th{background:#f2f2f2}h1{font-size:1.6rem}h2{margin-top:2rem;border-bottom:1px s
 .warn{background:#fff4e5;border-left:4px solid #f0a030;padding:0.5rem 1rem}
 figure{margin:1rem 0}figcaption{font-size:0.9rem;color:#555}
 svg.plot{display:block;height:auto;margin:0 0 1rem}svg text{font-size:13px;fill:#222}
-.scroll{overflow-x:auto;max-width:100%}td{overflow-wrap:anywhere}
+.scroll{overflow-x:auto;max-width:100%}td{overflow-wrap:break-word}
 """
 
 

@@ -32,7 +32,9 @@ What an example module holds (every name in :data:`FIELDS`):
 - ``REVEAL_SHOWN``: ``(an embedding model's stored answer, how the interface shows it)``.
 
 The digests pin bytes: for the first four types, the bytes before the type objects existed
-(commit fed7b48); for a type added later, the bytes it was added with.
+(commit fed7b48); for a type added later, the bytes it was added with; since issue 13 without
+the ``score`` key (revealed predictions carry no score: tests/ml_backend/test_reveal.py checks
+that putting the stored score back gives the digests pinned before).
 """
 
 from __future__ import annotations

@@ -50,7 +50,7 @@ LS_RENDER_KW: dict[str, Any] = {"labels": ["joy", "anger", "fear"]}
 LS_RESULT_CASE: tuple[dict[str, Any], Any] = ({"labels": ["joy", "anger", "fear"]}, "anger")
 
 REVEAL_PINNED = [
-    (LLM, "joy", 0.5, "gap", "507c7738b6fcf345"),
-    (EMB, "joy", 0.25, "gap", "acbc445f492fb2ed"),
+    (LLM, "joy", 0.5, "gap", "d146c42ba2648ece"),
+    (EMB, "joy", 0.25, "gap", "e37382aed052be74"),
 ]
 REVEAL_SHOWN = ("anger", "anger")
