@@ -269,9 +269,8 @@ def _predict_models(args: argparse.Namespace) -> None:
             f"up to date; {m.embedded} text(s) embedded, {m.cached} from the cache, "
             f"in {m.seconds:.1f} s"
         )
-        for key, score in m.main_scores.items():
-            shown = "n/a" if score is None else f"{score:.4f}"
-            print(f"  {m.model_version:<45} {key:<50} {shown}")
+        for line in m.score_lines():
+            print(line)
         print(
             f"{m.model_version}: {m.added} prediction(s) added, {m.replaced} replaced, "
             f"{m.unchanged} unchanged (sealed)"
