@@ -180,6 +180,19 @@ def test_table1_shows_borda_and_model_metadata_where_known(exported):
     assert "- **Borda rank**: as the MTEB leaderboard shows" in md
 
 
+def test_model_metadata_from_mteb_registry_for_study_models():
+    """A model predicted in the study (``emb:<name>``) gets mteb's registry entry, offline; a
+    results folder's model_meta.json wins; a model known to neither has no entry."""
+    pytest.importorskip("mteb")
+    from hume_sync.report.model import model_metadata
+
+    minilm = "emb:sentence-transformers/all-MiniLM-L6-v2"
+    got = model_metadata([minilm, "emb:no-such-org/no-such-model"], [])
+    assert got == {minilm: {"n_parameters": 22713216, "embed_dim": 384, "max_tokens": 256}}
+    folder = Rater("some/model", "r", "model", Path("."), meta={"embed_dim": 7, "max_tokens": None})
+    assert model_metadata(["some/model"], [folder]) == {"some/model": {"embed_dim": 7}}
+
+
 # ------------------------------------------------------------------------------------------
 # Reranking disagreements; annotator names
 

@@ -260,7 +260,7 @@ def model_metadata(names: list[str], results: list[Rater]) -> dict[str, dict[str
         return out
     for name in missing:
         try:
-            meta = mteb.get_model_meta(name.removeprefix("emb:"))
+            meta = mteb.get_model_meta(name.removeprefix("emb:"), fetch_from_hf=False)
         except Exception:  # mteb raises KeyError or ValueError for a name it does not know
             continue
         if f := _meta_fields(meta):
