@@ -201,7 +201,7 @@ def _table1(report: StudyReport) -> tuple[list[str], list[list[str]]]:
     rows = [
         [
             _f(r.rank),
-            "–" if r.borda_rank is None else f"{r.borda_rank} ({r.borda:g} pts)",
+            "–" if r.borda_rank is None else f"{r.borda_rank} ({r.borda:g} points)",
             r.rater.name,
             r.rater.kind,
             _pct(r.mean),
@@ -512,7 +512,7 @@ def markdown(report: StudyReport) -> str:
 # HTML with inline SVG plots
 
 _CSS = """
-body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:1200px;
+body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:1500px;
 color:#222;padding:0 1rem}table{border-collapse:collapse;margin:0.5rem 0 1.5rem;font-size:0.85rem}
 th,td{border:1px solid #ccc;padding:0.25rem 0.5rem;text-align:left;vertical-align:top}
 th{background:#f2f2f2}h1{font-size:1.6rem}h2{margin-top:2rem;border-bottom:1px solid #ddd}
