@@ -236,6 +236,45 @@ def test_files_name_annotators_by_pseudonymous_keys_unless_with_emails(exported)
     assert data["annotator_names"] == "emails"
 
 
+def test_annotations_keyed_by_email_get_pseudonyms(tmp_path):
+    """A store whose annotations carry emails as keys (filled by hand, not by ``pull``) still
+    exports pseudonyms, A1 and A2 in sorted order of the keys; emails only with the flag."""
+    from hume_sync.store import AnnotationRecord, gold
+    from tests._studies import real_data_spec, write_spec
+
+    spec = real_data_spec("emailkeys", 3, cls_eng=2, cls_arb=2, sts=6, rerank=2)
+    spec["tasks"] = [t for t in spec["tasks"] if t["type"] == "sts"]
+    study = tmp_path / "study"
+    assert main(["init", str(study), "--spec", str(write_spec(study, spec))]) == 0
+    who = ("zed@example.org", "amy@example.org")
+    with Store.open(study) as store:
+        g = gold(store, "STSBenchmark/default")
+        store.upsert_annotations(
+            [
+                AnnotationRecord(
+                    k * 2 + j + 1, hid, k * 2 + j + 1, email, round(float(v)) if j == 0 else k % 3
+                )
+                for k, (hid, v) in enumerate(sorted(g.items()))
+                for j, email in enumerate(who)
+            ]
+        )
+    got = {}
+    for extra in ([], ["--with-emails"]):
+        out = tmp_path / f"out{len(extra)}"
+        assert main(["export", str(study), "--out", str(out), *extra]) == 0
+        data = json.loads((out / "scores.json").read_text())
+        got[bool(extra)] = data["subsets"][0]["human"]["per_rater"]
+        if not extra:
+            for name in OUT_FILES:
+                assert "@" not in (out / name).read_text(), name
+    # amy sorts first (A1); zed's ratings follow gold, amy's are noisy: the scores differ
+    assert got[True]["amy@example.org"] != got[True]["zed@example.org"]
+    assert got[False] == {
+        "A1": got[True]["amy@example.org"],
+        "A2": got[True]["zed@example.org"],
+    }
+
+
 # ------------------------------------------------------------------------------------------
 # In a real browser
 
