@@ -87,6 +87,30 @@ def test_every_subset_plot_names_its_metric_models_and_values(exported):
     assert "svg text{font-size:13px" in html
 
 
+def test_negative_scores_extend_the_axis_below_zero():
+    from hume_sync.report import plots
+
+    assert plots.axis_range([0.2, 0.9]) == 0.0
+    assert plots.axis_range([-0.3, 0.8]) == -0.5
+    assert plots.axis_range([-0.05], step=0.2) == -0.2
+    bars = [plots.Bar("a", -0.3, "model", "-0.300"), plots.Bar("b", 0.5, "model", "0.500")]
+    svg = plots.bar_chart(plot_id="p", title="t", axis_title="Spearman ρ", bars=bars, lo=-0.5)
+    ticks = dict(
+        (t, float(x))
+        for x, t in re.findall(r'<text class="tick" x="([\d.]+)"[^>]*>([^<]+)</text>', svg)
+    )
+    assert list(ticks) == ["-0.5", "-0.25", "0", "0.25", "0.5", "0.75", "1"]
+    rects = [
+        (float(x), float(w))
+        for x, w in re.findall(r'<rect class="model" x="([\d.]+)" y="[\d.]+" width="([\d.]+)"', svg)
+    ]
+    # the negative bar ends at 0 and starts at -0.3; the positive one starts at 0
+    step = ticks["0.25"] - ticks["0"]
+    assert rects[0][0] + rects[0][1] == pytest.approx(ticks["0"], abs=0.1)
+    assert rects[0][1] == pytest.approx(step * 0.3 / 0.25, abs=0.1)
+    assert rects[1][0] == pytest.approx(ticks["0"], abs=0.1)
+
+
 def test_agreement_bars_name_their_statistic(exported):
     svg = svgs((exported["out"] / "report.html").read_text())["plot-agreement"]
     by_subset = {
