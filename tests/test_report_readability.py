@@ -343,6 +343,12 @@ def test_report_in_chromium_at_laptop_and_desktop_sizes(exported, tmp_path):
                     path=str(shots / f"report-{width}x{height}-full.png"), full_page=True
                 )
                 m = page.evaluate(MEASURE)
+                print(
+                    f"\n{width}x{height}: scrollWidth {m['scrollWidth']} / innerWidth "
+                    f"{m['innerWidth']}; {len(m['plots'])} plots, smallest text "
+                    f"{min(p['minFont'] for p in m['plots']):.1f} px, widest plot "
+                    f"{max(p['width'] for p in m['plots']):.0f} px"
+                )
                 assert m["scrollWidth"] <= m["innerWidth"], (width, m["scrollWidth"])
                 ids = [p["id"] for p in m["plots"]]
                 assert ids[:n_subsets] == [f"plot-subset-{i}" for i in range(1, n_subsets + 1)]
