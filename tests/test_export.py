@@ -24,33 +24,13 @@ from tests._browser import CHROMIUM_FLAGS, chromium_path
 from tests._paths import SOURCE_DATA
 from tests._studies import real_data_spec
 from tests._studies import write_spec as write_study_spec
+from tests.task_type_examples import examples
 
 
 def write_spec(study: Path) -> Path:
     return write_study_spec(
         study, real_data_spec("exporttest", 3, cls_eng=21, cls_arb=14, sts=20, rerank=6)
     )
-
-
-def answers_for(task_type: str, hid: str, g: Any, k: int, who: str, labels: list[str]) -> Any:
-    """Deterministic annotator behaviour: 'a' is mostly right, 'b' errs differently."""
-    if task_type == "classification":
-        wrong = (who == "a" and k % 5 == 0) or (who == "b" and k % 3 == 1)
-        return sorted(set(labels) - {g})[k % (len(labels) - 1)] if wrong else g
-    if task_type == "sts":
-        noise = (k % 3) - 1 if who == "a" else (k % 5) - 2
-        return int(min(5, max(0, round(float(g)) + noise)))
-    if task_type == "reranking":
-        cands = sorted(g)
-        flip = cands[k % len(cands)] if who == "a" else cands[(k + 2) % len(cands)]
-        return {c: (1 - int(v)) if c == flip else int(v) for c, v in g.items()}
-    # clustering: 'a' perfect up to renaming, 'b' swaps two texts' groups
-    names = {lab: f"group_{i + 1}" for i, lab in enumerate(sorted(set(g.values())))}
-    out = {t: names[lab] for t, lab in g.items()}
-    if who == "b":
-        t1, t2 = sorted(out)[:2]
-        out[t1], out[t2] = out[t2], out[t1]
-    return out
 
 
 @pytest.fixture(scope="module")
@@ -64,13 +44,12 @@ def exported(tmp_path_factory):
         for sub in store.subsets():
             golds = gold(store, sub.key)
             labels = sub.config.get("label_set") or []
+            simulated = examples(sub.task_type)
             records, per = [], {}
             raters = ["a", "b"] if sub.language.startswith("eng") else ["a"]
             for k, inst in enumerate(store.instances(sub.key)):
                 for who in raters:
-                    ans = answers_for(
-                        sub.task_type, inst.hume_id, golds[inst.hume_id], k, who, labels
-                    )
+                    ans = simulated.scripted_answer(golds[inst.hume_id], k, who, labels)
                     per.setdefault(who, {})[inst.hume_id] = ans
                     records.append(
                         AnnotationRecord(
