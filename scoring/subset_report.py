@@ -54,6 +54,9 @@ class SubsetInput:
     #: paired comparison with humans scores, item by item.
     model_answers: Mapping[str, Mapping[Hashable, Any]] = field(default_factory=dict)
     texts: Mapping[Hashable, str] = field(default_factory=dict)
+    #: Stored item contents (query and candidates, ...), where the type shows an answer
+    #: against its texts (``score_item_marks``) in the item lists.
+    contents: Mapping[Hashable, Mapping[str, Any]] = field(default_factory=dict)
     n_planned: int | None = None
     overlap: int | None = None
     seed: int = 42
@@ -297,9 +300,13 @@ def _item_lists(inp: SubsetInput) -> tuple[list[dict], list[dict]]:
     for item, g in inp.gold.items():
         answers = _item_answers(inp, item)
         values = list(answers.values())
-        row = {"item": str(item), "text": inp.texts.get(item, ""), "gold": g, "answers": answers}
         if len(values) < 2:
             continue
+        row = {"item": str(item), "text": inp.texts.get(item, ""), "gold": g, "answers": answers}
+        content = inp.contents.get(item)
+        marks = None if content is None else t.score_item_marks(content, g, answers)
+        if marks is not None:
+            row["marks"] = marks
         if t.score_disagree(values):
             disagreements.append(row)
         elif t.score_agree_not_gold(values, g):

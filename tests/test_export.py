@@ -20,6 +20,7 @@ from hume_sync.cli import main
 from hume_sync.report.model import known_types
 from hume_sync.store import AnnotationRecord, PredictionRecord, Store, gold
 from scoring.results import read_results_dir
+from tests._browser import CHROMIUM_FLAGS, chromium_path
 from tests._paths import SOURCE_DATA
 from tests._studies import real_data_spec
 from tests._studies import write_spec as write_study_spec
@@ -227,7 +228,7 @@ def test_study_table_and_files(exported):
     ):
         assert needle in md, needle
     html = (out / "report.html").read_text()
-    assert 'id="plot-human-vs-models"' in html and 'id="plot-agreement"' in html
+    assert 'id="plot-subset-1"' in html and 'id="plot-agreement"' in html
     assert "http://" not in html.replace("http://www.w3.org/2000/svg", "")  # self-contained
 
 
@@ -339,25 +340,10 @@ def test_results_folder_models_join_the_comparison(tmp_path, capsys):
     assert hvm["wins_vs_best"] == int(s["human"]["value"] > best)
 
 
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-
 def test_html_report_renders_in_headless_chromium(exported, tmp_path):
-    import shutil
     import subprocess
 
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    if chromium is None:
-        pytest.skip("Debian's chromium is not installed (.ci/run installs it)")
+    chromium = chromium_path(playwright=False)
     page = (exported["out"] / "report.html").resolve()
     flags = [*CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}"]
     dom = subprocess.run(

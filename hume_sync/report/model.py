@@ -8,6 +8,7 @@ subsets). :mod:`hume_sync.report.render` draws it and :mod:`hume_sync.report.exp
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -41,6 +42,8 @@ from scoring.subset_report import (
 from scoring.tasks import normalise_language
 
 HUMAN_MODEL_NAME = "baseline/Human"
+#: What the report shows of a model's metadata (mteb ``ModelMeta`` fields), where it is known.
+MODEL_META_FIELDS = ("n_parameters", "embed_dim", "max_tokens")
 
 
 def known_types() -> list[TaskType]:
@@ -64,6 +67,10 @@ class StudyReport:
     #: are in the scores (``--include-late``).
     closed_at: str | None = None
     include_late: bool = False
+    #: Annotators named by email (``export --with-emails``) instead of their pseudonymous keys.
+    with_emails: bool = False
+    #: Per model, the metadata known of it (:data:`MODEL_META_FIELDS`, absent ones left out).
+    model_meta: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def complete(self) -> bool:
@@ -74,8 +81,28 @@ class StudyReport:
         return sum(sum(getattr(s.input, kind).values()) for s in self.subsets)
 
 
+def annotator_names(store: Store, *, with_emails: bool = False) -> dict[str, str]:
+    """How the report names each annotator key found in the study's annotations.
+
+    Annotations carry pseudonymous keys (``annotator-<slot>``: the annotator's slot, stable for
+    the study), which is what files that leave the team show. ``with_emails`` names registered
+    annotators by email instead, for the team's own eyes. A key that is itself an email (a
+    store filled by hand) gets a pseudonym ``A<n>`` (n by sorted key) unless ``with_emails``.
+    """
+    emails = {a.key: a.email for a in store.annotators()}
+    keys = sorted({a.annotator for a in store.annotations(include_deleted=True)})
+    if with_emails:
+        return {k: emails.get(k, k) for k in keys}
+    emailish = [k for k in keys if "@" in k]
+    return {k: f"A{emailish.index(k) + 1}" if "@" in k else k for k in keys}
+
+
 def _human_answers(
-    store: Store, sub: SubsetRow, closed: datetime | None, include_late: bool
+    store: Store,
+    sub: SubsetRow,
+    closed: datetime | None,
+    include_late: bool,
+    names: dict[str, str],
 ) -> tuple[dict[str, dict[str, Any]], dict[str, int], dict[str, int], dict[str, int]]:
     """(answers scored, invalid, late, late edited) of one subset, per annotator.
 
@@ -88,27 +115,32 @@ def _human_answers(
     late: Counter[str] = Counter()
     edited: Counter[str] = Counter()
     for ann in store.annotations(sub.key):
+        who = names.get(ann.annotator, ann.annotator)
         if ann.status == "invalid":
-            invalid[ann.annotator] += 1
+            invalid[who] += 1
         if ann.status != "valid" or ann.answer is None:
             continue
         if closed is not None:
             is_late, was_edited = lateness(ann, closed)
             if is_late:
-                late[ann.annotator] += 1
-                edited[ann.annotator] += int(was_edited)
+                late[who] += 1
+                edited[who] += int(was_edited)
                 if not include_late:
                     continue
-        humans.setdefault(ann.annotator, {})[ann.hume_id] = ttype.score_normalise_answer(ann.answer)
+        humans.setdefault(who, {})[ann.hume_id] = ttype.score_normalise_answer(ann.answer)
     return humans, dict(invalid), dict(late), {k: v for k, v in edited.items() if v}
 
 
-def subset_inputs(store: Store, *, include_late: bool = False) -> list[SubsetInput]:
+def subset_inputs(
+    store: Store, *, include_late: bool = False, with_emails: bool = False
+) -> list[SubsetInput]:
     """One :class:`SubsetInput` per subset: gold, human and LLM answers, model scores.
 
     Human answers given or changed after the study's close are left out unless
-    ``include_late``; either way they are counted in each input's ``late``.
+    ``include_late``; either way they are counted in each input's ``late``. Annotators are
+    named by :func:`annotator_names`.
     """
+    names = annotator_names(store, with_emails=with_emails)
     try:
         from hume_sync.steps.predict import model_subset_scores
 
@@ -121,7 +153,7 @@ def subset_inputs(store: Store, *, include_late: bool = False) -> list[SubsetInp
     for sub in store.subsets():
         ttype = task_types.get(sub.task_type)
         instances = store.instances(sub.key)
-        humans, invalid, late, late_edited = _human_answers(store, sub, closed, include_late)
+        humans, invalid, late, late_edited = _human_answers(store, sub, closed, include_late, names)
         llms: dict[str, dict[str, Any]] = {}
         failures: dict[str, int] = {}
         model_answers: dict[str, dict[str, Any]] = {}
@@ -158,6 +190,7 @@ def subset_inputs(store: Store, *, include_late: bool = False) -> list[SubsetInp
                 models=models,
                 model_answers={m: a for m, a in model_answers.items() if m in models},
                 texts={i.hume_id: ttype.score_item_text(i.content) for i in instances},
+                contents={i.hume_id: i.content for i in instances},
                 n_planned=len(instances),
                 overlap=sub.overlap,
                 seed=seed,
@@ -201,12 +234,50 @@ def _results_models(results_dir: str, ids: dict[str, str]) -> tuple[list[Rater],
     return models, [str(p) for p in coll.problems]
 
 
+def _meta_fields(meta: Any) -> dict[str, Any]:
+    """The :data:`MODEL_META_FIELDS` a model_meta mapping or mteb ``ModelMeta`` knows."""
+    get = meta.get if isinstance(meta, dict) else lambda k: getattr(meta, k, None)
+    out = {}
+    for k in MODEL_META_FIELDS:
+        v = get(k)
+        # mteb writes max_tokens = inf for models without a limit: not a number to print
+        if isinstance(v, int | float) and math.isfinite(v) and v > 0:
+            out[k] = int(v)
+    return out
+
+
+def model_metadata(names: list[str], results: list[Rater]) -> dict[str, dict[str, Any]]:
+    """Parameters, embedding dimension and max tokens per model, where known: from the
+    ``model_meta.json`` of the results folder, else from mteb's model registry (offline, no
+    download); a model known to neither is left out."""
+    out = {r.name: f for r in results if (f := _meta_fields(r.meta))}
+    missing = [n for n in names if n not in out]
+    if not missing:
+        return out
+    try:
+        import mteb
+    except ImportError:  # the model stack is an optional extra
+        return out
+    for name in missing:
+        try:
+            meta = mteb.get_model_meta(name.removeprefix("emb:"), fetch_from_hf=False)
+        except Exception:  # mteb raises KeyError or ValueError for a name it does not know
+            continue
+        if f := _meta_fields(meta):
+            out[name] = f
+    return out
+
+
 def build_report(
-    store: Store, *, results_dir: str | None = None, include_late: bool = False
+    store: Store,
+    *,
+    results_dir: str | None = None,
+    include_late: bool = False,
+    with_emails: bool = False,
 ) -> StudyReport:
-    """Evaluate every subset, then compare raters across subsets (late answers: see
-    :func:`subset_inputs`)."""
-    inputs = subset_inputs(store, include_late=include_late)
+    """Evaluate every subset, then compare raters across subsets (late answers and annotator
+    names: see :func:`subset_inputs`)."""
+    inputs = subset_inputs(store, include_late=include_late, with_emails=with_emails)
     ids = {
         i.key: subset_id(i.task_name, i.hf_subset, normalise_language(i.language)) for i in inputs
     }
@@ -261,4 +332,8 @@ def build_report(
         problems=problems,
         closed_at=meta.get(CLOSED_AT),
         include_late=include_late,
+        with_emails=with_emails,
+        model_meta=model_metadata(
+            sorted({m for r in reports for m in r.input.models}), extra_models
+        ),
     )

@@ -330,6 +330,26 @@ def test_stale_scores_are_flagged(small_study: Path) -> None:
     assert CLS not in fresh and everything[CLS].stale and not everything[STS].stale
 
 
+def test_each_printed_score_names_its_metric(small_study: Path) -> None:
+    """``predict`` prints a subset's score with the type's name for it and mteb's key, on the
+    first run and on a rerun that reads the stored scores."""
+    want = {
+        CLS: "accuracy (accuracy)",
+        CLU: "V-measure (v_measure)",
+        STS: "Spearman ρ (cosine_spearman)",
+        RR: "MAP (map_at_1000)",
+    }
+    for run in ("computed", "stored"):
+        [model] = run_predict(small_study, FakeEncoder()).models
+        assert model.skipped == (4 if run == "stored" else 0)
+        lines = model.score_lines()
+        assert len(lines) == 4
+        for key, name in want.items():
+            [line] = [x for x in lines if f" {key} " in x]
+            score = model.main_scores[key]
+            assert line.rstrip().endswith(f"{name} {score:.4f}"), (run, line)
+
+
 def test_predict_cli_errors_are_one_line(tmp_path: Path, small_study: Path, capsys: Any) -> None:
     assert cli_main(["predict", str(tmp_path / "nothing")]) == 2
     assert "not a study" in capsys.readouterr().err

@@ -45,7 +45,9 @@ none of them branches on a type's name; gold in the store's shape, answers in th
   Label Studio prediction.
 
 The digests pin bytes: for the first four types, the bytes before the type objects existed
-(commit fed7b48); for a type added later, the bytes it was added with.
+(commit fed7b48); for a type added later, the bytes it was added with; since issue 13 without
+the ``score`` key (revealed predictions carry no score: tests/ml_backend/test_reveal.py checks
+that putting the stored score back gives the digests pinned before).
 """
 
 from __future__ import annotations

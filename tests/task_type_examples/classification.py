@@ -50,8 +50,8 @@ LS_RENDER_KW: dict[str, Any] = {"labels": ["joy", "anger", "fear"]}
 LS_RESULT_CASE: tuple[dict[str, Any], Any] = ({"labels": ["joy", "anger", "fear"]}, "anger")
 
 REVEAL_PINNED = [
-    (LLM, "joy", 0.5, "gap", "507c7738b6fcf345"),
-    (EMB, "joy", 0.25, "gap", "acbc445f492fb2ed"),
+    (LLM, "joy", 0.5, "gap", "d146c42ba2648ece"),
+    (EMB, "joy", 0.25, "gap", "e37382aed052be74"),
 ]
 REVEAL_SHOWN = ("anger", "anger")
 
@@ -88,5 +88,6 @@ def items_in(gold: Any) -> int:
 
 
 def check_revealed(prediction: dict[str, Any], answer: Any, score: Any) -> None:
-    """The revealed prediction carries the stored score (the vote share of the label)."""
-    assert prediction["score"] == score
+    """The revealed prediction carries no score: the stored one (the share of the logistic-
+    regression runs that voted for the label) would read as accuracy in Label Studio."""
+    assert score is not None and "score" not in prediction

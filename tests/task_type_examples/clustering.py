@@ -55,8 +55,8 @@ LS_RESULT_CASE: tuple[dict[str, Any], Any] = (
 )
 
 REVEAL_PINNED = [
-    (EMB, GROUPS, 0.25, "gap", "822c76aec8292ada"),
-    (LLM, GROUPS, 0.5, "gap", "430ef0a3da27a6a2"),
+    (EMB, GROUPS, 0.25, "gap", "9ebe32bd7fcc5d88"),
+    (LLM, GROUPS, 0.5, "gap", "ea05ff2a0c92b7ec"),
 ]
 REVEAL_SHOWN = (GROUPS, GROUPS)
 

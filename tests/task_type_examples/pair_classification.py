@@ -61,8 +61,8 @@ LS_RENDER_KW: dict[str, Any] = {}
 LS_RESULT_CASE: tuple[dict[str, Any], Any] = ({}, 1)
 
 REVEAL_PINNED = [
-    (EMB, 1, 0.83, "gap", "8fc5734355f0dc80"),
-    (LLM, 0, 0.5, "gap", "0fe2427ac9568722"),
+    (EMB, 1, 0.83, "gap", "caff9c55e32a12be"),
+    (LLM, 0, 0.5, "gap", "6c9e4e19d377c29f"),
 ]
 REVEAL_SHOWN = (1, 1)
 

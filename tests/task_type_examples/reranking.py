@@ -52,9 +52,9 @@ LS_RESULT_CASE: tuple[dict[str, Any], Any] = (
 )
 
 REVEAL_PINNED = [
-    (EMB, SCORES, 0.25, "gap", "f24e34c9c9abc05f"),
+    (EMB, SCORES, 0.25, "gap", "336163498a656dc6"),
     (EMB, SCORES, None, "top1", "336163498a656dc6"),
-    (LLM, {f"d{n}": int(n == 2) for n in range(7)}, 0.5, "gap", "eeb76591a6fc44a1"),
+    (LLM, {f"d{n}": int(n == 2) for n in range(7)}, 0.5, "gap", "e2a7c891a260de20"),
 ]
 REVEAL_SHOWN = ({"a": 0.9, "b": 0.85, "c": 0.2}, {"a": 1, "b": 1, "c": 0})
 

@@ -42,7 +42,7 @@ LS_RESULT_CASE: tuple[dict[str, Any], Any] = ({}, 4)
 
 REVEAL_PINNED = [
     (EMB, 0.93, None, "gap", "5cad2e1452ce87f1"),
-    (LLM, 3, 0.5, "gap", "17e36af37e72c29b"),
+    (LLM, 3, 0.5, "gap", "399aefe3dddaa59c"),
 ]
 REVEAL_SHOWN = (0.61, 3)
 

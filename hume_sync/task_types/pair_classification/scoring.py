@@ -210,6 +210,7 @@ class PairClassificationScoring(ScoringRules):
     }
 
     score_main_name: str = "max_ap"
+    score_main_label: str = "max AP"
     score_mteb_main_name: str = "max_ap"
     score_main_range: tuple[float, float] = (0.0, 1.0)
     #: Only pair classification's score blocks hold ``max_ap``.

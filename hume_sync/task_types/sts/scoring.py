@@ -31,6 +31,7 @@ class STSScoring(ScoringRules):
         "Candidate gold errors": "mean rating ≥ 2 points from gold",
     }
     score_main_name = "spearman"
+    score_main_label = "Spearman ρ"
     score_mteb_main_name = "cosine_spearman"
     # mteb's STS main score is a Spearman correlation, which may be negative.
     score_main_range = (-1.0, 1.0)
