@@ -204,17 +204,41 @@ def test_table1_shows_borda_and_model_metadata_where_known(exported):
     assert "- **Borda rank**: as the MTEB leaderboard shows" in md
 
 
-def test_model_metadata_from_mteb_registry_for_study_models():
-    """A model predicted in the study (``emb:<name>``) gets mteb's registry entry, offline; a
-    results folder's model_meta.json wins; a model known to neither has no entry."""
-    pytest.importorskip("mteb")
+def test_model_metadata_from_the_store_and_the_results_folder():
+    """What ``predict`` stored of a model (``model_meta/<model>``) fills its columns; a results
+    folder's model_meta.json wins; unknown or non-finite values are left out; export never
+    imports mteb for it."""
     from hume_sync.report.model import model_metadata
 
     minilm = "emb:sentence-transformers/all-MiniLM-L6-v2"
-    got = model_metadata([minilm, "emb:no-such-org/no-such-model"], [])
-    assert got == {minilm: {"n_parameters": 22713216, "embed_dim": 384, "max_tokens": 256}}
-    folder = Rater("some/model", "r", "model", Path("."), meta={"embed_dim": 7, "max_tokens": None})
-    assert model_metadata(["some/model"], [folder]) == {"some/model": {"embed_dim": 7}}
+    stored = {
+        f"model_meta/{minilm}": json.dumps({"n_parameters": 5, "embed_dim": 3, "max_tokens": 9}),
+        "model_meta/emb:inf": json.dumps({"embed_dim": 4, "max_tokens": float("inf")}),
+    }
+    names = [minilm, "emb:inf", "emb:no-such-org/no-such-model"]
+    assert model_metadata(names, [], stored) == {
+        minilm: {"n_parameters": 5, "embed_dim": 3, "max_tokens": 9},
+        "emb:inf": {"embed_dim": 4},
+    }
+    folder = Rater(minilm, "r", "model", Path("."), meta={"embed_dim": 7, "max_tokens": None})
+    assert model_metadata([minilm], [folder], stored) == {minilm: {"embed_dim": 7}}
+
+
+@pytest.mark.model
+def test_the_loaded_model_reports_the_facts_mteb_registers_for_it():
+    """``model_facts`` of the packaged all-MiniLM-L6-v2 equals mteb's registry entry for it
+    (an independent source: mteb's ModelMeta, offline)."""
+    mteb = pytest.importorskip("mteb")
+    from ml_backend.encoders import load_encoder, model_facts
+
+    facts = model_facts(load_encoder("all-MiniLM-L6-v2"))
+    meta = mteb.get_model_meta("sentence-transformers/all-MiniLM-L6-v2", fetch_from_hf=False)
+    assert facts == {
+        "n_parameters": meta.n_parameters,
+        "embed_dim": meta.embed_dim,
+        "max_tokens": meta.max_tokens,
+    }
+    assert facts["embed_dim"] == 384
 
 
 # ------------------------------------------------------------------------------------------

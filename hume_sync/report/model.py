@@ -8,8 +8,10 @@ subsets). :mod:`hume_sync.report.render` draws it and :mod:`hume_sync.report.exp
 
 from __future__ import annotations
 
+import json
 import math
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -17,6 +19,7 @@ from typing import Any
 
 from hume_sync import task_types
 from hume_sync.steps.late_answers import CLOSED_AT, closed_at, lateness
+from hume_sync.steps.predict import MODEL_FACTS_PREFIX
 from hume_sync.store import Store, SubsetRow, gold
 from hume_sync.task_types import TaskType
 from scoring.comparison import (
@@ -246,24 +249,18 @@ def _meta_fields(meta: Any) -> dict[str, Any]:
     return out
 
 
-def model_metadata(names: list[str], results: list[Rater]) -> dict[str, dict[str, Any]]:
+def model_metadata(
+    names: list[str], results: list[Rater], meta: Mapping[str, str]
+) -> dict[str, dict[str, Any]]:
     """Parameters, embedding dimension and max tokens per model, where known: from the
-    ``model_meta.json`` of the results folder, else from mteb's model registry (offline, no
-    download); a model known to neither is left out."""
+    ``model_meta.json`` of the results folder, else from what the loaded model said of itself
+    when ``predict`` ran it (the store's ``model_meta/<model>`` rows); a model known to neither
+    is left out. mteb's registry is not asked: importing mteb costs ~10 s per export, and the
+    model that ran is a better witness than its name."""
     out = {r.name: f for r in results if (f := _meta_fields(r.meta))}
-    missing = [n for n in names if n not in out]
-    if not missing:
-        return out
-    try:
-        import mteb
-    except ImportError:  # the model stack is an optional extra
-        return out
-    for name in missing:
-        try:
-            meta = mteb.get_model_meta(name.removeprefix("emb:"), fetch_from_hf=False)
-        except Exception:  # mteb raises KeyError or ValueError for a name it does not know
-            continue
-        if f := _meta_fields(meta):
+    for name in names:
+        raw = meta.get(f"{MODEL_FACTS_PREFIX}{name}")
+        if name not in out and raw and (f := _meta_fields(json.loads(raw))):
             out[name] = f
     return out
 
@@ -334,6 +331,6 @@ def build_report(
         include_late=include_late,
         with_emails=with_emails,
         model_meta=model_metadata(
-            sorted({m for r in reports for m in r.input.models}), extra_models
+            sorted({m for r in reports for m in r.input.models}), extra_models, meta
         ),
     )

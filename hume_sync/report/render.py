@@ -51,7 +51,9 @@ _COMMON_METHODS = {
     "Best model": "per subset, the embedding model with the highest score there (ties: first "
     "name); human − best model as in the HUME paper",
     "Model metadata": "parameters, embedding dimension and max tokens from the results "
-    "folder's model_meta.json, else mteb's model registry; shown only where known",
+    "folder's model_meta.json, else what the loaded model reported when predict ran it "
+    "(sentence-transformers: parameter count, embedding size, max_seq_length); shown only "
+    "where known",
     "Annotators": "named by pseudonymous keys (annotator-N, their slot in the study, the same "
     "in every file of it); emails only in an export made with --with-emails",
     "Answers scored": "valid answers only: an invalid one (a clustering text left unsorted, a "

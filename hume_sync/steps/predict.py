@@ -39,6 +39,8 @@ DEFAULT_MODELS: tuple[str, ...] = ("all-MiniLM-L6-v2",)
 CACHE_DIR = Path("cache") / "embeddings"
 CACHE_FILE = "embeddings.sqlite"
 SCORE_PREFIX = "model_score/"
+#: ``meta`` key prefix of what each model said of itself (``ml_backend.encoders.model_facts``).
+MODEL_FACTS_PREFIX = "model_meta/"
 
 
 def cache_path(study_dir: str | Path) -> Path:
@@ -336,6 +338,7 @@ def _predict_model(
     Answers come back keyed by source item ids (the model's view) and are stored under the ids
     annotators see, like human answers and gold."""
     from ml_backend.embedding_cache import EmbeddingCacheError
+    from ml_backend.encoders import model_facts
     from ml_backend.predict import PredictError, PredictRun, job_fingerprint, predict_subsets
 
     started = time.perf_counter()
@@ -389,6 +392,8 @@ def _predict_model(
         for sp in run.predictions
     }
     written = _write_scores(store, score_rows)
+    if facts := model_facts(encoder):  # for the report's model columns (no mteb import there)
+        store.set_meta({f"{MODEL_FACTS_PREFIX}{mv}": dumps(facts)})
     main_scores = {**done, **{sp.key: sp.main_score for sp in run.predictions}}
     names.update({sp.key: sp.main_score_name for sp in run.predictions})
     return ModelSummary(

@@ -381,6 +381,15 @@ def test_score_records_are_json(small_study: Path) -> None:
         )
 
 
+def test_predict_stores_what_the_model_says_of_itself(small_study: Path) -> None:
+    """The report's model columns come from here: the fake model has no parameters or token
+    limit to report, only its embedding size."""
+    run_predict(small_study, FakeEncoder(dim=12))
+    with Store.open(small_study) as store:
+        meta = store.meta()
+    assert json.loads(meta["model_meta/emb:test/fake"]) == {"embed_dim": 12}
+
+
 def test_copy_of_a_study_reuses_its_cache(small_study: Path, tmp_path: Path) -> None:
     run_predict(small_study, FakeEncoder())
     copy = tmp_path / "copy"
