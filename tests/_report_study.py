@@ -12,6 +12,7 @@ from hume_sync.cli import main
 from hume_sync.store import AnnotationRecord, PredictionRecord, Store, gold
 from scoring.results import write_model_meta, write_result_file
 from tests._studies import real_data_spec, write_spec
+from tests.task_type_examples import examples
 
 EMAILS = ("ann.one@example.org", "ann.two@example.org")
 #: Models of the results folder: name -> (score offset from 0.5, model_meta extra).
@@ -35,27 +36,6 @@ MTEB_KEYS = {
 }
 
 
-def answers_for(task_type: str, g: Any, k: int, who: str, labels: list[str]) -> Any:
-    """Deterministic annotator behaviour: 'a' is mostly right, 'b' errs differently."""
-    if task_type == "classification":
-        wrong = (who == "a" and k % 5 == 0) or (who == "b" and k % 3 == 1)
-        return sorted(set(labels) - {g})[k % (len(labels) - 1)] if wrong else g
-    if task_type == "sts":
-        noise = (k % 3) - 1 if who == "a" else (k % 5) - 2
-        return int(min(5, max(0, round(float(g)) + noise)))
-    if task_type == "reranking":
-        cands = sorted(g)
-        flip = cands[k % len(cands)] if who == "a" else cands[(k + 2) % len(cands)]
-        return {c: (1 - int(v)) if c == flip else int(v) for c, v in g.items()}
-    # clustering: 'a' perfect up to renaming, 'b' swaps two texts' groups
-    names = {lab: f"group_{i + 1}" for i, lab in enumerate(sorted(set(g.values())))}
-    out = {t: names[lab] for t, lab in g.items()}
-    if who == "b":
-        t1, t2 = sorted(out)[:2]
-        out[t1], out[t2] = out[t2], out[t1]
-    return out
-
-
 def make_study(root: Path) -> dict[str, Any]:
     """Create and fill the study under ``root / "study"``; returns what the tests compare."""
     study = root / "study"
@@ -77,7 +57,9 @@ def make_study(root: Path) -> dict[str, Any]:
             records = []
             for k, inst in enumerate(store.instances(sub.key)):
                 for who in raters:
-                    ans = answers_for(sub.task_type, golds[inst.hume_id], k, who, labels)
+                    ans = examples(sub.task_type).scripted_answer(
+                        golds[inst.hume_id], k, who, labels
+                    )
                     answers.setdefault(sub.key, {}).setdefault(keys[who], {})[inst.hume_id] = ans
                     records.append(
                         AnnotationRecord(ann_id, inst.hume_id, 1000 + ann_id, keys[who], ans)

@@ -25,9 +25,10 @@ from hume_sync.labelstudio.client import (
     LabelStudioUnreachableError,
 )
 from hume_sync.steps.pull import pull_study
-from hume_sync.store import AnnotationRecord, Store, StoreError
+from hume_sync.store import AnnotationRecord, Store, StoreError, gold
 from hume_sync.study.planning import init_from_spec
 from tests._studies import real_data_spec
+from tests.task_type_examples import examples
 
 CLS = "SIB200Classification/eng_Latn"
 STS = "STSBenchmark/default"
@@ -108,10 +109,11 @@ class FakeClient:
         for p in store.slot_projects():
             sub = store.subset(p.subset_key)
             task_type = task_types.get(sub.task_type)
+            golds = gold(store, p.subset_key)
             rows = []
             for inst in store.instances(p.subset_key):
                 kw = task_type.ls_translation_kwargs(sub.config, inst.content)
-                answer = sub.config["label_set"][0] if sub.task_type == "classification" else 3
+                answer = examples(sub.task_type).perfect_answer(golds[inst.hume_id])
                 rows.append(
                     (
                         store.slot_tasks(p.subset_key, 1)[inst.hume_id],
