@@ -133,11 +133,11 @@ def _cmd_status(args: argparse.Namespace) -> int:
     from hume_sync.steps import status
 
     with _study_store(args.study_dir) as store:
+        if args.json:
+            _print_json(status.status_json(store, _clients()))
+            return 0
         result = status.study_status(store, _clients())
-    if args.json:
-        _print_json(status.to_json(result))
-    else:
-        print(status.render(result))
+    print(status.render(result))
     return 0
 
 

@@ -74,7 +74,7 @@ class StudyReport:
         return sum(sum(getattr(s.input, kind).values()) for s in self.subsets)
 
 
-def _human_answers(
+def human_answers(
     store: Store, sub: SubsetRow, closed: datetime | None, include_late: bool
 ) -> tuple[dict[str, dict[str, Any]], dict[str, int], dict[str, int], dict[str, int]]:
     """(answers scored, invalid, late, late edited) of one subset, per annotator.
@@ -121,7 +121,7 @@ def subset_inputs(store: Store, *, include_late: bool = False) -> list[SubsetInp
     for sub in store.subsets():
         ttype = task_types.get(sub.task_type)
         instances = store.instances(sub.key)
-        humans, invalid, late, late_edited = _human_answers(store, sub, closed, include_late)
+        humans, invalid, late, late_edited = human_answers(store, sub, closed, include_late)
         llms: dict[str, dict[str, Any]] = {}
         failures: dict[str, int] = {}
         model_answers: dict[str, dict[str, Any]] = {}
