@@ -73,7 +73,8 @@ def agreement_so_far(
         "note": None,
     }
     if len(raters) < 2:
-        out["note"] = "one annotator: no agreement to measure"
+        who = "one annotator" if raters else "no annotator yet"
+        out["note"] = f"{who}: no agreement to measure"
         return out
     common = set.intersection(*(set(humans.get(r, {})) for r in raters))
     out["n_items"] = len(common)

@@ -28,6 +28,7 @@ import socket
 import sys
 import threading
 import time
+import traceback
 from collections.abc import Callable
 from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -135,6 +136,11 @@ def _handler(snapshots: Snapshots) -> type[BaseHTTPRequestHandler]:
                 model = snapshots.get()
             except HumeError as exc:  # the store itself could not be read
                 self._send(503, "text/plain", (_one_line(str(exc)) + "\n").encode())
+                return
+            except Exception as exc:  # a defect: one line here, the traceback on stderr
+                traceback.print_exc()
+                line = _one_line(f"dashboard error: {type(exc).__name__}: {exc}")
+                self._send(500, "text/plain", (line + "\n").encode())
                 return
             if path == "/data.json":
                 body = json.dumps(model, ensure_ascii=False, default=str).encode()
