@@ -46,21 +46,28 @@ CHROMIUM_FLAGS = [
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def artifacts() -> Path:
+def artifacts(name: str = "isolation-browser") -> Path:
+    """A fresh folder for one browser test's screenshots (tests/integration/test_dashboard_e2e.py
+    uses it too)."""
     base = Path(os.environ.get("HUME_TEST_ARTIFACTS") or ROOT / "test-artifacts")
-    out = base / "isolation-browser"
+    out = base / name
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     return out
 
 
-@pytest.fixture(scope="module")
-def chromium() -> str:
+def chromium_path() -> str:
+    """Debian's Chromium, for Playwright (the test is skipped without it or Playwright)."""
     path = shutil.which("chromium") or shutil.which("chromium-browser")
     if path is None:
         pytest.skip("Debian's chromium is not installed (.ci/run installs it)")
     pytest.importorskip("playwright.sync_api")
     return path
+
+
+@pytest.fixture(scope="module")
+def chromium() -> str:
+    return chromium_path()
 
 
 @pytest.fixture(scope="module")
