@@ -31,7 +31,7 @@ border-radius:6px;font-weight:600}
 table{border-collapse:collapse;width:100%}
 th,td{padding:5px 8px;border-bottom:1px solid #eceef2;text-align:right;white-space:nowrap}
 th{font-size:12px;color:#4a5468;background:#fafbfc;position:sticky;top:0}
-td.t,th.t{text-align:left;white-space:normal;overflow-wrap:anywhere}
+td.t,th.t{text-align:left;white-space:normal;overflow-wrap:break-word}
 tr.sub td{background:#f0f3f8;font-weight:600;text-align:left}
 .bar{display:inline-block;width:90px;height:9px;background:#e4e7ed;border-radius:5px;
 vertical-align:middle;overflow:hidden}.bar i{display:block;height:100%;background:#3a7d44}
@@ -55,9 +55,11 @@ def _bar(done: int, total: int) -> str:
     return f'<span class="bar" title="{pct} %"><i style="width:{pct}%"></i></span> {pct} %'
 
 
-def _table(head: Sequence[str], rows: Sequence[str], left: int = 1) -> str:
+def _table(head: Sequence[str], rows: Sequence[str], text: Sequence[int] = (0,)) -> str:
+    """A table in a scroll box; the columns in ``text`` are left-aligned text, the others
+    numbers."""
     ths = "".join(
-        f'<th class="t">{esc(h)}</th>' if i < left else f"<th>{esc(h)}</th>"
+        f'<th class="t">{esc(h)}</th>' if i in text else f"<th>{esc(h)}</th>"
         for i, h in enumerate(head)
     )
     return f'<div class="wrap"><table><tr>{ths}</tr>{"".join(rows)}</table></div>'
@@ -122,7 +124,7 @@ def _annotators(status: Mapping[str, Any]) -> str:
         return "<p class='note'>No annotators yet: 'hume-sync annotators add STUDY_DIR EMAIL'.</p>"
     head = ("slot", "annotator", "languages", "progress", "answered", "still owes", "invalid",
             "skipped", "median / task", "work left", "pace / h", "ETA")  # fmt: skip
-    return _table(head, rows, left=3)
+    return _table(head, rows, text=(0, 1, 2))
 
 
 def _project_link(p: Mapping[str, Any]) -> str:
@@ -163,7 +165,7 @@ def _projects(status: Mapping[str, Any]) -> str:
         rows += subset_rows
     head = ("subset / slot", "progress", "items", "tasks", "finished", "answered", "invalid",
             "skipped", "to do", "median / task", "Label Studio")  # fmt: skip
-    return _table(head, rows)
+    return _table(head, rows, text=(0, 10))
 
 
 def _agreement(model: Mapping[str, Any]) -> str:
@@ -181,15 +183,15 @@ def _agreement(model: Mapping[str, Any]) -> str:
             f'<td class="t">{esc(a["band"] or "")}</td>'
             + _n("n_items", a["n_items"])
             + _n("n_raters", a["n_raters"])
-            + f'<td class="t">{esc(a["note"] or "")}'
-            + (f'<br><span class="note">{esc(others)}</span>' if others else "")
-            + "</td></tr>"
+            + f'<td class="t">{esc(a["note"] or "")}</td>'
+            + f'<td class="t note">{esc(others)}</td></tr>'
         )
-    head = ("subset", "statistic", "value", "band", "items", "annotators", "note")
+    head = ("subset", "statistic", "value", "band", "items", "annotators", "note", "also")
     pulled = model["pulled_at"] or "never (run 'hume-sync pull')"
     return (
         f'<p class="note">From the {esc(model["agreement_source"])}. Last pull: '
-        f'<span data-k="pulled_at">{esc(pulled)}</span>.</p>' + _table(head, rows, left=2)
+        f'<span data-k="pulled_at">{esc(pulled)}</span>.</p>'
+        + _table(head, rows, text=(0, 1, 3, 6, 7))
     )
 
 
@@ -206,7 +208,8 @@ def _invalid(model: Mapping[str, Any]) -> str:
     ]
     return (
         "<p class='note'>As of the last pull; the annotator opens the link and corrects the "
-        "answer.</p>" + _table(("subset", "annotator", "problem", "open in Label Studio"), rows, 4)
+        "answer.</p>"
+        + _table(("subset", "annotator", "problem", "open in Label Studio"), rows, range(4))
     )
 
 
@@ -230,7 +233,7 @@ def _headline(model: Mapping[str, Any]) -> str:
     head = ("subset", "human score", "method", "interval (95 %)", "agreement", "statistic")
     return (
         "<p class='note'>Computed as 'hume-sync export' computes it (valid answers given before "
-        "the close).</p>" + _table(head, rows, left=1)
+        "the close).</p>" + _table(head, rows, text=(0, 2, 3, 5))
     )
 
 
