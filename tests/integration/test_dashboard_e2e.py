@@ -166,9 +166,10 @@ def test_data_equals_status_json_and_agreement_so_far(world, dashboard, capsys):
     expected = status_json(world["dir"], capsys)
     assert got["status"] == expected
     assert got["label_studio_error"] is None
-    # the study as annotated: A owes item 3 (invalid), B owes item 3 (never answered)
+    # as annotated: A owes classification item 3 (invalid); B owes classification item 3 and
+    # STS pair 3 (never answered)
     owed = {a["email"]: a["to_do"] for a in expected["annotators"]}
-    assert owed == {world["a"].email: 1, world["b"].email: 1}
+    assert owed == {world["a"].email: 1, world["b"].email: 2}
     eng = next(a for a in got["agreement"] if a["subset"] == ENG)
     assert eng["statistic"] == "fleiss_kappa" and eng["n_items"] == 3 and eng["n_raters"] == 2
     assert eng["others"]["mean_percentage_agreement"] == pytest.approx(2 / 3)
