@@ -45,6 +45,7 @@ from export import hume_size_spec  # noqa: E402
 from hume_sync.store import PredictionRecord, Store, gold  # noqa: E402
 from hume_sync.study.planning import init_from_spec  # noqa: E402
 from hume_sync.study.spec import load_spec  # noqa: E402
+from tests.task_type_examples import examples  # noqa: E402
 
 VERSIONS = ("emb:bench/oracle", "llm:bench-oracle")
 BACKEND_MAIN = (
@@ -71,6 +72,7 @@ def make_study(root: Path, copies: int) -> tuple[Path, list[dict[str, Any]], int
         records = []
         for n, sub in enumerate(subsets):
             golds = gold(store, sub.key)
+            simulated = examples(sub.task_type)  # model answers shaped as tests/ shape them
             insts = store.instances(sub.key)
             for slot in slots:
                 ids = {}
@@ -82,18 +84,9 @@ def make_study(root: Path, copies: int) -> tuple[Path, list[dict[str, Any]], int
                 store.set_slot_tasks(sub.key, slot, ids)
             for inst in insts:
                 g = golds[inst.hume_id]
-                items += len(g) if sub.task_type == "clustering" else 1
+                items += simulated.items_in(g)
                 for version in VERSIONS:
-                    answer = g
-                    if sub.task_type == "reranking" and version.startswith("emb:"):
-                        answer = {c: float(v) for c, v in g.items()}  # scores, relevant first
-                    if sub.task_type == "clustering":  # group names as the interface has them
-                        names = {
-                            lab: f"group_{k + 1}" for k, lab in enumerate(sorted(set(g.values())))
-                        }
-                        answer = {item: names[lab] for item, lab in g.items()}
-                    if sub.task_type == "sts" and version.startswith("llm:"):
-                        answer = round(float(g))  # an LLM answers a level
+                    answer = simulated.stored_prediction(g, llm=version.startswith("llm:"))
                     records.append(PredictionRecord(inst.hume_id, version, answer, 0.5))
         store.add_predictions(records)
         store.set_meta({"closed_at": "2025-01-01T00:00:00Z"})

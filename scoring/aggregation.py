@@ -340,9 +340,7 @@ def human_reranking(
             for qid, marks in given.items()
         }
         try:
-            ap = metrics.mean_average_precision(queries, method=ap_method)
-            rr = metrics.mean_mrr_at_k(queries, k=k, ties=tie_rule)
-            ndcg = metrics.mean_ndcg_at_k(queries, k=k, ties=tie_rule)
+            ap, rr, ndcg = metrics.mean_ranking_scores(queries, ap_method, k=k, ties=tie_rule)
         except DegenerateInputError:
             unscorable.append(rater)
             no_relevant.update(queries)

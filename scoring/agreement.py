@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any, Literal
 
+from scoring import kernels
 from scoring._lazy import LazyModule
 from scoring.errors import InvalidInputError
 from scoring.records import Agreement
@@ -53,8 +54,6 @@ from scoring.validation import choose
 
 # Loaded on first use: the leaderboard imports this module for its bands only.
 np = LazyModule("numpy")
-stats = LazyModule("scipy.stats")
-skm = LazyModule("sklearn.metrics")
 
 __all__ = [
     "KRIPPENDORFF_LEVELS",
@@ -70,6 +69,7 @@ __all__ = [
     "WARN_SKEWED",
     "WARN_UNDEFINED_COMPARISONS",
     "agreement_band",
+    "categorical_agreements",
     "cohen_kappa",
     "correlation_band",
     "fleiss_kappa",
@@ -84,6 +84,7 @@ __all__ = [
     "percentage_agreement",
     "ratings_from_matrix",
     "reranking_agreement",
+    "reranking_agreements",
 ]
 
 Ratings = Mapping[Any, Mapping[Hashable, Any]]
@@ -490,6 +491,20 @@ def percentage_agreement(ratings: Ratings, *, machine_raters: Collection[Any] = 
     return _pairwise(table, "mean_percentage_agreement", "proportion", _percent)
 
 
+def categorical_agreements(
+    ratings: Ratings, *, machine_raters: Collection[Any] = ()
+) -> list[Agreement]:
+    """[Fleiss' κ, mean pairwise Cohen's κ, percentage agreement, nominal Krippendorff's α]
+    from one validation of ``ratings``: each what its own function gives."""
+    table = _prepare(ratings, machine_raters, numeric=False)
+    return [
+        _fleiss(table),
+        _pairwise(table, "mean_pairwise_cohen_kappa", "kappa", cohen_kappa),
+        _pairwise(table, "mean_percentage_agreement", "proportion", _percent),
+        _krippendorff(table, "nominal"),
+    ]
+
+
 def fleiss_kappa(ratings: Ratings, *, machine_raters: Collection[Any] = ()) -> Agreement:
     """Fleiss' κ, generalised to items with unequal numbers of raters.
 
@@ -506,7 +521,10 @@ def fleiss_kappa(ratings: Ratings, *, machine_raters: Collection[Any] = ()) -> A
     This is Gwet's (2014) form of Fleiss' κ for varying rater counts; when every n_i equals n it
     is exactly Fleiss (1971). With P̄_e = 1 (one category) κ is NaN with a warning.
     """
-    table = _prepare(ratings, machine_raters, numeric=False)
+    return _fleiss(_prepare(ratings, machine_raters, numeric=False))
+
+
+def _fleiss(table: _Table) -> Agreement:
     method = "fleiss_kappa"
     if len(table.raters) < 2:
         return _undefined(method, "kappa", table, WARN_FEWER_THAN_TWO_RATERS)
@@ -602,8 +620,11 @@ def krippendorff_alpha(
     NaN with a warning.
     """
     choose(level, KRIPPENDORFF_LEVELS, "Krippendorff level")
+    return _krippendorff(_prepare(ratings, machine_raters, numeric=level != "nominal"), level)
+
+
+def _krippendorff(table: _Table, level: str) -> Agreement:
     numeric = level != "nominal"
-    table = _prepare(ratings, machine_raters, numeric=numeric)
     method = f"krippendorff_alpha:{level}"
     if len(table.raters) < 2:
         return _undefined(method, "kappa", table, WARN_FEWER_THAN_TWO_RATERS)
@@ -618,10 +639,15 @@ def krippendorff_alpha(
     domain = sorted(set(labels)) if numeric else list(dict.fromkeys(labels))
     index = {v: i for i, v in enumerate(domain)}
     m = len(domain)
-    coincidence = np.zeros((m, m))
-    for vals in units:
-        counts = np.bincount([index[v] for v in vals], minlength=m).astype(float)
-        coincidence += (np.outer(counts, counts) - np.diag(counts)) / (len(vals) - 1)
+    # Per unit: (outer(counts, counts) - diag(counts)) / (m_u - 1); added up unit by unit
+    # (a cumulative sum adds in that order, so the result does not depend on batching).
+    sizes = np.array([len(u) for u in units])
+    codes = np.array([index[v] for u in units for v in u])
+    unit_of = np.repeat(np.arange(len(units)), sizes)
+    counts = np.bincount(unit_of * m + codes, minlength=len(units) * m)
+    counts = counts.reshape(len(units), m).astype(float)
+    pairs = counts[:, :, None] * counts[:, None, :] - counts[:, :, None] * np.eye(m)
+    coincidence = np.cumsum(pairs / (sizes - 1)[:, None, None], axis=0)[-1]
     marginals = coincidence.sum(axis=1)
     n = float(marginals.sum())
     d2 = _delta2(domain, marginals, level)
@@ -659,7 +685,7 @@ def _ari(x: Sequence[Hashable], y: Sequence[Hashable]) -> float:
     # Cluster ids are only names: map to integers so mixed types are fine.
     ix = {v: i for i, v in enumerate(dict.fromkeys(x))}
     iy = {v: i for i, v in enumerate(dict.fromkeys(y))}
-    return float(skm.adjusted_rand_score([ix[v] for v in x], [iy[v] for v in y]))
+    return kernels.adjusted_rand(np.array([ix[v] for v in x]), np.array([iy[v] for v in y]))
 
 
 def mean_pairwise_ari(partitions: Ratings, *, machine_raters: Collection[Any] = ()) -> Agreement:
@@ -676,14 +702,14 @@ def _spearman(x: Sequence[float], y: Sequence[float]) -> float:
     ax, ay = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     if len(ax) < 2 or np.all(ax == ax[0]) or np.all(ay == ay[0]):
         return math.nan
-    return float(stats.spearmanr(ax, ay).statistic)
+    return kernels.spearman(ax, ay)[0]
 
 
 def _kendall(x: Sequence[float], y: Sequence[float]) -> float:
     ax, ay = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     if len(ax) < 2 or np.all(ax == ax[0]) or np.all(ay == ay[0]):
         return math.nan
-    return float(stats.kendalltau(ax, ay).statistic)
+    return kernels.kendall_tau_b(ax, ay)
 
 
 def mean_pairwise_spearman(ratings: Ratings, *, machine_raters: Collection[Any] = ()) -> Agreement:
@@ -768,17 +794,30 @@ def reranking_agreement(
     ``n_comparisons`` (defined Spearman values) and ``pooled_binary_kappa`` (κ over all
     (query, candidate) marks of a pair, mean over pairs). With binary marks ρ and τ-b coincide.
     """
-    choose(statistic, _RERANK_STATS, "reranking statistic")
+    return reranking_agreements(marks, statistics=(statistic,), machine_raters=machine_raters)[0]
+
+
+def reranking_agreements(
+    marks: RerankMarks,
+    *,
+    statistics: Sequence[str] = _RERANK_STATS,
+    machine_raters: Collection[Any] = (),
+) -> list[Agreement]:
+    """:func:`reranking_agreement` for each of ``statistics``, in that order, from one pass
+    over the (pair, query) comparisons (each result is what the single call gives)."""
+    for statistic in statistics:
+        choose(statistic, _RERANK_STATS, "reranking statistic")
     raters, values, excluded = _prepare_marks(marks, machine_raters)
     table = _Table(raters=raters, items=[], values={}, excluded=excluded)
     all_queries: dict[Hashable, None] = {}
     for r in raters:
         all_queries.update(dict.fromkeys(values[r]))
     table.items = list(all_queries)
-    method = f"reranking:mean_{statistic}"
-    scale: Scale = "kappa" if statistic == "binary_kappa" else "correlation"
     if len(raters) < 2:
-        return _undefined(method, scale, table, WARN_FEWER_THAN_TWO_RATERS)
+        return [
+            _undefined(f"reranking:mean_{s}", _rerank_scale(s), table, WARN_FEWER_THAN_TWO_RATERS)
+            for s in statistics
+        ]
     rho: list[float] = []
     tau: list[float] = []
     kap: list[float] = []
@@ -816,36 +855,48 @@ def reranking_agreement(
         if pool_a:
             pooled.append(cohen_kappa(pool_a, pool_b))
     n_items = len(used)
-    if n_items == 0:
-        return _undefined(method, scale, table, WARN_NO_SHARED_ITEMS)
-    chosen = {"spearman": rho, "kendall_tau": tau, "binary_kappa": kap}[statistic]
-    warnings = _size_warnings(n_items)
     skew, top = _skew_warnings(binary_labels)
-    if statistic == "binary_kappa":
-        warnings += skew
-    if not chosen:
-        warnings.insert(0, WARN_ONE_CATEGORY if statistic == "binary_kappa" else WARN_CONSTANT)
-    elif n_undefined[statistic]:
-        warnings.append(WARN_UNDEFINED_COMPARISONS)
-    if n_items < len(table.items):
-        warnings.append(WARN_DROPPED_ITEMS)
     pooled_defined = [p for p in pooled if math.isfinite(p)]
-    details = {
-        "statistic": statistic,
-        "mean_spearman": _mean(rho),
-        "mean_kendall_tau": _mean(tau),
-        "mean_binary_kappa": _mean(kap),
-        "spearman_std": float(np.std(rho)) if len(rho) > 1 else 0.0,
-        "n_comparisons": len(rho),
-        "n_kendall_comparisons": len(tau),
-        "n_kappa_comparisons": len(kap),
-        "n_undefined": n_undefined,
-        "pooled_binary_kappa": _mean(pooled_defined),
-        "relevant_share": (sum(binary_labels) / len(binary_labels)) if binary_labels else math.nan,
-        "top_category_share": top,
-        "n_items_total": len(table.items),
-    }
-    return _result(_mean(chosen), method, scale, table, n_items, warnings, details)
+    out = []
+    for statistic in statistics:
+        method = f"reranking:mean_{statistic}"
+        scale = _rerank_scale(statistic)
+        if n_items == 0:
+            out.append(_undefined(method, scale, table, WARN_NO_SHARED_ITEMS))
+            continue
+        chosen = {"spearman": rho, "kendall_tau": tau, "binary_kappa": kap}[statistic]
+        warnings = _size_warnings(n_items)
+        if statistic == "binary_kappa":
+            warnings += skew
+        if not chosen:
+            warnings.insert(0, WARN_ONE_CATEGORY if statistic == "binary_kappa" else WARN_CONSTANT)
+        elif n_undefined[statistic]:
+            warnings.append(WARN_UNDEFINED_COMPARISONS)
+        if n_items < len(table.items):
+            warnings.append(WARN_DROPPED_ITEMS)
+        details = {
+            "statistic": statistic,
+            "mean_spearman": _mean(rho),
+            "mean_kendall_tau": _mean(tau),
+            "mean_binary_kappa": _mean(kap),
+            "spearman_std": float(np.std(rho)) if len(rho) > 1 else 0.0,
+            "n_comparisons": len(rho),
+            "n_kendall_comparisons": len(tau),
+            "n_kappa_comparisons": len(kap),
+            "n_undefined": dict(n_undefined),
+            "pooled_binary_kappa": _mean(pooled_defined),
+            "relevant_share": (
+                (sum(binary_labels) / len(binary_labels)) if binary_labels else math.nan
+            ),
+            "top_category_share": top,
+            "n_items_total": len(table.items),
+        }
+        out.append(_result(_mean(chosen), method, scale, table, n_items, warnings, details))
+    return out
+
+
+def _rerank_scale(statistic: str) -> Scale:
+    return "kappa" if statistic == "binary_kappa" else "correlation"
 
 
 # --------------------------------------------------------------------------------------------

@@ -6,6 +6,10 @@ Conventions, as in the HUME(v1) benchmark (arXiv 2510.10062, Table 1):
 - only raters that have every subset of the comparison are ranked ("complete"); the others are
   listed with the mean of what they have and no rank; individual annotators are never ranked;
 - ranks are competition ranks (1, 2, 2, 4) on the unrounded mean;
+- beside it, a Borda rank over the same ranked raters, as the MTEB leaderboard shows one: on
+  each subset a rater earns one point per rater it beats and half a point per rater it ties,
+  the points are summed over subsets and ranked (competition ranks again), so one subset with
+  a large score spread cannot carry the mean;
 - "best" and "median" model per subset are taken over the ranked (complete) models;
 - a human "win" is a strictly higher score; a subset is "easy" when the human score is ≥ 0.7.
 """
@@ -54,6 +58,10 @@ class RankRow:
     by_type: dict[str, float]
     by_language: dict[str, float]
     rank: int | None = None
+    #: Borda points (sum over subsets of raters beaten, ties counting ½) and their rank, over
+    #: the ranked raters; ``None`` for raters that are not ranked.
+    borda: float | None = None
+    borda_rank: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -62,6 +70,8 @@ class RankRow:
             "kind": self.rater.kind,
             "mean": self.mean,
             "rank": self.rank,
+            "borda": self.borda,
+            "borda_rank": self.borda_rank,
             "complete": self.complete,
             "n_subsets": self.n_subsets,
             "by_type": self.by_type,
@@ -179,8 +189,34 @@ def rank_raters(raters: Iterable[Rater], subsets: Mapping[str, SubsetInfo]) -> l
         prev = rankable[i - 1] if i else None
         tied = prev is not None and abs((prev.mean or 0.0) - (row.mean or 0.0)) <= TIE_TOLERANCE
         row.rank = prev.rank if tied and prev is not None else i + 1
+    borda = borda_counts({id(r): r.rater for r in rankable}, subsets)
+    for row in rankable:
+        row.borda = borda[id(row)]
+    by_points = sorted(rankable, key=lambda r: -(r.borda or 0.0))
+    for i, row in enumerate(by_points):
+        prev = by_points[i - 1] if i else None
+        tied = prev is not None and abs((prev.borda or 0.0) - (row.borda or 0.0)) <= TIE_TOLERANCE
+        row.borda_rank = prev.borda_rank if tied and prev is not None else i + 1
     rows.sort(key=lambda r: (r.rank is None, r.rank or 0, -(r.mean or 0.0), r.rater.label))
     return rows
+
+
+def borda_counts(raters: Mapping[Any, Rater], subsets: Iterable[str]) -> dict[Any, float]:
+    """Borda points per rater: on each subset, one point per rater with a lower score and ½
+    per rater with the same score (within ``TIE_TOLERANCE``), among the raters that have it;
+    summed over subsets."""
+    points = dict.fromkeys(raters, 0.0)
+    for sid in subsets:
+        scored = {k: r.scores[sid].main_score for k, r in raters.items() if sid in r.scores}
+        for k, v in scored.items():
+            for other, w in scored.items():
+                if other == k:
+                    continue
+                if abs(v - w) <= TIE_TOLERANCE:
+                    points[k] += 0.5
+                elif v > w:
+                    points[k] += 1.0
+    return points
 
 
 def human_vs_models(

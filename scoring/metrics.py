@@ -29,6 +29,7 @@ import math
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any, TypeAlias
 
+from scoring import kernels
 from scoring._lazy import LazyModule
 from scoring.errors import DegenerateInputError, InvalidInputError
 from scoring.records import Score
@@ -37,8 +38,6 @@ from scoring.validation import as_1d, choose, same_length
 # Loaded on first use (see scoring._lazy).
 np = LazyModule("numpy")
 pytrec_eval = LazyModule("pytrec_eval")
-stats = LazyModule("scipy.stats")
-skm = LazyModule("sklearn.metrics")
 
 AP_METHODS: tuple[str, ...] = ("sklearn", "trec_eval", "expected_ties")
 TIE_RULES: tuple[str, ...] = ("trec_eval", "input_order", "expected_ties")
@@ -71,6 +70,17 @@ def _labels(values: Any, name: str) -> np.ndarray:
     if 0 < n_str < len(items):
         raise InvalidInputError(f"{name}: mixes string and non-string labels")
     return as_1d(items, name)
+
+
+def _categorical(labels: np.ndarray, name: str) -> None:
+    """Class labels are strings or whole numbers: a fraction is a score, not a class (sklearn
+    refuses such "continuous" targets too)."""
+    if labels.dtype.kind != "f":
+        return
+    whole = np.isfinite(labels) & (labels == np.floor(labels))
+    if not np.all(whole):
+        bad = float(labels[~whole][0])
+        raise InvalidInputError(f"{name}: class labels are strings or whole numbers, got {bad!r}")
 
 
 def _same_kind(gold: np.ndarray, pred: np.ndarray) -> None:
@@ -144,40 +154,36 @@ def _tie_groups(rel: np.ndarray, scores: np.ndarray) -> list[tuple[int, int, int
 def accuracy(gold: Sequence[Any] | np.ndarray, pred: Sequence[Any] | np.ndarray) -> Score:
     """Accuracy plus MTEB's secondary classification metrics (macro F1 is MTEB's ``f1``).
 
-    ``zero_division=0`` gives the values sklearn's default gives, without its warning.
+    The numbers of sklearn's ``accuracy_score`` and ``f1_score`` / ``precision_score`` /
+    ``recall_score`` (macro and weighted) with ``zero_division=0``, the values sklearn's
+    default gives, without its warning (:func:`scoring.kernels.classification_scores`).
     """
     g = _labels(gold, "gold")
     p = _labels(pred, "pred")
     same_length(("gold", g), ("pred", p))
     _same_kind(g, p)
-    details = {
-        "f1": float(skm.f1_score(g, p, average="macro", zero_division=0.0)),
-        "f1_weighted": float(skm.f1_score(g, p, average="weighted", zero_division=0.0)),
-        "precision": float(skm.precision_score(g, p, average="macro", zero_division=0.0)),
-        "precision_weighted": float(
-            skm.precision_score(g, p, average="weighted", zero_division=0.0)
-        ),
-        "recall": float(skm.recall_score(g, p, average="macro", zero_division=0.0)),
-        "recall_weighted": float(skm.recall_score(g, p, average="weighted", zero_division=0.0)),
-    }
-    return Score(float(skm.accuracy_score(g, p)), "accuracy", n_items=len(g), details=details)
+    _categorical(g, "gold")
+    _categorical(p, "pred")
+    s = kernels.classification_scores(g, p)
+    keys = ("f1", "f1_weighted", "precision", "precision_weighted", "recall", "recall_weighted")
+    details = {k: s[k] for k in keys}
+    return Score(s["accuracy"], "accuracy", n_items=len(g), details=details)
 
 
 def v_measure(gold: Sequence[Any] | np.ndarray, pred: Sequence[Any] | np.ndarray) -> Score:
     """V-measure of a partition against gold classes (MTEB's clustering main score).
 
-    Cluster ids only need to be consistent within ``pred``; their names do not matter.
+    Cluster ids only need to be consistent within ``pred``; their names do not matter. The
+    numbers are sklearn's (``v_measure_score``, ``adjusted_rand_score``,
+    ``adjusted_mutual_info_score``, ``homogeneity_score``, ``completeness_score``), computed
+    once from one contingency table (:func:`scoring.kernels.clustering_scores`).
     """
     g = _labels(gold, "gold")
     p = _labels(pred, "pred")
     same_length(("gold", g), ("pred", p))
-    details = {
-        "ari": float(skm.adjusted_rand_score(g, p)),
-        "ami": float(skm.adjusted_mutual_info_score(g, p)),
-        "homogeneity": float(skm.homogeneity_score(g, p)),
-        "completeness": float(skm.completeness_score(g, p)),
-    }
-    return Score(float(skm.v_measure_score(g, p)), "v_measure", n_items=len(g), details=details)
+    s = kernels.clustering_scores(g, p)
+    details = {k: s[k] for k in ("ari", "ami", "homogeneity", "completeness")}
+    return Score(s["v_measure"], "v_measure", n_items=len(g), details=details)
 
 
 # --------------------------------------------------------------------------------------------
@@ -219,15 +225,20 @@ def average_precision(
     choose(method, AP_METHODS, "average-precision method")
     rel, sc = _ranking_inputs(relevance, scores)
     details: dict[str, Any] = {"n_relevant": int(rel.sum()), "n_tied_levels": len(np.unique(sc))}
-    if method == "sklearn":
-        value = float(skm.average_precision_score(rel, sc))
-    elif method == "trec_eval":
-        value = _trec_eval(rel, sc, TREC_MAP_MEASURE)
+    if method == "trec_eval":
         details["trec_eval_measure"] = TREC_MAP_MEASURE
         details["tie_break"] = "candidate id descending (later candidate first)"
-    else:
-        value = _expected_ap(rel, sc)
+    value = _ap_value(rel, sc, method)
     return Score(value, f"map:{method}", n_items=len(rel), details=details)
+
+
+def _ap_value(rel: np.ndarray, sc: np.ndarray, method: str) -> float:
+    """AP of one validated query (see :func:`average_precision`)."""
+    if method == "sklearn":
+        return kernels.average_precision(rel, sc)
+    if method == "trec_eval":
+        return _trec_eval(rel, sc, TREC_MAP_MEASURE)
+    return _expected_ap(rel, sc)
 
 
 def _expected_rr(rel: np.ndarray, scores: np.ndarray, k: int) -> float:
@@ -258,16 +269,19 @@ def mrr_at_k(
     k = _check_k(k)
     choose(ties, TIE_RULES, "tie rule")
     rel, sc = _ranking_inputs(relevance, scores)
+    value = _rr_value(rel, sc, k, ties)
+    name = f"mrr@{k}{_tie_suffix(ties)}"
+    return Score(value, name, n_items=len(rel), details={"ties": ties, "k": k})
+
+
+def _rr_value(rel: np.ndarray, sc: np.ndarray, k: int, ties: str) -> float:
+    """RR@k of one validated query (see :func:`mrr_at_k`)."""
     if ties == "expected_ties":
-        value = _expected_rr(rel, sc, k)
-    else:
-        value = 0.0
-        for rank, i in enumerate(_order(sc, ties)[:k], start=1):
-            if rel[i]:
-                value = 1.0 / rank
-                break
-    suffix = "" if ties == "trec_eval" else f":{ties}"
-    return Score(value, f"mrr@{k}{suffix}", n_items=len(rel), details={"ties": ties, "k": k})
+        return _expected_rr(rel, sc, k)
+    for rank, i in enumerate(_order(sc, ties)[:k], start=1):
+        if rel[i]:
+            return 1.0 / rank
+    return 0.0
 
 
 def _dcg_discounts(n: int) -> np.ndarray:
@@ -288,23 +302,26 @@ def ndcg_at_k(
     k = _check_k(k)
     choose(ties, TIE_RULES, "tie rule")
     rel, sc = _ranking_inputs(relevance, scores)
-    n_rel = int(rel.sum())
-    ideal = float(_dcg_discounts(min(n_rel, k)).sum())
+    value = _ndcg_value(rel, sc, k, ties)
+    name = f"ndcg@{k}{_tie_suffix(ties)}"
+    return Score(value, name, n_items=len(rel), details={"ties": ties, "k": k})
+
+
+def _ndcg_value(rel: np.ndarray, sc: np.ndarray, k: int, ties: str) -> float:
+    """nDCG@k of one validated query (see :func:`ndcg_at_k`)."""
     if ties == "trec_eval":
-        value = _trec_eval(rel, sc, f"ndcg_cut.{k}")
-    elif ties == "input_order":
+        return _trec_eval(rel, sc, f"ndcg_cut.{k}")
+    ideal = float(_dcg_discounts(min(int(rel.sum()), k)).sum())
+    if ties == "input_order":
         gains = rel[_order(sc, ties)][:k]
-        value = float((gains * _dcg_discounts(len(gains))).sum()) / ideal
-    else:
-        discounts = _dcg_discounts(len(rel))
-        dcg = 0.0
-        for start, size, r in _tie_groups(rel, sc):
-            stop = min(start + size, k)
-            if r and stop > start:
-                dcg += r / size * float(discounts[start:stop].sum())
-        value = dcg / ideal
-    suffix = "" if ties == "trec_eval" else f":{ties}"
-    return Score(value, f"ndcg@{k}{suffix}", n_items=len(rel), details={"ties": ties, "k": k})
+        return float((gains * _dcg_discounts(len(gains))).sum()) / ideal
+    discounts = _dcg_discounts(len(rel))
+    dcg = 0.0
+    for start, size, r in _tie_groups(rel, sc):
+        stop = min(start + size, k)
+        if r and stop > start:
+            dcg += r / size * float(discounts[start:stop].sum())
+    return dcg / ideal
 
 
 # --------------------------------------------------------------------------------------------
@@ -312,13 +329,17 @@ def ndcg_at_k(
 # --------------------------------------------------------------------------------------------
 
 
+_Measure: TypeAlias = "Callable[[np.ndarray, np.ndarray], float]"
+
+
 def _mean_over_queries(
     queries: Mapping[Hashable, _Query] | Sequence[_Query],
-    per_query: Callable[[Any, Any], Score],
+    measures: Mapping[str, _Measure],
     skip_no_relevant: bool,
-    method: str,
-) -> Score:
-    """Score each query, skip (or zero) those without a relevant candidate, and average."""
+) -> list[Score]:
+    """Validate each query once, score it by every measure (``{method name: value of one
+    validated query}``), skip (or zero) queries without a relevant candidate, and average:
+    one Score per measure, in order."""
     if isinstance(queries, Mapping):
         items = list(queries.items())
     elif isinstance(queries, str | bytes) or not isinstance(queries, Iterable):
@@ -327,30 +348,42 @@ def _mean_over_queries(
         items = list(enumerate(queries))
     if not items:
         raise InvalidInputError("queries: expected at least one query")
-    values: dict[Hashable, float] = {}
+    values: dict[str, dict[Hashable, float]] = {name: {} for name in measures}
     no_relevant: list[Hashable] = []
     for qid, pair in items:
         if not isinstance(pair, Sequence) or len(pair) != 2:
             raise InvalidInputError(f"queries[{qid!r}]: expected a (relevance, scores) pair")
         try:
-            values[qid] = per_query(pair[0], pair[1]).value
+            rel, sc = _ranking_inputs(pair[0], pair[1])
         except DegenerateInputError:
             no_relevant.append(qid)
             if not skip_no_relevant:
-                values[qid] = 0.0  # trec_eval, hence mteb v2, scores such a query 0
+                for per_query in values.values():
+                    per_query[qid] = 0.0  # trec_eval, hence mteb v2, scores such a query 0
+            continue
         except InvalidInputError as exc:
             raise InvalidInputError(f"queries[{qid!r}]: {exc}") from None
-    if not values:
+        for name, measure in measures.items():
+            values[name][qid] = measure(rel, sc)
+    if not any(values.values()):
         raise DegenerateInputError("queries: no query has a relevant candidate")
-    details = {
-        "per_query": values,
-        "n_queries": len(values),
-        "n_no_relevant": len(no_relevant),
-        "no_relevant_queries": no_relevant,
-        "no_relevant_policy": "skipped" if skip_no_relevant else "scored 0",
-    }
-    value = float(np.mean(list(values.values())))
-    return Score(value, f"mean_over_queries({method})", n_items=len(values), details=details)
+    out = []
+    for name, per_query in values.items():
+        details = {
+            "per_query": per_query,
+            "n_queries": len(per_query),
+            "n_no_relevant": len(no_relevant),
+            "no_relevant_queries": list(no_relevant),
+            "no_relevant_policy": "skipped" if skip_no_relevant else "scored 0",
+        }
+        value = float(np.mean(list(per_query.values())))
+        method = f"mean_over_queries({name})"
+        out.append(Score(value, method, n_items=len(per_query), details=details))
+    return out
+
+
+def _tie_suffix(ties: str) -> str:
+    return "" if ties == "trec_eval" else f":{ties}"
 
 
 def mean_average_precision(
@@ -366,9 +399,8 @@ def mean_average_precision(
     mteb v2 reports the trec_eval mean rounded to 5 decimals; ``value`` is not rounded.
     """
     choose(method, AP_METHODS, "average-precision method")
-    return _mean_over_queries(
-        queries, lambda r, s: average_precision(r, s, method), skip_no_relevant, f"map:{method}"
-    )
+    measure = {f"map:{method}": lambda r, s: _ap_value(r, s, method)}
+    return _mean_over_queries(queries, measure, skip_no_relevant)[0]
 
 
 def mean_mrr_at_k(
@@ -380,8 +412,8 @@ def mean_mrr_at_k(
     """Mean of :func:`mrr_at_k` over queries (mteb v2's ``mrr_at_k`` with the default ties)."""
     k = _check_k(k)
     choose(ties, TIE_RULES, "tie rule")
-    name = f"mrr@{k}" + ("" if ties == "trec_eval" else f":{ties}")
-    return _mean_over_queries(queries, lambda r, s: mrr_at_k(r, s, k, ties), skip_no_relevant, name)
+    measure = {f"mrr@{k}{_tie_suffix(ties)}": lambda r, s: _rr_value(r, s, k, ties)}
+    return _mean_over_queries(queries, measure, skip_no_relevant)[0]
 
 
 def mean_ndcg_at_k(
@@ -393,10 +425,30 @@ def mean_ndcg_at_k(
     """Mean of :func:`ndcg_at_k` over queries (mteb v2's ``ndcg_at_k``, which it rounds to 5 dp)."""
     k = _check_k(k)
     choose(ties, TIE_RULES, "tie rule")
-    name = f"ndcg@{k}" + ("" if ties == "trec_eval" else f":{ties}")
-    return _mean_over_queries(
-        queries, lambda r, s: ndcg_at_k(r, s, k, ties), skip_no_relevant, name
-    )
+    measure = {f"ndcg@{k}{_tie_suffix(ties)}": lambda r, s: _ndcg_value(r, s, k, ties)}
+    return _mean_over_queries(queries, measure, skip_no_relevant)[0]
+
+
+def mean_ranking_scores(
+    queries: Mapping[Hashable, _Query] | Sequence[_Query],
+    ap_method: str = "sklearn",
+    k: int = 10,
+    ties: str = "trec_eval",
+    skip_no_relevant: bool = True,
+) -> tuple[Score, Score, Score]:
+    """(:func:`mean_average_precision`, :func:`mean_mrr_at_k`, :func:`mean_ndcg_at_k`) of the
+    same queries, each query validated once; every Score is what its own function gives."""
+    choose(ap_method, AP_METHODS, "average-precision method")
+    k = _check_k(k)
+    choose(ties, TIE_RULES, "tie rule")
+    suffix = _tie_suffix(ties)
+    measures = {
+        f"map:{ap_method}": lambda r, s: _ap_value(r, s, ap_method),
+        f"mrr@{k}{suffix}": lambda r, s: _rr_value(r, s, k, ties),
+        f"ndcg@{k}{suffix}": lambda r, s: _ndcg_value(r, s, k, ties),
+    }
+    ap, rr, ndcg = _mean_over_queries(queries, measures, skip_no_relevant)
+    return ap, rr, ndcg
 
 
 # --------------------------------------------------------------------------------------------
@@ -420,16 +472,16 @@ def _finite(x: float) -> float | None:
 
 
 def spearman(gold: Sequence[float] | np.ndarray, pred: Sequence[float] | np.ndarray) -> Score:
-    """Spearman's rho (scipy, average ranks for ties): MTEB's STS main score."""
+    """Spearman's rho (scipy's ``spearmanr``: average ranks for ties): MTEB's STS main score."""
     g, p = _correlation_inputs(gold, pred)
-    res = stats.spearmanr(g, p)
-    details = {"pvalue": _finite(res.pvalue), "pearson": float(stats.pearsonr(g, p).statistic)}
-    return Score(float(res.statistic), "spearman", n_items=len(g), details=details)
+    rho, pvalue = kernels.spearman(g, p)
+    details = {"pvalue": _finite(pvalue), "pearson": kernels.pearson(g, p)[0]}
+    return Score(rho, "spearman", n_items=len(g), details=details)
 
 
 def pearson(gold: Sequence[float] | np.ndarray, pred: Sequence[float] | np.ndarray) -> Score:
-    """Pearson's r (scipy), MTEB's secondary STS metric."""
+    """Pearson's r (scipy's ``pearsonr``), MTEB's secondary STS metric."""
     g, p = _correlation_inputs(gold, pred)
-    res = stats.pearsonr(g, p)
-    details = {"pvalue": _finite(res.pvalue), "spearman": float(stats.spearmanr(g, p).statistic)}
-    return Score(float(res.statistic), "pearson", n_items=len(g), details=details)
+    r, pvalue = kernels.pearson(g, p)
+    details = {"pvalue": _finite(pvalue), "spearman": kernels.spearman(g, p)[0]}
+    return Score(r, "pearson", n_items=len(g), details=details)

@@ -7,7 +7,7 @@ whose provenance is unknown. Records are frozen dataclasses: plain data, easy to
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any
 
 
@@ -28,7 +28,7 @@ class Score:
     details: Mapping[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return _plain(asdict(self))
+        return _plain(self)
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,7 @@ class Agreement:
     details: Mapping[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return _plain(asdict(self))
+        return _plain(self)
 
 
 @dataclass(frozen=True)
@@ -66,13 +66,16 @@ class Interval:
         return self.low <= value <= self.high
 
     def to_dict(self) -> dict[str, Any]:
-        d = _plain(asdict(self))
+        d = _plain(self)
         d["half_width"] = self.half_width
         return d
 
 
 def _plain(obj: Any) -> Any:
-    """Convert numpy scalars, tuples and mappings into JSON-friendly Python values."""
+    """Convert dataclasses, numpy scalars, tuples and mappings into JSON-friendly Python values
+    (what ``_plain(dataclasses.asdict(obj))`` gives, in one walk and without deep copies)."""
+    if is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: _plain(getattr(obj, f.name)) for f in fields(obj)}
     if isinstance(obj, Mapping):
         return {str(k): _plain(v) for k, v in obj.items()}
     if isinstance(obj, list | tuple):

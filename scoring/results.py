@@ -348,8 +348,8 @@ def _atomic_write_json(path: Path, obj: Any) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(obj, fh, indent=2, ensure_ascii=False, sort_keys=False)
-            fh.write("\n")
+            # one write of the whole text (json.dump would write every token separately)
+            fh.write(json.dumps(obj, indent=2, ensure_ascii=False, sort_keys=False) + "\n")
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -57,6 +57,13 @@ class ScoringRules(ABC):
         ``map``, ``spearman``), and what a model's score is called (``mteb:<name>``)."""
 
     @property
+    def score_main_label(self) -> str:
+        """The main score as a reader names it (``accuracy``, ``V-measure``, ``MAP``,
+        ``Spearman ρ``): the axis title of the report's plots and the name ``predict`` prints
+        beside a score. Defaults to :attr:`score_main_name`."""
+        return self.score_main_name
+
+    @property
     @abstractmethod
     def score_main_range(self) -> tuple[float, float]:
         """The range of mteb's ``main_score`` for the type: a value outside it marks a broken
@@ -180,6 +187,14 @@ class ScoringRules(ABC):
     @abstractmethod
     def score_item_text(self, content: Mapping[str, Any]) -> str:
         """How an item is shown in the report's item lists (from the stored item content)."""
+
+    def score_item_marks(
+        self, content: Mapping[str, Any], gold: Any, answers: Mapping[str, Any]
+    ) -> list[str] | None:
+        """Lines that show one item's answers against its texts, for the report's item lists,
+        where an answer does not read alone (a reranking answer marks candidate ids); ``None``
+        where the answer is its own text (a label, a rating)."""
+        return None
 
 
 def items_by_bootstrap_scaling(

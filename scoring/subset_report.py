@@ -54,6 +54,9 @@ class SubsetInput:
     #: paired comparison with humans scores, item by item.
     model_answers: Mapping[str, Mapping[Hashable, Any]] = field(default_factory=dict)
     texts: Mapping[Hashable, str] = field(default_factory=dict)
+    #: Stored item contents (query and candidates, ...), where the type shows an answer
+    #: against its texts (``score_item_marks``) in the item lists.
+    contents: Mapping[Hashable, Mapping[str, Any]] = field(default_factory=dict)
     n_planned: int | None = None
     overlap: int | None = None
     seed: int = 42
@@ -297,9 +300,13 @@ def _item_lists(inp: SubsetInput) -> tuple[list[dict], list[dict]]:
     for item, g in inp.gold.items():
         answers = _item_answers(inp, item)
         values = list(answers.values())
-        row = {"item": str(item), "text": inp.texts.get(item, ""), "gold": g, "answers": answers}
         if len(values) < 2:
             continue
+        row = {"item": str(item), "text": inp.texts.get(item, ""), "gold": g, "answers": answers}
+        content = inp.contents.get(item)
+        marks = None if content is None else t.score_item_marks(content, g, answers)
+        if marks is not None:
+            row["marks"] = marks
         if t.score_disagree(values):
             disagreements.append(row)
         elif t.score_agree_not_gold(values, g):
@@ -434,7 +441,11 @@ def difficulty(human: Score | None, models: Mapping[str, float]) -> dict[str, An
     }
 
 
-def paired_comparison(inp: SubsetInput, answers: Mapping[Hashable, Any]) -> dict[str, Any] | None:
+def paired_comparison(
+    inp: SubsetInput,
+    answers: Mapping[Hashable, Any],
+    humans_on: dict[tuple[Hashable, ...], Any] | None = None,
+) -> dict[str, Any] | None:
     """Humans against one rater (model or LLM) on the items both answered, paired.
 
     Both sides are scored by the type's human rule on those items (the rater as one annotator)
@@ -442,6 +453,8 @@ def paired_comparison(inp: SubsetInput, answers: Mapping[Hashable, Any]) -> dict
     scores, so the (human − rater) difference keeps the pairing. ``position`` says where the
     rater stands: "above" / "below" the humans when the interval excludes 0, else "inside".
     ``None`` where the type has no per-item decomposition or fewer than 3 items are shared.
+    ``humans_on`` keeps the humans' score and records per set of shared items, so raters who
+    answered the same items (every model, usually) do not score the humans again.
     """
     t = inp.task_type
     answered = {i for a in inp.humans.values() for i, v in a.items() if v is not None}
@@ -449,11 +462,18 @@ def paired_comparison(inp: SubsetInput, answers: Mapping[Hashable, Any]) -> dict
     if len(common) < 3:
         return None
     gold = {i: inp.gold[i] for i in common}
-    humans = {r: {i: a[i] for i in common if a.get(i) is not None} for r, a in inp.humans.items()}
     try:
-        h = t.score_human(gold, {r: a for r, a in humans.items() if a})
+        key = tuple(common)
+        cache = {} if humans_on is None else humans_on
+        if key not in cache:
+            humans = {
+                r: {i: a[i] for i in common if a.get(i) is not None} for r, a in inp.humans.items()
+            }
+            h = t.score_human(gold, {r: a for r, a in humans.items() if a})
+            cache[key] = (h, t.score_per_item(gold, h))
+        h, ph = cache[key]
         r = t.score_human(gold, {"rater": {i: answers[i] for i in common}})
-        ph, pr = t.score_per_item(gold, h), t.score_per_item(gold, r)
+        pr = t.score_per_item(gold, r)
         if ph is None or pr is None or len(ph[0]) != len(pr[0]):
             return None
         iv = intervals.paired_bootstrap(
@@ -477,8 +497,9 @@ def paired_comparison(inp: SubsetInput, answers: Mapping[Hashable, Any]) -> dict
 
 def _paired_all(inp: SubsetInput) -> dict[str, dict[str, Any]]:
     out = {}
+    humans_on: dict[tuple[Hashable, ...], Any] = {}
     for name, answers in {**inp.model_answers, **inp.llms}.items():
-        cmp = paired_comparison(inp, answers)
+        cmp = paired_comparison(inp, answers, humans_on)
         if cmp is not None:
             out[name] = cmp
     return out

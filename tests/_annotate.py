@@ -10,6 +10,7 @@ import pytest
 from hume_sync import task_types
 from hume_sync.cli import main
 from hume_sync.store import InstanceRow, SubsetRow
+from tests.task_type_examples import examples
 
 
 def register(
@@ -30,20 +31,17 @@ def register(
 
 def gold_result(subset: SubsetRow, inst: InstanceRow, gold_answer: Any) -> list[dict[str, Any]]:
     """A Label Studio result that holds the gold answer (what a perfect annotator submits)."""
-    answer = gold_answer
-    if subset.task_type == "sts":
-        answer = round(float(answer))
-    if subset.task_type == "clustering":
-        groups = {g: f"group_{k + 1}" for k, g in enumerate(sorted(set(answer.values())))}
-        answer = {item: groups[g] for item, g in answer.items()}
+    answer = examples(subset.task_type).perfect_answer(gold_answer)
     interface = task_types.get(subset.task_type)
     kw = interface.ls_translation_kwargs(subset.config, inst.content)
     return interface.ls_answer_to_result(answer, **kw)
 
 
 def bad_label(subset: SubsetRow) -> list[dict[str, Any]]:
-    """A classification result with a label the interface does not have (invalid)."""
-    assert subset.task_type == "classification"
+    """A choices result with a label the interface does not have (invalid): for a subset whose
+    interface has a ``label`` choice (classification)."""
+    config = task_types.get(subset.task_type).ls_subset_config(subset.config, language=None)
+    assert '<Choices name="label"' in config
     return [
         {
             "from_name": "label",

@@ -47,6 +47,11 @@ class FakeEncoder:
     def model_version(self) -> str:
         return f"emb:{self.name}"
 
+    @property
+    def dimension(self) -> int:
+        """Embedding size, as real encoders report it."""
+        return self.dim
+
     def prompt_for(self, *, role: Any, task_type: Any, task_name: Any) -> None:
         return None
 

@@ -20,36 +20,17 @@ from hume_sync.cli import main
 from hume_sync.report.model import known_types
 from hume_sync.store import AnnotationRecord, PredictionRecord, Store, gold
 from scoring.results import read_results_dir
+from tests._browser import CHROMIUM_FLAGS, chromium_path
 from tests._paths import SOURCE_DATA
 from tests._studies import real_data_spec
 from tests._studies import write_spec as write_study_spec
+from tests.task_type_examples import examples
 
 
 def write_spec(study: Path) -> Path:
     return write_study_spec(
         study, real_data_spec("exporttest", 3, cls_eng=21, cls_arb=14, sts=20, rerank=6)
     )
-
-
-def answers_for(task_type: str, hid: str, g: Any, k: int, who: str, labels: list[str]) -> Any:
-    """Deterministic annotator behaviour: 'a' is mostly right, 'b' errs differently."""
-    if task_type == "classification":
-        wrong = (who == "a" and k % 5 == 0) or (who == "b" and k % 3 == 1)
-        return sorted(set(labels) - {g})[k % (len(labels) - 1)] if wrong else g
-    if task_type == "sts":
-        noise = (k % 3) - 1 if who == "a" else (k % 5) - 2
-        return int(min(5, max(0, round(float(g)) + noise)))
-    if task_type == "reranking":
-        cands = sorted(g)
-        flip = cands[k % len(cands)] if who == "a" else cands[(k + 2) % len(cands)]
-        return {c: (1 - int(v)) if c == flip else int(v) for c, v in g.items()}
-    # clustering: 'a' perfect up to renaming, 'b' swaps two texts' groups
-    names = {lab: f"group_{i + 1}" for i, lab in enumerate(sorted(set(g.values())))}
-    out = {t: names[lab] for t, lab in g.items()}
-    if who == "b":
-        t1, t2 = sorted(out)[:2]
-        out[t1], out[t2] = out[t2], out[t1]
-    return out
 
 
 @pytest.fixture(scope="module")
@@ -63,13 +44,12 @@ def exported(tmp_path_factory):
         for sub in store.subsets():
             golds = gold(store, sub.key)
             labels = sub.config.get("label_set") or []
+            simulated = examples(sub.task_type)
             records, per = [], {}
             raters = ["a", "b"] if sub.language.startswith("eng") else ["a"]
             for k, inst in enumerate(store.instances(sub.key)):
                 for who in raters:
-                    ans = answers_for(
-                        sub.task_type, inst.hume_id, golds[inst.hume_id], k, who, labels
-                    )
+                    ans = simulated.scripted_answer(golds[inst.hume_id], k, who, labels)
                     per.setdefault(who, {})[inst.hume_id] = ans
                     records.append(
                         AnnotationRecord(
@@ -248,7 +228,7 @@ def test_study_table_and_files(exported):
     ):
         assert needle in md, needle
     html = (out / "report.html").read_text()
-    assert 'id="plot-human-vs-models"' in html and 'id="plot-agreement"' in html
+    assert 'id="plot-subset-1"' in html and 'id="plot-agreement"' in html
     assert "http://" not in html.replace("http://www.w3.org/2000/svg", "")  # self-contained
 
 
@@ -360,25 +340,10 @@ def test_results_folder_models_join_the_comparison(tmp_path, capsys):
     assert hvm["wins_vs_best"] == int(s["human"]["value"] > best)
 
 
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-
 def test_html_report_renders_in_headless_chromium(exported, tmp_path):
-    import shutil
     import subprocess
 
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    if chromium is None:
-        pytest.skip("Debian's chromium is not installed (.ci/run installs it)")
+    chromium = chromium_path(playwright=False)
     page = (exported["out"] / "report.html").resolve()
     flags = [*CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}"]
     dom = subprocess.run(

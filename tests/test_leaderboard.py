@@ -55,6 +55,27 @@ def test_headline_humans_fourth_at_77_64(capsys):
     assert round(100 * hvm["share_vs_median"], 1) == 61.5
 
 
+def test_borda_rank_against_average_ranks_per_subset(capsys):
+    """Borda points computed apart: on each subset scipy's average rank (ascending) minus one
+    is the number of ranked raters beaten plus ½ per tie; summed, then ranked high to low."""
+    from scipy.stats import rankdata
+
+    board = run_json(capsys)
+    ranked = [r for r in board["rows"] if r["rank"] is not None]
+    coll = read_results_dir(MTEB_RESULTS, [task_types.get(n) for n in task_types.names()])
+    by_name = {r.label: r for r in coll.raters}
+    points = dict.fromkeys((r["model"] for r in ranked), 0.0)
+    for sid in board["subsets"]:
+        values = [by_name[m].scores[sid].main_score for m in points]
+        for m, rank in zip(points, rankdata(values, method="average"), strict=True):
+            points[m] += float(rank) - 1
+    for r in ranked:
+        assert r["borda"] == pytest.approx(points[r["model"]])
+        assert r["borda_rank"] == 1 + sum(v > points[r["model"]] + 1e-9 for v in points.values())
+    human = next(r for r in ranked if r["model"] == "baseline/Human")
+    assert (human["rank"], human["borda_rank"]) == (4, 9)
+
+
 def test_incomplete_models_and_annotators_listed_not_ranked(capsys):
     rows = run_json(capsys)["rows"]
     bm25 = next(r for r in rows if r["model"] == "mteb/baseline-bm25s")

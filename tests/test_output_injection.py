@@ -18,6 +18,7 @@ import yaml
 from hume_sync.cli import main
 from hume_sync.store import AnnotationRecord, Store, gold
 from tests._paths import MTEB_RESULTS, REPO_ROOT
+from tests.task_type_examples import examples
 
 DEMO = REPO_ROOT / "hume_sync" / "demo_data"
 FORMULA_MODEL = '=HYPERLINK("http://evil.example/x","click")'
@@ -95,10 +96,13 @@ def _hostile_study(tmp_path: Path) -> Path:
     with Store.open(study) as store:
         for sub in store.subsets():
             for hid, g in gold(store, sub.key).items():
-                if sub.task_type == "classification":
-                    answers = {"ls-user-1": g, "ls-user-2": "neg" if g == "pos" else "pos"}
-                else:
-                    answers = {"ls-user-1": round(5 - float(g)), "ls-user-2": round(5 - float(g))}
+                # Both annotators answer away from gold (STS: the mirrored level, so that the
+                # annotators' Spearman, a number in a cell that starts with '-', is negative).
+                simulated = examples(sub.task_type)
+                away = simulated.other_answer(
+                    simulated.perfect_answer(g), sub.config.get("label_set") or []
+                )
+                answers = {"ls-user-1": away, "ls-user-2": away}
                 for who, answer in answers.items():
                     n = len(records) + 1
                     records.append(AnnotationRecord(n, hid, n, who, answer=answer))

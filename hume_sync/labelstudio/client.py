@@ -22,11 +22,12 @@ import contextlib
 import json
 import re
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
 import httpx
+import ijson
 from label_studio_sdk import LabelStudio
 from label_studio_sdk.core.api_error import ApiError
 
@@ -41,6 +42,7 @@ from hume_sync.errors import (
 )
 
 __all__ = [
+    "AnnotatedTasks",
     "LabelStudioAuthError",
     "LabelStudioClient",
     "LabelStudioError",
@@ -56,10 +58,21 @@ T = TypeVar("T")
 DEFAULT_TIMEOUT_S = 60.0
 DEFAULT_TRIES = 3
 DEFAULT_BACKOFF_S = 0.5
+# Tasks per import request at most, and JSON bytes per request at most: one request per
+# project for any study hume makes (a subset of a few thousand short texts), far below what
+# Label Studio accepts (DATA_UPLOAD_MAX_MEMORY_SIZE, 250 MiB by default). Predictions are
+# imported IMPORT_BATCH_SIZE at a time.
 IMPORT_BATCH_SIZE = 500
+IMPORT_MAX_TASKS = 20_000
+IMPORT_MAX_BYTES = 32 * 1024 * 1024
 PAGE_SIZE = 100
 # Tasks per page when annotations are read through the tasks API (a few pages per study).
 TASK_PAGE_SIZE = 1000
+# Bytes read at a time from a JSON export (parsed incrementally: memory stays one chunk).
+EXPORT_CHUNK_BYTES = 1 << 16
+# Label Studio writes a whole export file before it sends the first byte (about 70 s for 50,000
+# annotations in one project on SQLite): an export may wait that long for its answer.
+EXPORT_TIMEOUT_S = 900.0
 # Project fields that `project_counts` reports (all present in Community's project response).
 COUNT_FIELDS = (
     "task_number",
@@ -82,6 +95,44 @@ def _plain(obj: Any) -> Any:
     if hasattr(obj, "json") and callable(obj.json):
         return json.loads(obj.json())
     return obj
+
+
+class AnnotatedTasks(Iterator[dict[str, Any]]):
+    """The annotated tasks of one project as they arrive (:meth:`LabelStudioClient.
+    export_annotated_tasks`). Iterate it to the end, or ``close()`` it (it is also a context
+    manager): that releases the connection and removes the export's files."""
+
+    def __init__(
+        self, tasks: Iterator[dict[str, Any]], resources: contextlib.ExitStack | None = None
+    ) -> None:
+        self._tasks = tasks
+        self._resources = resources or contextlib.ExitStack()
+
+    def __iter__(self) -> AnnotatedTasks:
+        return self
+
+    def __next__(self) -> dict[str, Any]:
+        try:
+            return next(self._tasks)
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        close = getattr(self._tasks, "close", None)
+        if close is not None:
+            close()
+        self._resources.close()
+
+    def __enter__(self) -> AnnotatedTasks:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):
+            self._resources.close()
 
 
 class LabelStudioClient:
@@ -255,7 +306,8 @@ class LabelStudioClient:
         show_collab_predictions: bool = False,
         **fields: Any,
     ) -> dict[str, Any]:
-        """Create a project; re-reads it and re-asserts `show_collab_predictions`."""
+        """Create a project; re-asserts `show_collab_predictions` unless the server's answer
+        already shows it as asked."""
         op = f"create project {title!r}"
         created = self._call(
             op,
@@ -268,8 +320,10 @@ class LabelStudioClient:
             ),
             idempotent=False,
         )
-        project_id = int(_plain(created)["id"])
-        return self.assert_collab_predictions(project_id, show_collab_predictions)
+        project = _plain(created)
+        if bool(project.get("show_collab_predictions")) == show_collab_predictions:
+            return project  # the server's own answer says it kept the flag: no second read
+        return self.assert_collab_predictions(int(project["id"]), show_collab_predictions)
 
     def assert_collab_predictions(self, project_id: int, show: bool = False) -> dict[str, Any]:
         """Make sure the project shows (or hides) predictions to annotators; the project.
@@ -294,16 +348,25 @@ class LabelStudioClient:
             self._call(f"get project {project_id}", lambda: self._ls.projects.get(id=project_id))
         )
 
-    def list_projects(self) -> list[dict[str, Any]]:
-        """All projects the token can see (all pages)."""
+    def list_projects(self, include: str | None = None) -> list[dict[str, Any]]:
+        """All projects the token can see (all pages); ``include`` names the only fields to
+        return (e.g. ``"id,title,description"``: Label Studio then counts no tasks)."""
         return self._call(
             "list projects",
-            lambda: [_plain(p) for p in self._ls.projects.list(page_size=PAGE_SIZE)],
+            lambda: [
+                _plain(p) for p in self._ls.projects.list(page_size=PAGE_SIZE, include=include)
+            ],
         )
 
     def find_projects_by_marker(self, marker: str) -> list[dict[str, Any]]:
-        """Projects whose description carries ``marker`` (hume's identity mark, never a title)."""
-        return [p for p in self.list_projects() if marker in str(p.get("description") or "")]
+        """Projects whose description carries ``marker`` (hume's identity mark, never a title).
+        Only ids, titles and descriptions are asked for: the per-project counters that a plain
+        project list computes grow with every project's size."""
+        return [
+            p
+            for p in self.list_projects(include="id,title,description")
+            if marker in str(p.get("description") or "")
+        ]
 
     def update_project(self, project_id: int, **fields: Any) -> dict[str, Any]:
         """PATCH project fields (idempotent: the same values can be sent twice)."""
@@ -346,34 +409,60 @@ class LabelStudioClient:
         project_id: int,
         tasks: Iterable[Mapping[str, Any]],
         *,
-        batch_size: int = IMPORT_BATCH_SIZE,
+        batch_size: int = IMPORT_MAX_TASKS,
+        max_bytes: int = IMPORT_MAX_BYTES,
     ) -> list[int]:
-        """Import tasks (`{"data": {...}}` each) in batches; the new task ids, in input order."""
-        batch_list = list(tasks)
-        for n, task in enumerate(batch_list):
+        """Import tasks (`{"data": {...}}` each); the new task ids, in input order.
+
+        As few requests as Label Studio accepts: a request carries up to ``batch_size`` tasks
+        and ``max_bytes`` of JSON (Label Studio's own limit is DATA_UPLOAD_MAX_MEMORY_SIZE,
+        250 MiB by default; a proxy in front may allow less). A request refused as too large
+        (HTTP 413: nothing was imported) is split in two and sent again.
+        """
+        given = list(tasks)
+        for n, task in enumerate(given):
             if not isinstance(task, Mapping) or not isinstance(task.get("data"), Mapping):
                 raise ValueError(f"task {n} has no 'data' mapping")
+        batch_list = [dict(t) for t in given]
+        sizes = [len(json.dumps(t, ensure_ascii=False).encode()) + 2 for t in batch_list]
         ids: list[int] = []
-        for start in range(0, len(batch_list), batch_size):
-            batch = [dict(t) for t in batch_list[start : start + batch_size]]
-            op = f"import tasks {start + 1}-{start + len(batch)} into project {project_id}"
-            resp = self._call(
-                op,
-                lambda batch=batch: self._ls.projects.import_tasks(
-                    id=project_id, request=batch, return_task_ids=True
-                ),
-                idempotent=False,
-            )
-            got = list(getattr(resp, "task_ids", None) or [])
-            if len(got) != len(batch):
-                raise LabelStudioError(
-                    f"Label Studio at {self._url} returned {len(got)} task ids for "
-                    f"{len(batch)} imported tasks ({op})",
-                    url=self._url,
-                    operation=op,
-                )
-            ids.extend(int(i) for i in got)
+        start = 0
+        limit = max(1, batch_size)
+        while start < len(batch_list):
+            end, size = start, 0
+            while end < len(batch_list) and end - start < limit:
+                if end > start and size + sizes[end] > max_bytes:
+                    break
+                size += sizes[end]
+                end += 1
+            try:
+                ids.extend(self._import_batch(project_id, batch_list[start:end], start))
+            except LabelStudioRequestError as exc:
+                if exc.status_code != 413 or end - start == 1:
+                    raise
+                limit = (end - start + 1) // 2  # too large for this server: halve, resend
+                continue
+            start = end
         return ids
+
+    def _import_batch(self, project_id: int, batch: list[dict[str, Any]], offset: int) -> list[int]:
+        op = f"import tasks {offset + 1}-{offset + len(batch)} into project {project_id}"
+        resp = self._call(
+            op,
+            lambda: self._ls.projects.import_tasks(
+                id=project_id, request=batch, return_task_ids=True
+            ),
+            idempotent=False,
+        )
+        got = list(getattr(resp, "task_ids", None) or [])
+        if len(got) != len(batch):
+            raise LabelStudioError(
+                f"Label Studio at {self._url} returned {len(got)} task ids for "
+                f"{len(batch)} imported tasks ({op})",
+                url=self._url,
+                operation=op,
+            )
+        return [int(i) for i in got]
 
     def list_tasks(self, project_id: int, *, page_size: int = PAGE_SIZE) -> list[dict[str, Any]]:
         """Every task of a project with its annotations and predictions (fields="all")."""
@@ -385,8 +474,13 @@ class LabelStudioClient:
             ],
         )
 
-    def export_annotated_tasks(self, project_id: int) -> list[dict[str, Any]]:
-        """Every task that has annotations (skipped ones included), with its annotations.
+    def export_annotated_tasks(self, project_id: int) -> AnnotatedTasks:
+        """Every task that has annotations (skipped ones included), with its annotations,
+        streamed: one task at a time, never the whole project in memory.
+
+        The request is made here (a missing project raises :class:`LabelStudioNotFoundError`
+        now, with the usual bounded retries); the tasks then arrive as they are iterated, and a
+        connection that breaks half-way raises a :class:`LabelStudioError` from the iteration.
 
         Label Studio 1.23.2 keeps a file in its data folder for every export, and no API call
         removes it (deleting an export snapshot leaves its file: the flag that would remove it
@@ -394,41 +488,126 @@ class LabelStudioClient:
 
         - when this client knows the server's data folder (the embedded server), the tasks come
           from Label Studio's JSON export, one request per project (about 2× faster than the
-          tasks API: 5.7 s against 12.2 s for 3,000 tasks with 2 annotations each), and the two
-          files that export wrote are deleted as soon as it is read;
-        - otherwise they come from the tasks API (``fields=all``, 1,000 tasks a page), which
-          writes nothing on the server.
+          tasks API: 5.7 s against 12.2 s for 3,000 tasks with 2 annotations each), parsed
+          incrementally as it downloads (ijson), and the two files that export wrote are
+          deleted once it has been read (or abandoned);
+        - otherwise they come from the tasks API (``fields=all``, :data:`TASK_PAGE_SIZE` tasks
+          a page, one page in memory at a time), which writes nothing on the server.
 
         Predictions come as ids (export) or objects (tasks API); pull reads neither.
         """
         if self._export_dir is None:
-            tasks = self.list_tasks(project_id, page_size=TASK_PAGE_SIZE)
-            return [t for t in tasks if t.get("annotations")]
+            return AnnotatedTasks(self._task_pages(project_id))
         op = f"export annotations of project {project_id}"
+        stack = contextlib.ExitStack()
 
-        def fetch() -> tuple[list[dict[str, Any]], str]:
-            raw_client = self._ls.projects.exports.with_raw_response
-            with raw_client.download_sync(
-                id=project_id, export_type="JSON", download_all_tasks=False
-            ) as response:
-                name = str(response.headers.get("filename") or "")
-                raw = b"".join(response.data)
-            try:
-                data = json.loads(raw or b"[]")
-            except ValueError:
-                data = None
-            if not isinstance(data, list):
-                raise LabelStudioError(
-                    f"Label Studio at {self._url} sent an export that is not a JSON list of "
-                    f"tasks ({op})",
-                    url=self._url,
-                    operation=op,
+        def open_export() -> Any:
+            with contextlib.ExitStack() as attempt:
+                response = attempt.enter_context(
+                    self._ls.projects.exports.with_raw_response.download_sync(
+                        id=project_id,
+                        export_type="JSON",
+                        download_all_tasks=False,
+                        request_options={
+                            "chunk_size": EXPORT_CHUNK_BYTES,
+                            "timeout": max(self._timeout, EXPORT_TIMEOUT_S),
+                        },
+                    )
                 )
-            return data, name
+                stack.push(attempt.pop_all())  # keep the response open for the stream
+                return response
 
-        tasks, name = self._call(op, fetch)
-        self._remove_export_files(project_id, name)
-        return tasks
+        try:
+            response = self._call(op, open_export)
+        except BaseException:
+            stack.close()
+            raise
+        name = str(response.headers.get("filename") or "")
+        stack.callback(self._remove_export_files, project_id, name)
+        return AnnotatedTasks(self._parse_export(op, response.data), stack)
+
+    def _parse_export(self, op: str, chunks: Iterable[bytes]) -> Iterator[dict[str, Any]]:
+        """The tasks of a JSON export (a list of task objects) as its bytes arrive."""
+
+        def not_a_list() -> LabelStudioError:
+            return LabelStudioError(
+                f"Label Studio at {self._url} sent an export that is not a JSON list of tasks "
+                f"({op})",
+                url=self._url,
+                operation=op,
+            )
+
+        tasks = ijson.sendable_list()
+        parser = ijson.items_coro(tasks, "item", use_float=True)
+        started = False
+        try:
+            for chunk in chunks:
+                if not chunk:
+                    continue
+                if not started:
+                    if not chunk.lstrip():
+                        continue
+                    if not chunk.lstrip().startswith(b"["):
+                        raise not_a_list()
+                    started = True
+                parser.send(chunk)
+                for task in tasks:
+                    if not isinstance(task, dict):
+                        raise not_a_list()
+                    yield task
+                del tasks[:]
+            parser.close()
+            for task in tasks:  # whatever the last chunk completed
+                if not isinstance(task, dict):
+                    raise not_a_list()
+                yield task
+        except ijson.JSONError:
+            raise not_a_list() from None
+        except httpx.TimeoutException:
+            raise LabelStudioTimeoutError(
+                f"Label Studio at {self._url} stopped sending within {self._timeout:g} s ({op})",
+                url=self._url,
+                operation=op,
+            ) from None
+        except httpx.TransportError as exc:
+            raise LabelStudioUnreachableError(
+                f"Label Studio at {self._url} closed the connection ({op}): {type(exc).__name__}",
+                url=self._url,
+                operation=op,
+            ) from None
+
+    def _task_pages(self, project_id: int) -> Iterator[dict[str, Any]]:
+        """Annotated tasks through the tasks API, one page (each with its own retries) at a
+        time; the first page is asked for at once, so that a missing project raises here."""
+        op = f"list tasks of project {project_id}"
+
+        def page(n: int) -> tuple[list[dict[str, Any]], bool]:
+            def fetch() -> tuple[list[dict[str, Any]], bool]:
+                pager = self._ls.tasks.list(
+                    project=project_id, fields="all", page=n, page_size=TASK_PAGE_SIZE
+                )
+                return [_plain(t) for t in pager.items or []], bool(pager.has_next)
+
+            try:
+                return self._call(f"{op} (page {n})", fetch)
+            except LabelStudioNotFoundError:
+                if n == 1:
+                    raise
+                return [], False  # Label Studio answers 404 for a page past the end
+
+        first = page(1)
+
+        def pages() -> Iterator[dict[str, Any]]:
+            items, more = first
+            n = 1
+            while True:
+                yield from (t for t in items if t.get("annotations"))
+                if not more or not items:
+                    return
+                n += 1
+                items, more = page(n)
+
+        return pages()
 
     def _remove_export_files(self, project_id: int, filename: str) -> None:
         """Delete the result and info files one JSON export left in the server's export folder.

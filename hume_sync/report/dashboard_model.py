@@ -163,7 +163,7 @@ def store_part(store: Store, *, with_headline: bool = True) -> dict[str, Any]:
     closed = closed_at(store)
     agreement = []
     for sub in store.subsets():
-        humans, *_ = human_answers(store, sub, closed, False)
+        humans, *_ = human_answers(store, sub, closed, False, {})  # keyed annotator-<slot>
         agreement.append(agreement_so_far(sub, _raters(store, sub), humans))
     return {
         "pulled_at": meta.get(PULLED_AT),

@@ -138,6 +138,8 @@ def report_json(report: StudyReport) -> dict[str, Any]:
         "problems": report.problems,
         "closed_at": report.closed_at,
         "include_late": report.include_late,
+        "annotator_names": "emails" if report.with_emails else "pseudonymous keys",
+        "model_meta": report.model_meta,
         "late_answers": report.total_left_out("late"),
         "invalid_answers": report.total_left_out("invalid"),
     }
@@ -234,12 +236,16 @@ def export_study(
     *,
     results_dir: str | None = None,
     include_late: bool = False,
+    with_emails: bool = False,
 ) -> tuple[StudyReport, list[Path]]:
-    """Compute the report and write every output under ``out_dir``; returns the paths."""
+    """Compute the report and write every output under ``out_dir``; returns the paths.
+    Annotators are named by pseudonymous keys unless ``with_emails``."""
     from hume_sync.report import render as report_render
 
     with Store.open(Path(study_dir)) as store:
-        report = build_report(store, results_dir=results_dir, include_late=include_late)
+        report = build_report(
+            store, results_dir=results_dir, include_late=include_late, with_emails=with_emails
+        )
     check_component(report.study, "study name")  # it names the result folders: refuse early
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

@@ -29,7 +29,9 @@ FORMATS = ("table", "markdown", "csv", "json")
 METHOD = (
     "mean of main_score over task-language subsets, each weighted equally; French subsets "
     "excluded (HUME(v1)); only raters with every subset are ranked (competition ranks); "
-    "best/median model per subset over ranked models; newest revision per model unless chosen"
+    "best/median model per subset over ranked models; newest revision per model unless chosen; "
+    "Borda rank (last column, as the MTEB leaderboard shows): per subset one point per ranked "
+    "rater beaten and ½ per tie, summed over subsets"
 )
 
 
@@ -83,7 +85,15 @@ def _pct(x: float | None) -> str:
 def _table_rows(board: Leaderboard) -> tuple[list[str], list[list[str]]]:
     present = {i.task_type for i in board.subsets.values()}
     types = [t for t in task_types.names() if t in present]
-    header = ["rank", "model", "kind", "mean %", "subsets", *[f"{t} %" for t in types]]
+    header = [
+        "rank",
+        "model",
+        "kind",
+        "mean %",
+        "subsets",
+        *[f"{t} %" for t in types],
+        "Borda rank",
+    ]
     body = []
     for r in board.rows:
         body.append(
@@ -94,6 +104,7 @@ def _table_rows(board: Leaderboard) -> tuple[list[str], list[list[str]]]:
                 _pct(r.mean),
                 f"{r.n_subsets}/{len(board.subsets)}",
                 *[_pct(r.by_type.get(t)) for t in types],
+                "" if r.borda_rank is None else str(r.borda_rank),
             ]
         )
     return header, body

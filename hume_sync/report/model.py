@@ -8,7 +8,10 @@ subsets). :mod:`hume_sync.report.render` draws it and :mod:`hume_sync.report.exp
 
 from __future__ import annotations
 
+import json
+import math
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -16,6 +19,7 @@ from typing import Any
 
 from hume_sync import task_types
 from hume_sync.steps.late_answers import CLOSED_AT, closed_at, lateness
+from hume_sync.steps.predict import MODEL_FACTS_PREFIX
 from hume_sync.store import Store, SubsetRow, gold
 from hume_sync.task_types import TaskType
 from scoring.comparison import (
@@ -41,6 +45,8 @@ from scoring.subset_report import (
 from scoring.tasks import normalise_language
 
 HUMAN_MODEL_NAME = "baseline/Human"
+#: What the report shows of a model's metadata (mteb ``ModelMeta`` fields), where it is known.
+MODEL_META_FIELDS = ("n_parameters", "embed_dim", "max_tokens")
 
 
 def known_types() -> list[TaskType]:
@@ -64,6 +70,10 @@ class StudyReport:
     #: are in the scores (``--include-late``).
     closed_at: str | None = None
     include_late: bool = False
+    #: Annotators named by email (``export --with-emails``) instead of their pseudonymous keys.
+    with_emails: bool = False
+    #: Per model, the metadata known of it (:data:`MODEL_META_FIELDS`, absent ones left out).
+    model_meta: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def complete(self) -> bool:
@@ -74,8 +84,28 @@ class StudyReport:
         return sum(sum(getattr(s.input, kind).values()) for s in self.subsets)
 
 
+def annotator_names(store: Store, *, with_emails: bool = False) -> dict[str, str]:
+    """How the report names each annotator key found in the study's annotations.
+
+    Annotations carry pseudonymous keys (``annotator-<slot>``: the annotator's slot, stable for
+    the study), which is what files that leave the team show. ``with_emails`` names registered
+    annotators by email instead, for the team's own eyes. A key that is itself an email (a
+    store filled by hand) gets a pseudonym ``A<n>`` (n by sorted key) unless ``with_emails``.
+    """
+    emails = {a.key: a.email for a in store.annotators()}
+    keys = sorted({a.annotator for a in store.annotations(include_deleted=True)})
+    if with_emails:
+        return {k: emails.get(k, k) for k in keys}
+    emailish = [k for k in keys if "@" in k]
+    return {k: f"A{emailish.index(k) + 1}" if "@" in k else k for k in keys}
+
+
 def human_answers(
-    store: Store, sub: SubsetRow, closed: datetime | None, include_late: bool
+    store: Store,
+    sub: SubsetRow,
+    closed: datetime | None,
+    include_late: bool,
+    names: dict[str, str],
 ) -> tuple[dict[str, dict[str, Any]], dict[str, int], dict[str, int], dict[str, int]]:
     """(answers scored, invalid, late, late edited) of one subset, per annotator.
 
@@ -88,27 +118,32 @@ def human_answers(
     late: Counter[str] = Counter()
     edited: Counter[str] = Counter()
     for ann in store.annotations(sub.key):
+        who = names.get(ann.annotator, ann.annotator)
         if ann.status == "invalid":
-            invalid[ann.annotator] += 1
+            invalid[who] += 1
         if ann.status != "valid" or ann.answer is None:
             continue
         if closed is not None:
             is_late, was_edited = lateness(ann, closed)
             if is_late:
-                late[ann.annotator] += 1
-                edited[ann.annotator] += int(was_edited)
+                late[who] += 1
+                edited[who] += int(was_edited)
                 if not include_late:
                     continue
-        humans.setdefault(ann.annotator, {})[ann.hume_id] = ttype.score_normalise_answer(ann.answer)
+        humans.setdefault(who, {})[ann.hume_id] = ttype.score_normalise_answer(ann.answer)
     return humans, dict(invalid), dict(late), {k: v for k, v in edited.items() if v}
 
 
-def subset_inputs(store: Store, *, include_late: bool = False) -> list[SubsetInput]:
+def subset_inputs(
+    store: Store, *, include_late: bool = False, with_emails: bool = False
+) -> list[SubsetInput]:
     """One :class:`SubsetInput` per subset: gold, human and LLM answers, model scores.
 
     Human answers given or changed after the study's close are left out unless
-    ``include_late``; either way they are counted in each input's ``late``.
+    ``include_late``; either way they are counted in each input's ``late``. Annotators are
+    named by :func:`annotator_names`.
     """
+    names = annotator_names(store, with_emails=with_emails)
     try:
         from hume_sync.steps.predict import model_subset_scores
 
@@ -121,7 +156,7 @@ def subset_inputs(store: Store, *, include_late: bool = False) -> list[SubsetInp
     for sub in store.subsets():
         ttype = task_types.get(sub.task_type)
         instances = store.instances(sub.key)
-        humans, invalid, late, late_edited = human_answers(store, sub, closed, include_late)
+        humans, invalid, late, late_edited = human_answers(store, sub, closed, include_late, names)
         llms: dict[str, dict[str, Any]] = {}
         failures: dict[str, int] = {}
         model_answers: dict[str, dict[str, Any]] = {}
@@ -158,6 +193,7 @@ def subset_inputs(store: Store, *, include_late: bool = False) -> list[SubsetInp
                 models=models,
                 model_answers={m: a for m, a in model_answers.items() if m in models},
                 texts={i.hume_id: ttype.score_item_text(i.content) for i in instances},
+                contents={i.hume_id: i.content for i in instances},
                 n_planned=len(instances),
                 overlap=sub.overlap,
                 seed=seed,
@@ -201,12 +237,44 @@ def _results_models(results_dir: str, ids: dict[str, str]) -> tuple[list[Rater],
     return models, [str(p) for p in coll.problems]
 
 
+def _meta_fields(meta: Any) -> dict[str, Any]:
+    """The :data:`MODEL_META_FIELDS` a model_meta mapping or mteb ``ModelMeta`` knows."""
+    get = meta.get if isinstance(meta, dict) else lambda k: getattr(meta, k, None)
+    out = {}
+    for k in MODEL_META_FIELDS:
+        v = get(k)
+        # mteb writes max_tokens = inf for models without a limit: not a number to print
+        if isinstance(v, int | float) and math.isfinite(v) and v > 0:
+            out[k] = int(v)
+    return out
+
+
+def model_metadata(
+    names: list[str], results: list[Rater], meta: Mapping[str, str]
+) -> dict[str, dict[str, Any]]:
+    """Parameters, embedding dimension and max tokens per model, where known: from the
+    ``model_meta.json`` of the results folder, else from what the loaded model said of itself
+    when ``predict`` ran it (the store's ``model_meta/<model>`` rows); a model known to neither
+    is left out. mteb's registry is not asked: importing mteb costs ~10 s per export, and the
+    model that ran is a better witness than its name."""
+    out = {r.name: f for r in results if (f := _meta_fields(r.meta))}
+    for name in names:
+        raw = meta.get(f"{MODEL_FACTS_PREFIX}{name}")
+        if name not in out and raw and (f := _meta_fields(json.loads(raw))):
+            out[name] = f
+    return out
+
+
 def build_report(
-    store: Store, *, results_dir: str | None = None, include_late: bool = False
+    store: Store,
+    *,
+    results_dir: str | None = None,
+    include_late: bool = False,
+    with_emails: bool = False,
 ) -> StudyReport:
-    """Evaluate every subset, then compare raters across subsets (late answers: see
-    :func:`subset_inputs`)."""
-    inputs = subset_inputs(store, include_late=include_late)
+    """Evaluate every subset, then compare raters across subsets (late answers and annotator
+    names: see :func:`subset_inputs`)."""
+    inputs = subset_inputs(store, include_late=include_late, with_emails=with_emails)
     ids = {
         i.key: subset_id(i.task_name, i.hf_subset, normalise_language(i.language)) for i in inputs
     }
@@ -249,8 +317,9 @@ def build_report(
                     "method": "spearman_across_subsets",
                     "reason": str(exc),
                 }
+    meta = store.meta()
     return StudyReport(
-        study=store.meta().get("study_name", "study"),
+        study=meta.get("study_name", "study"),
         subsets=reports,
         ids=ids,
         rows=rows,
@@ -258,6 +327,10 @@ def build_report(
         human_llm_correlation=correlation,
         results_models=[m.name for m in extra_models],
         problems=problems,
-        closed_at=store.meta().get(CLOSED_AT),
+        closed_at=meta.get(CLOSED_AT),
         include_late=include_late,
+        with_emails=with_emails,
+        model_meta=model_metadata(
+            sorted({m for r in reports for m in r.input.models}), extra_models, meta
+        ),
     )

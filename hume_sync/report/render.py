@@ -13,9 +13,11 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from hume_sync import task_types
+from hume_sync.report import plots
+from hume_sync.report.plots import Bar
 from hume_sync.report.safe_text import md_cell, md_text
 from hume_sync.steps.late_answers import EDITED_NOTE
-from scoring.subset_report import degenerate
+from scoring.subset_report import SubsetReport, degenerate
 
 if TYPE_CHECKING:
     from hume_sync.report.model import StudyReport
@@ -43,6 +45,17 @@ _COMMON_METHODS = {
     "excellent; low agreement: κ < 0.4 or ρ < 0.6",
     "Table": "mean over task-language subsets, each weighted equally; only raters with every "
     "subset are ranked; humans win a subset when strictly above the best / median model",
+    "Borda rank": "as the MTEB leaderboard shows beside the mean: on each subset a ranked "
+    "rater earns one point per ranked rater it beats and ½ per tie; points summed over "
+    "subsets, ranked high to low (competition ranks)",
+    "Best model": "per subset, the embedding model with the highest score there (ties: first "
+    "name); human − best model as in the HUME paper",
+    "Model metadata": "parameters, embedding dimension and max tokens from the results "
+    "folder's model_meta.json, else what the loaded model reported when predict ran it "
+    "(sentence-transformers: parameter count, embedding size, max_seq_length); shown only "
+    "where known",
+    "Annotators": "named by pseudonymous keys (annotator-N, their slot in the study, the same "
+    "in every file of it); emails only in an export made with --with-emails",
     "Answers scored": "valid answers only: an invalid one (a clustering text left unsorted, a "
     "candidate not placed, no choice, an item not in the task) is never scored; a late one "
     "(Label Studio's created_at or updated_at after the study's close) only with --include-late",
@@ -66,6 +79,10 @@ _METHOD_ORDER = (
     "Significance",
     "Agreement",
     "Table",
+    "Borda rank",
+    "Best model",
+    "Model metadata",
+    "Annotators",
     "Answers scored",
     "Difficulty",
     "Candidate gold errors",
@@ -99,10 +116,15 @@ def _pct(x: float | None) -> str:
     return "–" if x is None else f"{100 * x:.1f}"
 
 
+def _md_cell(c: Any) -> str:
+    """A Markdown cell: text, or lines (a list) separated by line breaks."""
+    return "<br>".join(md_cell(x) for x in c) if isinstance(c, list) else md_cell(c)
+
+
 def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
     """A Markdown table; cells are data, so HTML in them is escaped (hume_sync.report.safe_text)."""
     out = ["| " + " | ".join(md_cell(h) for h in header) + " |", "|" + "---|" * len(header)]
-    out += ["| " + " | ".join(md_cell(c) for c in r) + " |" for r in rows]
+    out += ["| " + " | ".join(_md_cell(c) for c in r) + " |" for r in rows]
     return [*out, ""]
 
 
@@ -165,21 +187,65 @@ def _table1(report: StudyReport) -> tuple[list[str], list[list[str]]]:
     present = {s.input.task_type.name for s in report.subsets}
     types = [t for t in task_types.names() if t in present]
     langs = sorted({lang for r in report.rows for lang in r.by_language})
-    header = ["rank", "rater", "kind", "mean %", "subsets", *types, *langs]
+    meta = [(k, t) for k, t in _META_COLUMNS if any(k in m for m in report.model_meta.values())]
+    header = [
+        "rank (mean)",
+        "Borda rank",
+        "rater",
+        "kind",
+        "mean %",
+        "subsets",
+        *types,
+        *langs,
+        *[t for _, t in meta],
+    ]
     n = len(report.ids)
     rows = [
         [
             _f(r.rank),
+            "–" if r.borda_rank is None else f"{r.borda_rank} ({r.borda:g} points)",
             r.rater.name,
             r.rater.kind,
             _pct(r.mean),
             f"{r.n_subsets}/{n}",
             *[_pct(r.by_type.get(t)) for t in types],
             *[_pct(r.by_language.get(g)) for g in langs],
+            *[_count(report.model_meta.get(r.rater.name, {}).get(k)) for k, _ in meta],
         ]
         for r in report.rows
     ]
     return header, rows
+
+
+#: Model metadata columns of Table 1: (key, header); a column shows when any model knows it.
+_META_COLUMNS = (
+    ("n_parameters", "parameters"),
+    ("embed_dim", "embedding dim"),
+    ("max_tokens", "max tokens"),
+)
+
+
+def _count(n: int | None) -> str:
+    """A count as people read it: 22.7M, 1.5B, 384."""
+    if n is None:
+        return "–"
+    for size, unit in ((1e9, "B"), (1e6, "M")):
+        if n >= size:
+            return f"{n / size:.1f}{unit}"
+    return str(n)
+
+
+def names_line(report: StudyReport) -> str:
+    """How annotators are named in this report (said in its header)."""
+    if report.with_emails:
+        return (
+            "Annotators are named by email (export --with-emails): keep this report within "
+            "the team."
+        )
+    return (
+        "Annotators are named by pseudonymous keys (annotator-N: their slot in this study, the "
+        "same in every file); export --with-emails names them by email, for the team only."
+    )
 
 
 def _subset_rows(report: StudyReport) -> tuple[list[str], list[list[str]]]:
@@ -195,7 +261,10 @@ def _subset_rows(report: StudyReport) -> tuple[list[str], list[list[str]]]:
         "models above / inside / below",
         "ties (random tie-break)",
         "human rank",
-        "difficulty (human − best model)",
+        "best model",
+        "best model score",
+        "human − best model",
+        "difficulty",
     ]
     rows = []
     for s in report.subsets:
@@ -222,10 +291,7 @@ def _subset_rows(report: StudyReport) -> tuple[list[str], list[list[str]]]:
             if s.human is None
             else ", ".join(f"{k} {_f(v)}" for k, v in sorted(s.human.per_rater.items()))
         )
-        d = s.difficulty
-        diff = (
-            "–" if d is None else f"{d['label']}: {_f(d['human_minus_best'])} vs {d['best_model']}"
-        )
+        d = s.difficulty or {}
         rows.append(
             [
                 inp.key,
@@ -239,7 +305,10 @@ def _subset_rows(report: StudyReport) -> tuple[list[str], list[list[str]]]:
                 counts,
                 _ties_cell(s),
                 "–" if s.human_rank is None else f"{s.human_rank}/{s.n_raters_ranked}",
-                diff,
+                d.get("best_model", "–"),
+                _f(d.get("best_model_score")),
+                _signed(d.get("human_minus_best")),
+                d.get("label", "–"),
             ]
         )
     return header, rows
@@ -328,14 +397,22 @@ def _planning_rows(report: StudyReport) -> tuple[list[str], list[list[str]]]:
     return header, rows
 
 
-def _item_rows(items: list[dict[str, Any]], subset: str) -> list[list[str]]:
+def _signed(x: float | None) -> str:
+    return "–" if x is None else f"{x:+.3f}"
+
+
+def _item_rows(items: list[dict[str, Any]], subset: str) -> list[list[Any]]:
+    """Item-list rows; where the type shows answers against the item's texts (reranking:
+    one line per candidate with gold's and each rater's mark), those lines are the answers."""
     return [
         [
             subset,
             it["item"],
             (it["text"] or "")[:160],
-            _f(it["gold"]),
-            ", ".join(f"{k}: {_f(v)}" for k, v in sorted(it["answers"].items())),
+            "marked in each line" if "marks" in it else _f(it["gold"]),
+            list(it["marks"])
+            if "marks" in it
+            else ", ".join(f"{k}: {_f(v)}" for k, v in sorted(it["answers"].items())),
         ]
         for it in items[:MAX_ITEMS_LISTED]
     ]
@@ -384,6 +461,7 @@ def _summary_lines(report: StudyReport) -> list[str]:
 
 def markdown(report: StudyReport) -> str:
     out = [f"# HUME study report: {md_text(report.study)}", "", md_text(_coverage_line(report))]
+    out += ["", md_text(names_line(report))]
     out += [""] + [f"- {md_text(line)}" for line in _summary_lines(report)] + [""]
     out += ["## Late and invalid answers", "", md_text(_close_line(report)), ""]
     header, rows = _left_out_rows(report)
@@ -436,12 +514,14 @@ def markdown(report: StudyReport) -> str:
 # HTML with inline SVG plots
 
 _CSS = """
-body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:1200px;
+body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:1500px;
 color:#222;padding:0 1rem}table{border-collapse:collapse;margin:0.5rem 0 1.5rem;font-size:0.85rem}
 th,td{border:1px solid #ccc;padding:0.25rem 0.5rem;text-align:left;vertical-align:top}
 th{background:#f2f2f2}h1{font-size:1.6rem}h2{margin-top:2rem;border-bottom:1px solid #ddd}
 .warn{background:#fff4e5;border-left:4px solid #f0a030;padding:0.5rem 1rem}
-figure{margin:1rem 0}figcaption{font-size:0.85rem;color:#555}svg text{font-size:11px}
+figure{margin:1rem 0}figcaption{font-size:0.9rem;color:#555}
+svg.plot{display:block;height:auto;margin:0 0 1rem}svg text{font-size:13px;fill:#222}
+.scroll{overflow-x:auto;max-width:100%}td{overflow-wrap:break-word}
 """
 
 
@@ -449,129 +529,110 @@ def _h(x: Any) -> str:
     return html_lib.escape(str(x))
 
 
+def _cell(c: Any) -> str:
+    """A table cell: escaped text, or escaped lines (a list) one under the other."""
+    return "<br>".join(_h(x) for x in c) if isinstance(c, list) else _h(c)
+
+
 def _html_table(header: list[str], rows: list[list[str]]) -> str:
     head = "".join(f"<th>{_h(c)}</th>" for c in header)
-    body = "".join("<tr>" + "".join(f"<td>{_h(c)}</td>" for c in r) + "</tr>" for r in rows)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    body = "".join("<tr>" + "".join(f"<td>{_cell(c)}</td>" for c in r) + "</tr>" for r in rows)
+    table = f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    return f'<div class="scroll">{table}</div>'
 
 
-def _svg_human_vs_models(report: StudyReport) -> str:
-    """Per subset: each model as a grey dot, the human interval as a band, humans in red."""
-    subs = [s for s in report.subsets if s.human is not None]
-    if not subs:
-        return ""
-    row_h, left, width = 22, 260, 420
-    height = row_h * len(subs) + 40
-
-    def x(v: float) -> float:
-        return left + max(0.0, min(1.0, v)) * width
-
-    parts = [
-        f'<svg id="plot-human-vs-models" xmlns="http://www.w3.org/2000/svg" '
-        f'width="{left + width + 40}" height="{height}" role="img">'
-    ]
-    for t in (0, 0.25, 0.5, 0.75, 1.0):
-        parts.append(
-            f'<line x1="{x(t)}" y1="10" x2="{x(t)}" y2="{height - 25}" stroke="#ddd"/>'
-            f'<text x="{x(t) - 8}" y="{height - 10}">{t:g}</text>'
+def _subset_plot(index: int, s: SubsetReport) -> str:
+    """Humans (with their interval), LLM annotators and models on one subset, best first, on
+    the axis of the subset type's main score."""
+    t = s.input.task_type
+    bars = []
+    if s.human is not None:
+        iv = s.interval
+        bars.append(
+            Bar(
+                "humans",
+                s.human.value,
+                "human",
+                _f(s.human.value),
+                None if iv is None else iv.low,
+                None if iv is None else iv.high,
+            )
         )
-    for i, s in enumerate(subs):
-        y = 20 + i * row_h
-        parts.append(f'<text x="4" y="{y + 4}">{_h(s.input.key[:40])}</text>')
-        if s.interval is not None:
-            parts.append(
-                f'<rect class="human-interval" x="{x(s.interval.low)}" y="{y - 6}" '
-                f'width="{max(1.0, x(s.interval.high) - x(s.interval.low))}" height="12" '
-                'fill="#f4b6b6" opacity="0.7"/>'
-            )
-        for name, v in s.input.models.items():
-            parts.append(
-                f'<circle class="model" cx="{x(v)}" cy="{y}" r="3.5" fill="#777">'
-                f"<title>{_h(name)}: {v:.3f}</title></circle>"
-            )
-        for name, sc in s.llm_scores.items():
-            parts.append(
-                f'<rect class="llm" x="{x(sc.value) - 3.5}" y="{y - 3.5}" width="7" '
-                f'height="7" fill="#3060c0"><title>{_h(name)}: {sc.value:.3f}</title>'
-                "</rect>"
-            )
-        parts.append(
-            f'<circle class="human" cx="{x(s.human.value)}" cy="{y}" r="5" '
-            f'fill="#c02020"><title>humans: {s.human.value:.3f}</title></circle>'
-        )
-    parts.append("</svg>")
-    return "".join(parts)
+    bars += [Bar(f"LLM {n}", sc.value, "llm", _f(sc.value)) for n, sc in s.llm_scores.items()]
+    bars += [Bar(n, v, "model", _f(v)) for n, v in s.input.models.items() if math.isfinite(v)]
+    bars.sort(key=lambda b: (-b.value, b.label))
+    lows = [b.value for b in bars] + [b.low for b in bars if b.low is not None]
+    return plots.bar_chart(
+        plot_id=f"plot-subset-{index}",
+        title=f"{s.input.key} ({t.name}, {s.input.language})",
+        axis_title=f"{t.score_main_label} ({t.score_main_name})",
+        bars=bars,
+        lo=plots.axis_range(lows),
+    )
 
 
-def _svg_agreement(report: StudyReport) -> str:
-    """Headline agreement per subset as bars, with the low-agreement threshold drawn."""
+def _subset_plots(report: StudyReport) -> str:
+    """One bar chart per subset, with a caption that names only what the charts hold."""
+    charts = [_subset_plot(i, s) for i, s in enumerate(report.subsets, 1)]
+    charts = [c for c in charts if c]
+    if not charts:
+        return "<p>No scores to plot.</p>"
+    kinds = {
+        "humans (red; the black line is their 95 % interval where there is one)": any(
+            s.human is not None for s in report.subsets
+        ),
+        "LLM annotators (blue)": any(s.llm_scores for s in report.subsets),
+        "embedding models (grey)": any(s.input.models for s in report.subsets),
+    }
+    caption = "Per subset, best first: " + ", ".join(k for k, on in kinds.items() if on) + "."
+    return "<figure>" + "".join(charts) + f"<figcaption>{_h(caption)}</figcaption></figure>"
+
+
+def _agreement_plot(report: StudyReport) -> str:
+    """Headline human–human agreement per subset, its statistic named on each bar."""
     subs = [(s, s.headline_agreement) for s in report.subsets]
     subs = [(s, a) for s, a in subs if a is not None and math.isfinite(a.value)]
     if not subs:
-        return ""
-    row_h, left, width = 22, 260, 420
-    height = row_h * len(subs) + 40
-
-    def x(v: float) -> float:
-        return left + max(-0.2, min(1.0, v)) / 1.2 * width + width / 6
-
-    parts = [
-        f'<svg id="plot-agreement" xmlns="http://www.w3.org/2000/svg" '
-        f'width="{left + width + 60}" height="{height}" role="img">'
+        return "<p>No subset has two annotators on the same items: no agreement to plot.</p>"
+    bars = [
+        Bar(
+            s.input.key,
+            a.value,
+            "low" if s.low_agreement else "agreement",
+            f"{a.method} {_f(a.value)} ({a.band})",
+        )
+        for s, a in subs
     ]
-    for t in (0.0, 0.4, 0.6, 1.0):
-        parts.append(
-            f'<line x1="{x(t)}" y1="10" x2="{x(t)}" y2="{height - 25}" stroke="#ccc" '
-            f'stroke-dasharray="3,3"/><text x="{x(t) - 8}" y="{height - 10}">{t:g}</text>'
-        )
-    for i, (s, a) in enumerate(subs):
-        y = 20 + i * row_h
-        low = s.low_agreement
-        colour = "#d08020" if low else "#3a8a3a"
-        parts.append(f'<text x="4" y="{y + 4}">{_h(s.input.key[:40])}</text>')
-        x0, x1 = sorted((x(0.0), x(a.value)))
-        parts.append(
-            f'<rect class="agreement" x="{x0}" y="{y - 6}" width="{max(1.0, x1 - x0)}" '
-            f'height="12" fill="{colour}"><title>{_h(a.method)} {a.value:.3f} '
-            f"({_h(a.band)})</title></rect>"
-        )
-    parts.append("</svg>")
-    return "".join(parts)
+    svg = plots.bar_chart(
+        plot_id="plot-agreement",
+        title="Human–human agreement per subset",
+        axis_title="agreement (the type's headline statistic, named on each bar)",
+        bars=bars,
+        lo=plots.axis_range([b.value for b in bars], step=0.2),
+        step=0.2,
+    )
+    caption = "Headline human–human agreement per subset; green: not low"
+    if any(b.kind == "low" for b in bars):
+        caption += "; orange: low (κ < 0.4 or ρ < 0.6)"
+    return f"<figure>{svg}<figcaption>{_h(caption)}.</figcaption></figure>"
 
 
-def _svg_human_vs_llm(report: StudyReport) -> str:
-    """Scatter of human score (x) against each LLM's score (y), one point per subset."""
+def _llm_plot(report: StudyReport) -> str:
+    """Human score (x) against each LLM annotator's score (y), one named point per subset."""
     points = [
-        (s.human.value, sc.value, name, s.input.key)
+        (s.human.value, sc.value, f"{name} · {s.input.key}")
         for s in report.subsets
         if s.human is not None
         for name, sc in s.llm_scores.items()
     ]
-    if not points:
-        return ""
-    size, pad = 320, 40
-
-    def px(v: float) -> float:
-        return pad + max(0.0, min(1.0, v)) * size
-
-    def py(v: float) -> float:
-        return pad + size - max(0.0, min(1.0, v)) * size
-
-    parts = [
-        f'<svg id="plot-human-vs-llm" xmlns="http://www.w3.org/2000/svg" '
-        f'width="{size + 2 * pad}" height="{size + 2 * pad}" role="img">',
-        f'<line x1="{px(0)}" y1="{py(0)}" x2="{px(1)}" y2="{py(1)}" stroke="#ccc"/>',
-        f'<text x="{px(0.35)}" y="{size + pad + 28}">human score</text>',
-        f'<text x="4" y="{pad - 10}">LLM score</text>',
-    ]
-    for hx, ly, name, key in points:
-        parts.append(
-            f'<circle class="llm-point" cx="{px(hx)}" cy="{py(ly)}" r="4" '
-            f'fill="#3060c0"><title>{_h(key)} — {_h(name)}: {ly:.3f} vs '
-            f"humans {hx:.3f}</title></circle>"
-        )
-    parts.append("</svg>")
-    return "".join(parts)
+    svg = plots.scatter(
+        plot_id="plot-human-vs-llm",
+        title="Humans against LLM annotators",
+        x_title="human score (each subset's main score)",
+        y_title="LLM annotator's score",
+        points=points,
+    )
+    return f"<figure>{svg}<figcaption>Human vs LLM score per subset.</figcaption></figure>"
 
 
 def html(report: StudyReport) -> str:
@@ -581,21 +642,19 @@ def html(report: StudyReport) -> str:
         f"<h1>HUME study report: {_h(report.study)}</h1>",
         f'<p class="{"" if report.complete else "warn"}">'
         f"{_h(_coverage_line(report).replace('**', ''))}</p>",
+        f'<p class="names">{_h(names_line(report))}</p>',
         "<ul>" + "".join(f"<li>{_h(line)}</li>" for line in _summary_lines(report)) + "</ul>",
         '<h2 id="late-invalid">Late and invalid answers</h2>',
         f"<p>{_h(_close_line(report))}</p>",
         _html_table(*left_out) if left_out[1] else "<p>No late or invalid answers.</p>",
         "<h2>Table 1: mean over subsets (%)</h2>",
         _html_table(*_table1(report)),
-        "<h2>Humans against the spread of model scores</h2>",
-        "<figure>" + _svg_human_vs_models(report) + "<figcaption>Per subset: humans (red dot) "
-        "with their 95 % interval (band), embedding models (grey dots), LLM annotators (blue "
-        "squares).</figcaption></figure>",
+        "<h2>Humans against the models, per subset</h2>",
+        _subset_plots(report),
         "<h2>Per subset</h2>",
         _html_table(*_subset_rows(report)),
         "<h2>Agreement per task</h2>",
-        "<figure>" + _svg_agreement(report) + "<figcaption>Headline human–human agreement per "
-        "subset; orange = low (κ &lt; 0.4 or ρ &lt; 0.6).</figcaption></figure>",
+        _agreement_plot(report),
         "<h2>Models and LLM annotators against the humans</h2>",
         _html_table(*_model_rows(report)),
     ]
@@ -604,8 +663,7 @@ def html(report: StudyReport) -> str:
         sections += [
             "<h2>LLM annotators: agreement with humans</h2>",
             _html_table(header, rows),
-            "<figure>" + _svg_human_vs_llm(report) + "<figcaption>Human vs LLM score "
-            "per subset.</figcaption></figure>",
+            _llm_plot(report),
         ]
     item_header = ["subset", "item", "text", "gold", "answers"]
     sections += [

@@ -39,6 +39,8 @@ DEFAULT_MODELS: tuple[str, ...] = ("all-MiniLM-L6-v2",)
 CACHE_DIR = Path("cache") / "embeddings"
 CACHE_FILE = "embeddings.sqlite"
 SCORE_PREFIX = "model_score/"
+#: ``meta`` key prefix of what each model said of itself (``ml_backend.encoders.model_facts``).
+MODEL_FACTS_PREFIX = "model_meta/"
 
 
 def cache_path(study_dir: str | Path) -> Path:
@@ -197,6 +199,18 @@ class ModelSummary:
     encode_calls: int = 0
     seconds: float = 0.0
     main_scores: dict[str, float | None] = field(default_factory=dict)
+    #: Per subset, what the main score is: the type's reader name and mteb's key, e.g.
+    #: ``Spearman ρ (cosine_spearman)``.
+    main_score_names: dict[str, str] = field(default_factory=dict)
+
+    def score_lines(self) -> list[str]:
+        """One line per subset: the model, the subset, the score with its metric's name."""
+        out = []
+        for key, score in self.main_scores.items():
+            shown = "n/a (no gold)" if score is None else f"{score:.4f}"
+            name = self.main_score_names.get(key, "main score")
+            out.append(f"  {self.model_version:<45} {key:<50} {name} {shown}")
+        return out
 
 
 @dataclass
@@ -324,6 +338,7 @@ def _predict_model(
     Answers come back keyed by source item ids (the model's view) and are stored under the ids
     annotators see, like human answers and gold."""
     from ml_backend.embedding_cache import EmbeddingCacheError
+    from ml_backend.encoders import model_facts
     from ml_backend.predict import PredictError, PredictRun, job_fingerprint, predict_subsets
 
     started = time.perf_counter()
@@ -332,6 +347,7 @@ def _predict_model(
     stored = {p.hume_id for p in store.predictions(model_version=mv)}
     fingerprints = {job.key: job_fingerprint(job, encoder) for job in jobs}
     pending, done, up_to_date = [], {}, 0
+    names: dict[str, str] = {}
     for job in jobs:
         raw = meta.get(f"{SCORE_PREFIX}{mv}/{job.key}")
         rec = json.loads(raw) if raw else None
@@ -341,6 +357,7 @@ def _predict_model(
             and all(h in stored for h in job.hume_ids)
         ):
             done[job.key] = rec.get("main_score")
+            names[job.key] = rec.get("main_score_name") or job.task.score_mteb_main_name
             up_to_date += len(job.hume_ids)
         else:
             pending.append(job)
@@ -375,7 +392,10 @@ def _predict_model(
         for sp in run.predictions
     }
     written = _write_scores(store, score_rows)
+    if facts := model_facts(encoder):  # for the report's model columns (no mteb import there)
+        store.set_meta({f"{MODEL_FACTS_PREFIX}{mv}": dumps(facts)})
     main_scores = {**done, **{sp.key: sp.main_score for sp in run.predictions}}
+    names.update({sp.key: sp.main_score_name for sp in run.predictions})
     return ModelSummary(
         model_version=mv,
         subsets=len(jobs),
@@ -390,4 +410,7 @@ def _predict_model(
         encode_calls=run.stats.encode_calls,
         seconds=time.perf_counter() - started,
         main_scores={job.key: main_scores.get(job.key) for job in jobs},
+        main_score_names={
+            job.key: f"{job.task.score_main_label} ({names.get(job.key) or '?'})" for job in jobs
+        },
     )

@@ -4,10 +4,12 @@ Every subset has one project per annotator, each on that annotator's own Label S
 (``projects``); pull reads them all and maps each task back to its instance through the store
 (``ls_tasks``), so the answers of every annotator land on the same study instances.
 
-Everything is read from Label Studio first, and only then written, one transaction per subset:
-a server that fails half-way leaves the store as it was. Each project's batch is the complete
-current state of that project, so a rerun adds nothing, edited annotations are updated and
-deleted ones are marked deleted. A result that does not fit the interface (a clustering text
+Each project's annotations stream from Label Studio straight into the store (the export is
+parsed as it downloads, one task at a time; :meth:`Store.annotation_writes`), so memory stays
+flat whatever the study's size; all projects are written in one transaction, committed at the
+end: a server that fails half-way leaves the store as it was. Each project's batch is the
+complete current state of that project, so a rerun adds nothing, edited annotations are updated
+and deleted ones are marked deleted. A result that does not fit the interface (a clustering text
 left unsorted, a candidate not placed, no choice, an item the task does not have) is kept with
 status ``invalid`` and its error, and reported with the annotator's email and a link that opens
 the task in Label Studio (:func:`task_url`); a skipped task (``was_cancelled``) is kept with
@@ -20,7 +22,7 @@ reported and skipped; what was pulled from it before stays in the store.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -131,29 +133,26 @@ def translate(
     return answer, "valid", None
 
 
-def _collect(
-    client: LabelStudioClient,
+def _records(
+    tasks: Iterable[dict[str, Any]],
     store: Store,
     subset: SubsetRow,
     project: SlotProject,
     annotator: AnnotatorRow,
-    summary: PullSummary,
-) -> list[AnnotationRecord]:
-    instances = {i.hume_id: i for i in store.instances(subset.key)}
-    by_task = {
-        tid: instances[hid] for hid, tid in store.slot_tasks(subset.key, annotator.slot).items()
-    }
-    records: list[AnnotationRecord] = []
-    for task in client.export_annotated_tasks(project.ls_project_id):
+    found: PullSummary,
+) -> Iterator[AnnotationRecord]:
+    """The store records of one project's annotated tasks, as they stream in; what is not
+    counted (invalid, foreign, skipped) is noted in ``found``."""
+    for task in tasks:
         task_id = int(task["id"])
-        instance = by_task.get(task_id)
-        if instance is None:
-            summary.unknown_tasks += 1  # a task added in Label Studio by hand: not ours
+        instance = store.instance_for_task(annotator.slot, task_id)
+        if instance is None or instance.subset_key != subset.key:
+            found.unknown_tasks += 1  # a task added in Label Studio by hand: not ours
             continue
         for ann in task.get("annotations") or []:
             author = author_id(ann)
             if annotator.ls_user_id is not None and author != annotator.ls_user_id:
-                summary.foreign.append(
+                found.foreign.append(
                     ForeignAnnotation(
                         subset.key, annotator.slot, annotator.email, task_id, int(ann["id"]), author
                     )
@@ -161,7 +160,7 @@ def _collect(
                 continue
             answer, status, error = translate(subset, instance, ann)
             if status == "invalid":
-                summary.invalid.append(
+                found.invalid.append(
                     InvalidAnnotation(
                         subset.key,
                         project.ls_project_id,
@@ -174,57 +173,70 @@ def _collect(
                     )
                 )
             elif status == "cancelled":
-                summary.cancelled += 1
+                found.cancelled += 1
             lead = ann.get("lead_time")
-            records.append(
-                AnnotationRecord(
-                    ls_annotation_id=int(ann["id"]),
-                    hume_id=instance.hume_id,
-                    ls_task_id=task_id,
-                    annotator=annotator.key,
-                    answer=answer,
-                    status=status,
-                    error=error,
-                    lead_time=None if lead is None else float(lead),
-                    created_at=ann.get("created_at"),
-                    updated_at=ann.get("updated_at"),
-                    slot=annotator.slot,
-                )
+            yield AnnotationRecord(
+                ls_annotation_id=int(ann["id"]),
+                hume_id=instance.hume_id,
+                ls_task_id=task_id,
+                annotator=annotator.key,
+                answer=answer,
+                status=status,
+                error=error,
+                lead_time=None if lead is None else float(lead),
+                created_at=ann.get("created_at"),
+                updated_at=ann.get("updated_at"),
+                slot=annotator.slot,
             )
-    return records
+
+
+def _add(a: AnnotationCounts, b: AnnotationCounts) -> AnnotationCounts:
+    return AnnotationCounts(
+        a.added + b.added, a.updated + b.updated, a.unchanged + b.unchanged, a.deleted + b.deleted
+    )
 
 
 def pull_study(store: Store, client_for: ClientFor) -> PullSummary:
-    """Read every project, then write the annotations (see module docstring)."""
+    """Stream every project into the store, one commit at the end (see module docstring)."""
     summary = PullSummary()
     annotators = {a.slot: a for a in store.annotators()}
     subsets = store.subsets()
-    batches: list[tuple[SubsetRow, list[AnnotationRecord], dict[int, set[int]]]] = []
-    for subset in progress(subsets, desc="reading annotations", total=len(subsets)):
-        projects = store.slot_projects(subset.key)
-        if not projects:
-            summary.skipped_subsets.append(subset.key)
-            continue
-        records: list[AnnotationRecord] = []
-        scope: dict[int, set[int]] = {}
-        for project in projects:
-            annotator = annotators[project.slot]
-            try:
-                records += _collect(
-                    client_for(annotator.ls_url), store, subset, project, annotator, summary
-                )
-            except LabelStudioNotFoundError:
-                summary.missing_projects.append(
-                    f"{subset.key} (slot {annotator.slot}, {annotator.email}): project "
-                    f"{project.ls_project_id} is gone from {annotator.ls_url}"
-                )
+    with store.annotation_writes() as upsert:
+        for subset in progress(subsets, desc="pulling annotations", total=len(subsets)):
+            projects = store.slot_projects(subset.key)
+            if not projects:
+                summary.skipped_subsets.append(subset.key)
                 continue
-            scope[project.slot] = set(store.slot_tasks(subset.key, project.slot).values())
-        batches.append((subset, records, scope))
-    for subset, records, scope in batches:
-        summary.counts[subset.key] = store.upsert_annotations(
-            records, subset=subset.key, scope=scope
-        )
+            counts = AnnotationCounts()
+            for project in projects:
+                annotator = annotators[project.slot]
+                try:
+                    tasks = client_for(annotator.ls_url).export_annotated_tasks(
+                        project.ls_project_id
+                    )
+                except LabelStudioNotFoundError:
+                    summary.missing_projects.append(
+                        f"{subset.key} (slot {annotator.slot}, {annotator.email}): project "
+                        f"{project.ls_project_id} is gone from {annotator.ls_url}"
+                    )
+                    continue
+                found = PullSummary()
+                try:
+                    got = upsert(
+                        _records(tasks, store, subset, project, annotator, found),
+                        subset=subset.key,
+                        scope={project.slot: None},  # the slot's tasks as the store records them
+                    )
+                finally:
+                    close = getattr(tasks, "close", None)
+                    if close is not None:
+                        close()
+                counts = _add(counts, got)
+                summary.invalid += found.invalid
+                summary.foreign += found.foreign
+                summary.cancelled += found.cancelled
+                summary.unknown_tasks += found.unknown_tasks
+            summary.counts[subset.key] = counts
     summary.late = late_answers(store)
     store.set_meta({PULLED_AT: datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")})
     return summary

@@ -159,7 +159,7 @@ def test_init_from_real_data(tmp_path: Path) -> None:
         eng = rows["SIB200Classification/eng_Latn"]
         arb = rows["SIB200Classification/arb_Arab"]
         assert (eng.overlap, arb.overlap) == (2, 1)  # HUME: 2 annotators English, 1 otherwise
-        assert eng.samples_per_label == 8 and eng.task_type == "classification"
+        assert (eng.samples_per_label, eng.task_type) == (8, "classification")
         assert len(eng.config["label_set"]) == 7 and eng.config["report"]["sampled"] == 42
         assert eng.config["source"]["train_sha256"]
         clus = rows["SIB200Clustering/eng_Latn"]
@@ -171,6 +171,43 @@ def test_init_from_real_data(tmp_path: Path) -> None:
         assert len(train) == 701 and Counter(t.label for t in train)["science/technology"] > 0
 
 
+def _classification_rows(rows: list, g: dict, config: dict) -> None:
+    assert all(set(r.content) == {"text"} for r in rows)
+    assert set(g.values()) <= set(config["label_set"])
+    assert max(Counter(g.values()).values()) == 6  # 42 over 7 labels
+
+
+def _clustering_rows(rows: list, g: dict, config: dict) -> None:
+    (r,) = rows
+    assert r.source_id == "set-0" and len(r.content["items"]) == 30
+    assert all(set(item) == {"id", "text"} for item in r.content["items"])
+    labels = g[r.hume_id]
+    assert set(labels) == {item["id"] for item in r.content["items"]}
+    assert set(Counter(labels.values()).values()) == {5}
+
+
+def _reranking_rows(rows: list, g: dict, config: dict) -> None:
+    for r in rows:
+        assert set(r.content) == {"query", "candidates"}
+        assert len(r.content["candidates"]) == 7
+        assert all(set(c) == {"id", "text"} for c in r.content["candidates"])
+        assert sum(g[r.hume_id].values()) >= 1
+
+
+def _sts_rows(rows: list, g: dict, config: dict) -> None:
+    assert all(set(r.content) == {"sentence1", "sentence2"} for r in rows)
+    assert all(isinstance(v, float) and 0 <= v <= 5 for v in g.values())
+
+
+#: What the real-data study's subsets store, per task type (content shape and gold).
+STORED_SHAPE = {
+    "classification": _classification_rows,
+    "clustering": _clustering_rows,
+    "reranking": _reranking_rows,
+    "sts": _sts_rows,
+}
+
+
 def test_instances_never_carry_gold(study: Path) -> None:
     with Store.open(study) as st:
         for sub in st.subsets():
@@ -180,26 +217,7 @@ def test_instances_never_carry_gold(study: Path) -> None:
             for r in rows:
                 assert not hasattr(r, "gold")
                 assert r.hume_id == f"{sub.key}/{r.source_id}"
-            if sub.task_type == "classification":
-                assert all(set(r.content) == {"text"} for r in rows)
-                assert set(g.values()) <= set(sub.config["label_set"])
-                assert max(Counter(g.values()).values()) == 6  # 42 over 7 labels
-            elif sub.task_type == "clustering":
-                (r,) = rows
-                assert r.source_id == "set-0" and len(r.content["items"]) == 30
-                assert all(set(item) == {"id", "text"} for item in r.content["items"])
-                labels = g[r.hume_id]
-                assert set(labels) == {item["id"] for item in r.content["items"]}
-                assert set(Counter(labels.values()).values()) == {5}
-            elif sub.task_type == "reranking":
-                for r in rows:
-                    assert set(r.content) == {"query", "candidates"}
-                    assert len(r.content["candidates"]) == 7
-                    assert all(set(c) == {"id", "text"} for c in r.content["candidates"])
-                    assert sum(g[r.hume_id].values()) >= 1
-            else:
-                assert all(set(r.content) == {"sentence1", "sentence2"} for r in rows)
-                assert all(isinstance(v, float) and 0 <= v <= 5 for v in g.values())
+            STORED_SHAPE[sub.task_type](rows, g, sub.config)
         with pytest.raises(StoreError, match="no subset 'Nope/x'"):
             st.instances("Nope/x")
 

@@ -96,6 +96,6 @@ def test_a_newly_registered_type_needs_no_other_change(pairs: StudyRules, tmp_pa
     init_from_spec(tmp_path / "study", spec)
     with Store.open(tmp_path / "study") as store:
         [row] = store.subsets()
-        assert row.task_type == "pairs" and len(store.instances(row.key)) == 10
+        assert (row.task_type, len(store.instances(row.key))) == ("pairs", 10)
     with pytest.raises(SpecError, match="expected one of classification, clustering"):
         parse_spec({"name": "x", "tasks": [{"name": "T", "type": "pair"}]})

@@ -34,13 +34,8 @@ from hume_sync.labelstudio.server import free_port
 from hume_sync.steps.status import format_duration
 from hume_sync.store import Store, gold
 from tests._annotate import bad_label, gold_result, register
+from tests._browser import CHROMIUM_FLAGS, ROOT, artifacts, chromium_path
 from tests._studies import real_data_spec, write_spec
-from tests.integration.test_isolation_browser import (
-    CHROMIUM_FLAGS,
-    ROOT,
-    artifacts,
-    chromium_path,
-)
 from tests.integration.test_study_e2e import _point_slot_at
 
 pytestmark = pytest.mark.labelstudio

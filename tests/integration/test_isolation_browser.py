@@ -15,9 +15,7 @@ Screenshots of every page are kept in ``test-artifacts/isolation-browser`` (or
 from __future__ import annotations
 
 import contextlib
-import os
 import secrets
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -27,42 +25,18 @@ import pytest
 from hume_sync.cli import main
 from hume_sync.store import Store, gold
 from tests._annotate import gold_result, register
+from tests._browser import CHROMIUM_FLAGS, chromium_path
+from tests._browser import artifacts as browser_artifacts
 from tests._studies import real_data_spec, write_spec
 
 pytestmark = pytest.mark.labelstudio
 
 A_MARK = "A-ONLY-" + secrets.token_hex(6)
 B_MARK = "B-ONLY-" + secrets.token_hex(6)
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-ROOT = Path(__file__).resolve().parents[2]
 
 
-def artifacts(name: str = "isolation-browser") -> Path:
-    """A fresh folder for one browser test's screenshots (tests/integration/test_dashboard_e2e.py
-    uses it too)."""
-    base = Path(os.environ.get("HUME_TEST_ARTIFACTS") or ROOT / "test-artifacts")
-    out = base / name
-    shutil.rmtree(out, ignore_errors=True)
-    out.mkdir(parents=True)
-    return out
-
-
-def chromium_path() -> str:
-    """Debian's Chromium, for Playwright (the test is skipped without it or Playwright)."""
-    path = shutil.which("chromium") or shutil.which("chromium-browser")
-    if path is None:
-        pytest.skip("Debian's chromium is not installed (.ci/run installs it)")
-    pytest.importorskip("playwright.sync_api")
-    return path
+def artifacts() -> Path:
+    return browser_artifacts("isolation-browser")
 
 
 @pytest.fixture(scope="module")

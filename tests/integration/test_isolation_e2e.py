@@ -69,7 +69,8 @@ def iso(annotator_servers, tmp_path_factory):
 
 
 def our_projects(srv: Any, study: Path) -> dict[str, dict[str, Any]]:
-    """subset → the study's project on this server, found by hume's marker (not by title)."""
+    """subset → the study's project on this server, found by hume's marker (not by title), with
+    all its fields (the marker search returns ids, titles and descriptions only)."""
     admin = srv.server.client()
     with Store.open(study) as store:
         uid = store.study_uid()
@@ -80,7 +81,7 @@ def our_projects(srv: Any, study: Path) -> dict[str, dict[str, Any]]:
         found = admin.find_projects_by_marker(project_marker(uid, key, slot))
         assert len(found) <= 1, (key, found)
         if found:
-            out[key] = found[0]
+            out[key] = admin.get_project(int(found[0]["id"]))
     return out
 
 

@@ -141,7 +141,7 @@ def test_the_spec_samples_a_balanced_blind_subset(study) -> None:
     assert len(golds) == N_PAIRS and sum(golds.values()) == N_PAIRS // 2
     with Store.open(study["dir"]) as store:
         subset = store.subset(SUBSET)
-        assert subset.task_type == "pair_classification"
+        assert (subset.task_type,) == ("pair_classification",)
         assert subset.config["label_set"] == list(SICK_LABEL_SET)
         projects = store.slot_projects(SUBSET)
         assert len(projects) == 2

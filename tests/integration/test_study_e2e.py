@@ -26,6 +26,7 @@ from hume_sync.cli import main
 from hume_sync.store import Store, gold
 from tests._annotate import bad_label, register
 from tests._studies import real_data_spec, write_spec
+from tests.task_type_examples import examples
 
 pytestmark = pytest.mark.labelstudio
 
@@ -42,28 +43,6 @@ def dump(study: Path) -> list[str]:
         return list(conn.iterdump())
     finally:
         conn.close()
-
-
-def other_answer(task_type: str, gold_answer: Any, labels: list[str]) -> Any:
-    """A plausible answer that differs from gold, so that the two annotators disagree."""
-    if task_type == "classification":
-        return next(lab for lab in labels if lab != gold_answer)
-    if task_type == "sts":
-        return 5 - round(float(gold_answer))
-    if task_type == "reranking":
-        return {cid: 1 - int(v) for cid, v in gold_answer.items()}
-    groups = sorted(set(gold_answer.values()))
-    return {
-        item: f"group_{(groups.index(g) + 1) % len(groups) + 1}" for item, g in gold_answer.items()
-    }
-
-
-def gold_answer(task_type: str, g: Any, groups: dict[str, str]) -> Any:
-    if task_type == "sts":
-        return round(float(g))
-    if task_type == "clustering":
-        return {item: groups[label] for item, label in g.items()}
-    return g
 
 
 @pytest.fixture(
@@ -95,18 +74,14 @@ def study(request, tmp_path_factory):
         arb = store.instances("SIB200Classification/arb_Arab")
         odd = {arb[0].hume_id: "invalid", arb[1].hume_id: "skip"}
         for subset in store.subsets():
-            module = task_types.get(subset.task_type).ls_module
+            interface = task_types.get(subset.task_type)
+            simulated = examples(subset.task_type)
             labels = subset.config.get("label_set") or []
             golds = gold(store, subset.key)
-            kw = {
-                "labels": labels if subset.task_type == "classification" else None,
-                "n_groups": subset.config.get("n_groups"),
-            }
             tasks_a, tasks_b = store.slot_tasks(subset.key, 1), store.slot_tasks(subset.key, 2)
             for inst in store.instances(subset.key):
-                ids = module.item_ids(inst.content) if hasattr(module, "item_ids") else None
-                groups = {lab: f"group_{i + 1}" for i, lab in enumerate(sorted(labels))}
-                first = gold_answer(subset.task_type, golds[inst.hume_id], groups)
+                kw = interface.ls_translation_kwargs(subset.config, inst.content)
+                first = simulated.perfect_answer(golds[inst.hume_id])
                 what = odd.get(inst.hume_id)
                 if what == "invalid":  # a result that does not fit the interface
                     bad = client_a.create_annotation(
@@ -117,16 +92,16 @@ def study(request, tmp_path_factory):
                 else:
                     client_a.create_annotation(
                         tasks_a[inst.hume_id],
-                        module.answer_to_result(first, item_ids=ids, **kw),
+                        interface.ls_answer_to_result(first, **kw),
                         lead_time=10.0,
                     )
                     submitted[(inst.hume_id, "annotator-1")] = first
                 if inst.hume_id not in tasks_b:
                     continue
-                second = other_answer(subset.task_type, first, labels)
+                second = simulated.other_answer(first, labels)
                 client_b.create_annotation(
                     tasks_b[inst.hume_id],
-                    module.answer_to_result(second, item_ids=ids, **kw),
+                    interface.ls_answer_to_result(second, **kw),
                     lead_time=20.0,
                 )
                 submitted[(inst.hume_id, "annotator-2")] = second

@@ -28,9 +28,10 @@ from hume_sync.steps.backend import (
 from hume_sync.steps.reveal import CLOSED_AT, REVEALED_AT, RevealError, close_study, reveal_study
 from hume_sync.store import PredictionRecord, Store, gold
 from ml_backend.app import create_app
-from ml_backend.reveal import ls_prediction, rerank_marks, sts_level
+from ml_backend.reveal import DEFAULT_RERANK_RULE, ls_prediction, rerank_marks, sts_level
 from tests._fake_encoder import FakeEncoder
 from tests.ml_backend.test_predict import CLS, CLU, RR, STS, make_study, study_spec
+from tests.task_type_examples import examples
 
 ROOT = Path(__file__).resolve().parents[2]
 FAKE = "emb:test/fake"
@@ -83,14 +84,7 @@ class FakeLabelStudio:
             self.annotated[p.ls_project_id] = []
             for task in self.tasks[p.ls_project_id]:
                 inst = by_ref[task["data"]["hume_ref"]]
-                answer = golds[inst.hume_id]
-                if sub.task_type == "sts":
-                    answer = round(float(answer))
-                if sub.task_type == "clustering":
-                    groups = {
-                        g: f"group_{k + 1}" for k, g in enumerate(sorted(set(answer.values())))
-                    }
-                    answer = {item: groups[g] for item, g in answer.items()}
+                answer = examples(sub.task_type).perfect_answer(golds[inst.hume_id])
                 kw = interface.ls_translation_kwargs(sub.config, inst.content)
                 result = interface.ls_answer_to_result(answer, **kw)
                 self.annotated[p.ls_project_id].append(
@@ -231,20 +225,11 @@ def test_ls_predictions_read_back_through_label_studio_configs(predicted_small: 
                 back = interface.ls_result_to_answer(
                     got["result"], **interface.ls_translation_kwargs(sub.config, content)
                 )
-                if sub.task_type in ("classification", "clustering"):
-                    assert back == p.answer
-                elif sub.task_type == "sts":
-                    assert back == sts_level(p.answer)
-                else:
-                    assert back == rerank_marks(p.answer)
-                    ranked = got["result"][0]["value"]["ranker"]
-                    relevant = ranked["relevant"] + ranked["not_relevant"]
-                    scores = [p.answer[c] for c in relevant]
-                    assert scores[: len(ranked["relevant"])] == sorted(
-                        scores[: len(ranked["relevant"])], reverse=True
-                    )
-                if sub.task_type == "classification":
-                    assert got["score"] == p.score
+                rule = DEFAULT_RERANK_RULE
+                assert back == interface.ls_shown_embedding_answer(p.answer, rule=rule)
+                examples(sub.task_type).check_revealed(got, p.answer, p.score)
+                # no score that Label Studio would print as a percentage (a vote share)
+                assert "score" not in got
 
 
 # ----------------------------------------------------------------------------- close / reveal
@@ -362,7 +347,7 @@ def test_predict_is_empty_while_open_and_answers_once_closed(study: Path, client
                     module.result_to_answer(pred["result"], labels=subs[subset].config["label_set"])
                     == p.answer
                 )
-                assert pred["score"] == p.score
+                assert "score" not in pred  # the vote share is not shown as a percentage
             if subset == STS:
                 assert module.result_to_answer(pred["result"]) == sts_level(p.answer)
 

@@ -330,6 +330,26 @@ def test_stale_scores_are_flagged(small_study: Path) -> None:
     assert CLS not in fresh and everything[CLS].stale and not everything[STS].stale
 
 
+def test_each_printed_score_names_its_metric(small_study: Path) -> None:
+    """``predict`` prints a subset's score with the type's name for it and mteb's key, on the
+    first run and on a rerun that reads the stored scores."""
+    want = {
+        CLS: "accuracy (accuracy)",
+        CLU: "V-measure (v_measure)",
+        STS: "Spearman ρ (cosine_spearman)",
+        RR: "MAP (map_at_1000)",
+    }
+    for run in ("computed", "stored"):
+        [model] = run_predict(small_study, FakeEncoder()).models
+        assert model.skipped == (4 if run == "stored" else 0)
+        lines = model.score_lines()
+        assert len(lines) == 4
+        for key, name in want.items():
+            [line] = [x for x in lines if f" {key} " in x]
+            score = model.main_scores[key]
+            assert line.rstrip().endswith(f"{name} {score:.4f}"), (run, line)
+
+
 def test_predict_cli_errors_are_one_line(tmp_path: Path, small_study: Path, capsys: Any) -> None:
     assert cli_main(["predict", str(tmp_path / "nothing")]) == 2
     assert "not a study" in capsys.readouterr().err
@@ -359,6 +379,15 @@ def test_score_records_are_json(small_study: Path) -> None:
         assert (
             rec["inputs_sha256"] and rec["instances_sha256"] and rec["method"].startswith("mteb:")
         )
+
+
+def test_predict_stores_what_the_model_says_of_itself(small_study: Path) -> None:
+    """The report's model columns come from here: the fake model has no parameters or token
+    limit to report, only its embedding size."""
+    run_predict(small_study, FakeEncoder(dim=12))
+    with Store.open(small_study) as store:
+        meta = store.meta()
+    assert json.loads(meta["model_meta/emb:test/fake"]) == {"embed_dim": 12}
 
 
 def test_copy_of_a_study_reuses_its_cache(small_study: Path, tmp_path: Path) -> None:

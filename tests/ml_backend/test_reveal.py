@@ -56,6 +56,42 @@ def test_predictions_keep_their_bytes(name: str) -> None:
     assert got == pinned
 
 
+#: The digests REVEAL_PINNED held before issue 13, when a prediction carried its stored score
+#: (Label Studio printed a classification vote share as "100.00 %"): the pinned bytes now differ
+#: from them by the ``score`` key only.
+SCORED_BEFORE_ISSUE_13 = {
+    ("classification", LLM, 0.5): "507c7738b6fcf345",
+    ("classification", EMB, 0.25): "acbc445f492fb2ed",
+    ("clustering", EMB, 0.25): "822c76aec8292ada",
+    ("clustering", LLM, 0.5): "430ef0a3da27a6a2",
+    ("reranking", EMB, 0.25): "f24e34c9c9abc05f",
+    ("reranking", LLM, 0.5): "eeb76591a6fc44a1",
+    ("sts", LLM, 0.5): "17e36af37e72c29b",
+    ("pair_classification", EMB, 0.83): "8fc5734355f0dc80",
+    ("pair_classification", LLM, 0.5): "0fe2427ac9568722",
+}
+
+
+@pytest.mark.parametrize("name", TYPES)
+def test_predictions_show_no_score_that_reads_like_accuracy(name: str) -> None:
+    """No type gives a revealed prediction a score (a vote share or a cosine is not the
+    percentage Label Studio prints); with the stored score put back, each prediction has the
+    bytes pinned before that change."""
+    ex = examples(name)
+    task = task_types.get(name)
+    for version, answer, score, rule, _ in ex.REVEAL_PINNED:
+        assert task.ls_reveal_score(version, score) is None
+        pred = ls_prediction(
+            task, version, answer, score, config=ex.CONFIG, content=ex.CONTENT, rule=rule
+        )
+        assert "score" not in pred
+        if score is None:
+            continue
+        text = json.dumps({**pred, "score": float(score)}, sort_keys=True, ensure_ascii=False)
+        before = SCORED_BEFORE_ISSUE_13[name, version, score]
+        assert hashlib.sha256(text.encode()).hexdigest()[:16] == before
+
+
 @pytest.mark.parametrize("name", TYPES)
 def test_embedding_answers_are_shown_by_each_types_rule(name: str) -> None:
     stored, shown = examples(name).REVEAL_SHOWN

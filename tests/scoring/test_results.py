@@ -128,7 +128,7 @@ def test_write_then_read_round_trip_keeps_extra_blocks(tmp_path):
         "kg_co2_emissions",
     }
     (subset,) = read_result_file(path, TYPES)
-    assert subset.main_score == 0.75 and subset.task_type == "classification"
+    assert (subset.main_score, subset.task_type) == (0.75, "classification")
     coll = read_results_dir(tmp_path, TYPES)
     assert coll.raters[0].name == "hume/humans"
     assert list(coll.raters[0].scores) == ["HUMEEmotionClassification/eng"]

@@ -247,7 +247,8 @@ def test_report_cells_name_the_new_statistics() -> None:
     assert rows[1][9] == "3 tied; 0.625 ⚑ above every annotator"
     assert rows[1][5] == "[1.000, 1.000] zero width: every resample equal"
     assert rows[2][4] == "not estimable"
-    assert rows[0][11] == "humans ahead: 0.233 vs m"
+    # best model, its score, human − best model (signed), the word for the gap
+    assert rows[0][11:15] == ["m", "0.600", "+0.233", "humans ahead"]
     _, models = render._model_rows(report)
     by = {(r[0], r[1]): r for r in models}
     assert by[("T/classification", "llm:z")][5].startswith(

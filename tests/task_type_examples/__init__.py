@@ -31,8 +31,23 @@ What an example module holds (every name in :data:`FIELDS`):
   ``CONTENT``;
 - ``REVEAL_SHOWN``: ``(an embedding model's stored answer, how the interface shows it)``.
 
+And a simulated annotator, for the tests and benchmarks that play annotators or models (so that
+none of them branches on a type's name; gold in the store's shape, answers in the interface's):
+
+- ``perfect_answer(gold)``: what an annotator who agrees with gold submits;
+- ``other_answer(answer, labels)``: a plausible answer that differs from ``answer``;
+- ``scripted_answer(gold, k, who, labels)``: deterministic annotators ``'a'`` (mostly right) and
+  ``'b'`` (errs elsewhere) on the ``k``-th instance;
+- ``stored_prediction(gold, llm=...)``: a stored model answer equal to gold (an LLM's or an
+  embedding model's shape);
+- ``items_in(gold)``: how many items an instance holds (a clustering set counts its texts);
+- ``check_revealed(prediction, answer, score)``: the type's own assertions on a revealed
+  Label Studio prediction.
+
 The digests pin bytes: for the first four types, the bytes before the type objects existed
-(commit fed7b48); for a type added later, the bytes it was added with.
+(commit fed7b48); for a type added later, the bytes it was added with; since issue 13 without
+the ``score`` key (revealed predictions carry no score: tests/ml_backend/test_reveal.py checks
+that putting the stored score back gives the digests pinned before).
 """
 
 from __future__ import annotations
@@ -57,6 +72,12 @@ FIELDS: tuple[str, ...] = (
     "LS_RESULT_CASE",
     "REVEAL_PINNED",
     "REVEAL_SHOWN",
+    "perfect_answer",
+    "other_answer",
+    "scripted_answer",
+    "stored_prediction",
+    "items_in",
+    "check_revealed",
 )
 
 #: Instructions a study sets (with a placeholder and a ``$`` that must stay literal).

@@ -50,7 +50,44 @@ LS_RENDER_KW: dict[str, Any] = {"labels": ["joy", "anger", "fear"]}
 LS_RESULT_CASE: tuple[dict[str, Any], Any] = ({"labels": ["joy", "anger", "fear"]}, "anger")
 
 REVEAL_PINNED = [
-    (LLM, "joy", 0.5, "gap", "507c7738b6fcf345"),
-    (EMB, "joy", 0.25, "gap", "acbc445f492fb2ed"),
+    (LLM, "joy", 0.5, "gap", "d146c42ba2648ece"),
+    (EMB, "joy", 0.25, "gap", "e37382aed052be74"),
 ]
 REVEAL_SHOWN = ("anger", "anger")
+
+
+# --------------------------------------------------------------------- a simulated annotator
+# Tests and benchmarks that play annotators or models ask the type for answers through these
+# (see ``__init__``), so that none of them branches on the type's name.
+
+
+def perfect_answer(gold: Any) -> Any:
+    """What an annotator who agrees with gold submits: the gold label."""
+    return gold
+
+
+def other_answer(answer: Any, labels: list[str]) -> Any:
+    """A plausible answer that differs from ``answer``: the first other label."""
+    return next(lab for lab in labels if lab != answer)
+
+
+def scripted_answer(gold: Any, k: int, who: str, labels: list[str]) -> Any:
+    """Annotator ``'a'`` errs on every 5th item, ``'b'`` on items 1, 4, 7, ... (other labels)."""
+    wrong = (who == "a" and k % 5 == 0) or (who == "b" and k % 3 == 1)
+    return sorted(set(labels) - {gold})[k % (len(labels) - 1)] if wrong else gold
+
+
+def stored_prediction(gold: Any, *, llm: bool) -> Any:
+    """A stored model answer equal to gold: a label, for embedding models and LLMs alike."""
+    return gold
+
+
+def items_in(gold: Any) -> int:
+    """An instance is one text."""
+    return 1
+
+
+def check_revealed(prediction: dict[str, Any], answer: Any, score: Any) -> None:
+    """The revealed prediction carries no score: the stored one (the share of the logistic-
+    regression runs that voted for the label) would read as accuracy in Label Studio."""
+    assert score is not None and "score" not in prediction

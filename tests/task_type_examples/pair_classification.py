@@ -61,8 +61,8 @@ LS_RENDER_KW: dict[str, Any] = {}
 LS_RESULT_CASE: tuple[dict[str, Any], Any] = ({}, 1)
 
 REVEAL_PINNED = [
-    (EMB, 1, 0.83, "gap", "8fc5734355f0dc80"),
-    (LLM, 0, 0.5, "gap", "0fe2427ac9568722"),
+    (EMB, 1, 0.83, "gap", "caff9c55e32a12be"),
+    (LLM, 0, 0.5, "gap", "6c9e4e19d377c29f"),
 ]
 REVEAL_SHOWN = (1, 1)
 
@@ -72,3 +72,38 @@ def read_sick(path: Path = SICK) -> list[LabelledPair]:
     and ``columns``), entailment (1) against the other judgments (0) by ``label_set``."""
     records = load_records(PairClassification(), path, fmt="tsv", columns=SICK_COLUMNS)
     return resolve_labels(records, SICK_LABEL_SET)[0]  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------- a simulated annotator
+# Tests and benchmarks that play annotators or models ask the type for answers through these
+# (see ``__init__``), so that none of them branches on the type's name.
+
+
+def perfect_answer(gold: int) -> int:
+    """The gold yes (1) or no (0)."""
+    return int(gold)
+
+
+def other_answer(answer: int, labels: list[str]) -> int:
+    """The other answer."""
+    return 1 - int(answer)
+
+
+def scripted_answer(gold: int, k: int, who: str, labels: list[str]) -> int:
+    """``'a'`` errs on every 5th pair, ``'b'`` on pairs 1, 4, 7, ..."""
+    wrong = (who == "a" and k % 5 == 0) or (who == "b" and k % 3 == 1)
+    return 1 - int(gold) if wrong else int(gold)
+
+
+def stored_prediction(gold: int, *, llm: bool) -> int:
+    """A stored yes/no equal to gold."""
+    return int(gold)
+
+
+def items_in(gold: int) -> int:
+    """An instance is one pair."""
+    return 1
+
+
+def check_revealed(prediction: dict[str, Any], answer: Any, score: Any) -> None:
+    """Nothing beyond the round trip."""

@@ -52,8 +52,47 @@ LS_RESULT_CASE: tuple[dict[str, Any], Any] = (
 )
 
 REVEAL_PINNED = [
-    (EMB, SCORES, 0.25, "gap", "f24e34c9c9abc05f"),
+    (EMB, SCORES, 0.25, "gap", "336163498a656dc6"),
     (EMB, SCORES, None, "top1", "336163498a656dc6"),
-    (LLM, {f"d{n}": int(n == 2) for n in range(7)}, 0.5, "gap", "eeb76591a6fc44a1"),
+    (LLM, {f"d{n}": int(n == 2) for n in range(7)}, 0.5, "gap", "e2a7c891a260de20"),
 ]
 REVEAL_SHOWN = ({"a": 0.9, "b": 0.85, "c": 0.2}, {"a": 1, "b": 1, "c": 0})
+
+
+# --------------------------------------------------------------------- a simulated annotator
+# Tests and benchmarks that play annotators or models ask the type for answers through these
+# (see ``__init__``), so that none of them branches on the type's name.
+
+
+def perfect_answer(gold: dict[str, int]) -> dict[str, int]:
+    """The gold marks: 1 for each relevant candidate, 0 for the others."""
+    return dict(gold)
+
+
+def other_answer(answer: dict[str, int], labels: list[str]) -> dict[str, int]:
+    """Every mark flipped."""
+    return {cid: 1 - int(v) for cid, v in answer.items()}
+
+
+def scripted_answer(gold: dict[str, int], k: int, who: str, labels: list[str]) -> dict[str, int]:
+    """One mark flipped per query: ``'a'`` the k-th candidate, ``'b'`` the (k+2)-th."""
+    cands = sorted(gold)
+    flip = cands[k % len(cands)] if who == "a" else cands[(k + 2) % len(cands)]
+    return {c: (1 - int(v)) if c == flip else int(v) for c, v in gold.items()}
+
+
+def stored_prediction(gold: dict[str, int], *, llm: bool) -> dict[str, Any]:
+    """An LLM stores marks; an embedding model stores scores (relevant candidates first)."""
+    return dict(gold) if llm else {c: float(v) for c, v in gold.items()}
+
+
+def items_in(gold: dict[str, int]) -> int:
+    """An instance is one query."""
+    return 1
+
+
+def check_revealed(prediction: dict[str, Any], answer: dict[str, float], score: Any) -> None:
+    """The revealed ranker lists the candidates it marks relevant by falling score."""
+    ranked = prediction["result"][0]["value"]["ranker"]
+    relevant = [answer[c] for c in ranked["relevant"]]
+    assert relevant == sorted(relevant, reverse=True)

@@ -60,12 +60,7 @@ class ClassificationScoring(ScoringRules):
     def score_agreements(
         self, gold: Mapping[Hashable, Any], humans: Mapping[str, Mapping[Hashable, Any]]
     ) -> list[Agreement]:
-        return [
-            agreement.fleiss_kappa(humans),
-            agreement.mean_pairwise_cohen_kappa(humans),
-            agreement.percentage_agreement(humans),
-            agreement.krippendorff_alpha(humans, level="nominal"),
-        ]
+        return agreement.categorical_agreements(humans)
 
     def score_interval(self, score: Score) -> Interval:
         n = int(score.n_items or 0)

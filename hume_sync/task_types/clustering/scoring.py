@@ -26,6 +26,7 @@ class ClusteringScoring(ScoringRules):
         "Candidate gold errors": "none (a partition has no per-set gold answer to agree on)",
     }
     score_main_name = "v_measure"
+    score_main_label = "V-measure"
     score_mteb_main_name = "v_measure"
     score_main_range = (0.0, 1.0)
     score_annotator_method = "v_measure"

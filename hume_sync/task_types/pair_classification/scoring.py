@@ -38,7 +38,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from hume_sync.task_types.pair_classification.model import best_accuracy_threshold
-from scoring import agreement, intervals, metrics
+from scoring import agreement, intervals, kernels, metrics
 from scoring.aggregation import human_classification
 from scoring.errors import DegenerateInputError, InvalidInputError
 from scoring.records import Agreement, Interval, Score
@@ -160,11 +160,16 @@ def human_pair_classification(gold: Mapping[Hashable, Any], answers: Answers) ->
     )
 
 
-def _ap_of_rows(rows: np.ndarray) -> float:
-    """AP of (gold, vote share) rows; NaN without a positive pair (AP is undefined there)."""
-    if not np.any(rows[:, 0] == 1):
-        return math.nan
-    return metrics.average_precision(rows[:, 0], rows[:, 1], method="sklearn").value
+@intervals.vectorized
+def _ap_of_rows(rows: np.ndarray) -> Any:
+    """AP of (gold, vote share) rows, shape (..., n, 2), one value per stack of rows (a float
+    for one (n, 2) sample); NaN without a positive pair (AP is undefined there). scikit-learn's
+    AP of each resample, all resamples at once (:func:`scoring.kernels.average_precision_rows`).
+    """
+    n = rows.shape[-2]
+    flat = rows.reshape(-1, n, 2)
+    values = kernels.average_precision_rows(flat[..., 0], flat[..., 1]).reshape(rows.shape[:-2])
+    return float(values) if values.ndim == 0 else values
 
 
 def expected_random_ap(n_positive: int, n_items: int) -> float:
@@ -205,6 +210,7 @@ class PairClassificationScoring(ScoringRules):
     }
 
     score_main_name: str = "max_ap"
+    score_main_label: str = "max AP"
     score_mteb_main_name: str = "max_ap"
     score_main_range: tuple[float, float] = (0.0, 1.0)
     #: Only pair classification's score blocks hold ``max_ap``.
@@ -226,12 +232,7 @@ class PairClassificationScoring(ScoringRules):
     ) -> list[Agreement]:
         """Fleiss' κ (headline), mean pairwise Cohen's κ, percentage agreement, nominal α."""
         del gold
-        return [
-            agreement.fleiss_kappa(humans),
-            agreement.mean_pairwise_cohen_kappa(humans),
-            agreement.percentage_agreement(humans),
-            agreement.krippendorff_alpha(humans, level="nominal"),
-        ]
+        return agreement.categorical_agreements(humans)
 
     def score_agreement_flags(self, headline: Agreement) -> dict[str, bool]:
         """The paper's flags: revise below κ 0.4, a reliable target above κ 0.6."""
@@ -262,6 +263,7 @@ class PairClassificationScoring(ScoringRules):
             n_resamples=self.score_bootstrap_resamples,
             seed=self.score_bootstrap_seed,
             method="bca",
+            vectorized=intervals.is_vectorized(statistic),
         )
 
     def score_accuracy_interval(self, score: Score, level: float = 0.95) -> Interval:

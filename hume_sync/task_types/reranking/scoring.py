@@ -13,6 +13,9 @@ from scoring import aggregation, agreement, intervals
 from scoring.records import Agreement, Interval, Score
 from scoring.rules import PerItem, ScoringRules, items_by_bootstrap_scaling
 
+#: A candidate's text is cut to this many characters in the report's item lists.
+MARK_TEXT_CHARS = 120
+
 
 class RerankingScoring(ScoringRules):
     """Items: a query; gold is ``{candidate_id: 0|1}``, an answer the annotator's marks.
@@ -32,6 +35,7 @@ class RerankingScoring(ScoringRules):
         "Candidate gold errors": "all annotators (≥ 2) give the same marks, not gold's",
     }
     score_main_name = "map"
+    score_main_label = "MAP"
     score_mteb_main_name = "map_at_1000"
     score_main_range = (0.0, 1.0)
     score_annotator_method = "mean_over_queries(map:sklearn)"
@@ -50,10 +54,9 @@ class RerankingScoring(ScoringRules):
     def score_agreements(
         self, gold: Mapping[Hashable, Any], humans: Mapping[str, Mapping[Hashable, Any]]
     ) -> list[Agreement]:
-        return [
-            agreement.reranking_agreement(humans, statistic=s)
-            for s in ("spearman", "kendall_tau", "binary_kappa")
-        ]
+        return agreement.reranking_agreements(
+            humans, statistics=("spearman", "kendall_tau", "binary_kappa")
+        )
 
     def score_interval(self, score: Score) -> Interval:
         return intervals.annotator_range(dict(score.per_rater), estimate=score.value)
@@ -74,7 +77,13 @@ class RerankingScoring(ScoringRules):
                 per_rater = np.nanmean(x, axis=-2)
                 return np.nanmean(per_rater, axis=-1)
 
-        return table, map_
+        @intervals.vectorized
+        def map_complete(x: np.ndarray) -> np.ndarray:
+            # Every rater answered every query: no NaN to skip, and np.mean makes the same
+            # sums and divisions as np.nanmean, several times faster.
+            return np.mean(np.mean(x, axis=-2), axis=-1)
+
+        return table, (map_ if np.isnan(table).any() else map_complete)
 
     def score_items_for_target(
         self, score: Score, bootstrap: Interval | None, target: float
@@ -90,3 +99,23 @@ class RerankingScoring(ScoringRules):
 
     def score_item_text(self, content: Mapping[str, Any]) -> str:
         return str(content.get("query", ""))
+
+    def score_item_marks(
+        self, content: Mapping[str, Any], gold: Any, answers: Mapping[str, Any]
+    ) -> list[str] | None:
+        """One line per candidate: its text, then gold's and each rater's mark (✓ relevant,
+        ✗ not, – unmarked), so a disagreement reads without candidate ids."""
+
+        def mark(marks: Any, cid: str) -> str:
+            if not isinstance(marks, Mapping) or cid not in marks:
+                return "–"
+            return "✓" if int(marks[cid]) else "✗"
+
+        lines = []
+        for cand in content.get("candidates") or []:
+            cid = str(cand.get("id"))
+            text = " ".join(str(cand.get("text", "")).split())
+            text = text if len(text) <= MARK_TEXT_CHARS else text[: MARK_TEXT_CHARS - 1] + "…"
+            who = "; ".join(f"{r} {mark(a, cid)}" for r, a in sorted(answers.items()))
+            lines.append(f"{text} — gold {mark(gold, cid)}; {who}")
+        return lines or None

@@ -31,6 +31,7 @@ class STSScoring(ScoringRules):
         "Candidate gold errors": "mean rating ≥ 2 points from gold",
     }
     score_main_name = "spearman"
+    score_main_label = "Spearman ρ"
     score_mteb_main_name = "cosine_spearman"
     # mteb's STS main score is a Spearman correlation, which may be negative.
     score_main_range = (-1.0, 1.0)
@@ -54,11 +55,12 @@ class STSScoring(ScoringRules):
 
     def score_per_item(self, gold: Mapping[Hashable, Any], score: Score) -> PerItem | None:
         """A pair's mean rating is fixed, so Spearman is taken over resampled
-        (gold, mean rating) pairs (NaN for a resample constant on either side)."""
+        (gold, mean rating) pairs (NaN for a resample constant on either side). Spearman depends
+        only on the order, so the records are each side's dense rank codes
+        (:func:`scoring.intervals.rank_codes`), which the statistic counts instead of sorting."""
         means = score.details.get("mean_ratings") or {}
-        pairs = np.array([(float(gold[i]), float(m)) for i, m in means.items()])
-
-        return pairs, intervals.spearman_of_resamples
+        pairs = np.array([(float(gold[i]), float(m)) for i, m in means.items()]).reshape(-1, 2)
+        return intervals.rank_codes(pairs), intervals.spearman_of_codes
 
     def score_items_for_target(
         self, score: Score, bootstrap: Interval | None, target: float

@@ -1,0 +1,121 @@
+"""Benchmark `hume-sync setup` against Label Studio's own bulk import of the same tasks.
+
+For each size N (classification tasks; sentences from SICK in ../shared when present), on the
+embedded Label Studio (or the server in LABEL_STUDIO_URL / LABEL_STUDIO_API_KEY), alternating:
+
+- hume: ``setup_study`` on a fresh copy of an initialised study whose one annotator is the
+  server's admin: find-or-create the project (marker), import every task, record the task ids;
+- Label Studio's own: ``projects.create`` with the same labelling config + one
+  ``projects.import_tasks`` request carrying the same task data (built beforehand).
+
+Each project is deleted right after its run, so the server holds the same projects for every
+run. Prints the medians and their ratio (goal ≤ 1.2).
+
+    .venv/bin/python benchmarks/setup.py [--sizes 1000,10000] [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from pull import make_study  # noqa: E402
+
+from hume_sync import task_types  # noqa: E402
+from hume_sync.labelstudio import server  # noqa: E402
+from hume_sync.labelstudio.client import LabelStudioClient  # noqa: E402
+from hume_sync.steps.setup import render_subset_config, setup_study  # noqa: E402
+from hume_sync.store import Store  # noqa: E402
+
+
+def time_hume(client: LabelStudioClient, study: Path, scratch: Path) -> tuple[float, int]:
+    copy = scratch / f"setup-{time.monotonic_ns()}"
+    shutil.copytree(study, copy)
+    with Store.open(copy) as store:
+        me = client.whoami()
+        store.add_annotator(me["email"], ["eng"], client.url, int(me["id"]))
+        t0 = time.perf_counter()
+        summary = setup_study(store, lambda url: client)
+        dt = time.perf_counter() - t0
+    (done,) = summary.projects
+    client.delete_project(done.project_id)
+    shutil.rmtree(copy)
+    return dt, done.imported
+
+
+def ls_inputs(study: Path) -> tuple[str, list[dict]]:
+    with Store.open(study) as store:
+        (subset,) = store.subsets()
+        task_type = task_types.get(subset.task_type)
+        tasks = [
+            {"data": task_type.ls_task_data(i.hume_ref, i.content)}
+            for i in store.instances(subset.key)
+        ]
+        return render_subset_config(subset), tasks
+
+
+def time_label_studio(client: LabelStudioClient, config: str, tasks: list[dict]) -> float:
+    ls = client.sdk
+    t0 = time.perf_counter()
+    project = ls.projects.create(
+        title="bench: bulk import", label_config=config, maximum_annotations=1
+    )
+    resp = ls.projects.import_tasks(id=project.id, request=tasks)
+    dt = time.perf_counter() - t0
+    assert resp.task_count == len(tasks), resp
+    client.delete_project(int(project.id))
+    return dt
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", default="1000,10000")
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        started = None
+        if os.environ.get("LABEL_STUDIO_URL"):
+            url, token = server.connection_from_env_or_embedded()
+        else:
+            started = server.start(root / "ls", port=server.free_port(), timeout=600)
+            url, token = started.url, started.token
+        client = LabelStudioClient(url, token, timeout=900)
+        try:
+            lines = []
+            for n in (int(s) for s in args.sizes.split(",")):
+                base = root / f"n{n}"
+                base.mkdir()
+                study = make_study(base, n)
+                config, tasks = ls_inputs(study)
+                hume, own = [], []
+                for _ in range(args.repeat):
+                    dt, imported = time_hume(client, study, base)
+                    assert imported == n, imported
+                    hume.append(dt)
+                    own.append(time_label_studio(client, config, tasks))
+                h, o = statistics.median(hume), statistics.median(own)
+                print(f"  {n} tasks: hume {[round(x, 2) for x in hume]} s, "
+                      f"Label Studio {[round(x, 2) for x in own]} s", flush=True)  # fmt: skip
+                lines.append(f"{n:>6} tasks: setup {h:6.2f} s, create + one bulk import "
+                             f"{o:6.2f} s, ratio {h / o:.2f} (goal ≤ 1.2)")  # fmt: skip
+            print(f"\nmedians of {args.repeat} alternating runs:")
+            print("\n".join(lines))
+        finally:
+            if started is not None:
+                server.stop(root / "ls")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

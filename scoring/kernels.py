@@ -1,0 +1,374 @@
+"""The scikit-learn and SciPy metrics the report uses, as plain NumPy on validated arrays.
+
+Why: an export scores every annotator, LLM and model on every subset, and each call of
+``sklearn.metrics.*`` spends milliseconds validating its input (type of target, array-API
+namespace, dataframe checks) for microseconds of arithmetic; scipy.stats adds its own
+dispatch layers. :mod:`scoring.metrics` and :mod:`scoring.agreement` validate their input once,
+in their own terms, then call these kernels.
+
+Each kernel performs its library's own floating-point operations in the same order, so the
+numbers are the library's to the last bit, not merely close (``tests/scoring/test_kernels.py``
+compares them on random and edge cases): the report's digits do not change. The libraries'
+versions are those of the lock file; a kernel names the function it stands for.
+
+Inputs are 1-D NumPy arrays already checked by the caller (same length, at least one value,
+finite numbers where numbers are expected); nothing here raises on user input.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+from functools import cache
+from typing import Any
+
+from scoring._lazy import LazyModule
+
+np = LazyModule("numpy")
+special = LazyModule("scipy.special")
+
+EPS = 2.220446049250313e-16  # np.finfo(np.float64).eps
+
+
+# --------------------------------------------------------------------------------------------
+# classification: sklearn.metrics.accuracy_score, precision/recall/f1 (macro, weighted)
+# --------------------------------------------------------------------------------------------
+
+
+def _prf_divide(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """``num / den`` as float64, 0 where ``den`` is 0 (sklearn's ``zero_division=0``)."""
+    mask = den == 0
+    den = np.asarray(den, dtype=np.float64).copy()
+    den[mask] = 1
+    out = np.asarray(num, dtype=np.float64) / den
+    out[mask] = 0.0
+    return out
+
+
+def classification_scores(gold: np.ndarray, pred: np.ndarray) -> dict[str, float]:
+    """Accuracy and macro/weighted precision, recall and F1 over the labels either side uses
+    (sorted, as ``sklearn.utils.multiclass.unique_labels``), ``zero_division=0``.
+
+    Keys: ``accuracy``, ``f1``, ``f1_weighted``, ``precision``, ``precision_weighted``,
+    ``recall``, ``recall_weighted`` (macro without suffix, as MTEB names them).
+    """
+    n = len(gold)
+    labels, inverse = np.unique(np.concatenate([gold, pred]), return_inverse=True)
+    g, p = inverse[:n], inverse[n:]
+    k = len(labels)
+    true_sum = np.bincount(g, minlength=k)
+    pred_sum = np.bincount(p, minlength=k)
+    tp_sum = np.bincount(g[g == p], minlength=k)
+    precision = _prf_divide(tp_sum, pred_sum)
+    recall = _prf_divide(tp_sum, true_sum)
+    # beta = 1: (1 + beta²) tp / (beta² true + pred), in float64
+    f1 = _prf_divide(
+        2.0 * tp_sum.astype(np.float64),
+        1.0 * true_sum.astype(np.float64) + pred_sum.astype(np.float64),
+    )
+    # np.average and np.nanmean (no NaN here) as sklearn calls them, without their dispatch:
+    # the same sums and divisions.
+    out = {"accuracy": float(np.count_nonzero(g == p) / n)}
+    weights = true_sum.astype(np.float64)
+    scale = weights.sum()
+    for name, values in (("f1", f1), ("precision", precision), ("recall", recall)):
+        out[name] = float(values.sum() / k)
+        out[f"{name}_weighted"] = float((values * weights).sum() / scale)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# clustering: sklearn.metrics.cluster (contingency, entropy, MI, EMI, ARI, AMI, V-measure)
+# --------------------------------------------------------------------------------------------
+
+
+def contingency(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Dense int64 contingency table, classes of ``x`` (sorted) by classes of ``y`` (sorted)."""
+    cx, ix = np.unique(x, return_inverse=True)
+    cy, iy = np.unique(y, return_inverse=True)
+    flat = np.bincount(ix * len(cy) + iy, minlength=len(cx) * len(cy))
+    return flat.reshape(len(cx), len(cy)).astype(np.int64)
+
+
+def entropy(labels: np.ndarray) -> float:
+    """Shannon entropy (nats) of a labelling (sklearn's ``_entropy``)."""
+    if len(labels) == 0:
+        return 1.0
+    pi = np.unique(labels, return_counts=True)[1].astype(np.float64)
+    if pi.size == 1:
+        return 0.0
+    pi_sum = np.sum(pi)
+    return float(-np.sum((pi / pi_sum) * (np.log(pi) - math.log(pi_sum))))
+
+
+def mutual_info(table: np.ndarray) -> float:
+    """Mutual information (nats) of a contingency table (``mutual_info_score``)."""
+    nzx, nzy = np.nonzero(table)
+    nz_val = table[nzx, nzy]
+    total = table.sum()
+    pi = np.ravel(table.sum(axis=1))
+    pj = np.ravel(table.sum(axis=0))
+    if pi.size == 1 or pj.size == 1:
+        return 0.0
+    log_contingency_nm = np.log(nz_val)
+    contingency_nm = nz_val / total
+    outer = pi.take(nzx).astype(np.int64, copy=False) * pj.take(nzy).astype(np.int64, copy=False)
+    log_outer = -np.log(outer) + math.log(pi.sum()) + math.log(pj.sum())
+    mi = contingency_nm * (log_contingency_nm - math.log(total)) + contingency_nm * log_outer
+    mi = np.where(np.abs(mi) < EPS, 0.0, mi)
+    return float(np.clip(mi.sum(), 0.0, None))
+
+
+@cache
+def _c_lgamma() -> Any:
+    """The C library's ``lgamma`` (what scikit-learn's compiled EMI calls), else Python's."""
+    try:
+        fn = ctypes.CDLL(None).lgamma
+    except (AttributeError, OSError):  # pragma: no cover - platforms without a global libm
+        return math.lgamma
+    fn.restype = ctypes.c_double
+    fn.argtypes = [ctypes.c_double]
+    return fn
+
+
+def expected_mutual_info(table: np.ndarray, n_samples: int) -> float:
+    """Expected mutual information under random labellings with the table's margins.
+
+    scikit-learn's ``expected_mutual_information`` (Cython) step for step: the same log-gamma
+    tables (SciPy's ``gammaln``), the C library's ``lgamma`` inside the sum, one running total
+    in the same order.
+    """
+    a = np.ravel(table.sum(axis=1).astype(np.int64, copy=False))
+    b = np.ravel(table.sum(axis=0).astype(np.int64, copy=False))
+    if a.size == 1 or b.size == 1:
+        return 0.0
+    nijs = np.arange(0, max(np.max(a), np.max(b)) + 1, dtype="float")
+    nijs[0] = 1
+    term1 = (nijs / n_samples).tolist()
+    log_a = np.log(a).tolist()
+    log_b = np.log(b).tolist()
+    log_nnij = (np.log(n_samples) + np.log(nijs)).tolist()
+    gln_a = special.gammaln(a + 1).tolist()
+    gln_b = special.gammaln(b + 1).tolist()
+    gln_na = special.gammaln(n_samples - a + 1).tolist()
+    gln_nb = special.gammaln(n_samples - b + 1).tolist()
+    gln_nnij = (special.gammaln(nijs + 1) + special.gammaln(n_samples + 1)).tolist()
+    lgamma = _c_lgamma()
+    exp = math.exp
+    a_l, b_l = a.tolist(), b.tolist()
+    emi = 0.0
+    for i, ai in enumerate(a_l):
+        for j, bj in enumerate(b_l):
+            head = gln_a[i] + gln_b[j] + gln_na[i] + gln_nb[j]
+            for nij in range(max(1, ai - n_samples + bj), min(ai, bj) + 1):
+                term2 = log_nnij[nij] - log_a[i] - log_b[j]
+                gln = (
+                    head
+                    - gln_nnij[nij]
+                    - lgamma(ai - nij + 1)
+                    - lgamma(bj - nij + 1)
+                    - lgamma(n_samples - ai - bj + nij + 1)
+                )
+                emi += term1[nij] * term2 * exp(gln)
+    return emi
+
+
+def adjusted_rand(x: np.ndarray, y: np.ndarray) -> float:
+    """Adjusted Rand index (``adjusted_rand_score``), from exact integer pair counts."""
+    table = contingency(x, y)
+    n = np.int64(len(x))
+    n_c = np.ravel(table.sum(axis=1))
+    n_k = np.ravel(table.sum(axis=0))
+    sum_squares = (table**2).sum()
+    tp = int(sum_squares - n)
+    fp = int(table.dot(n_k).sum() - sum_squares)
+    fn = int(table.T.dot(n_c).sum() - sum_squares)
+    tn = int(n**2 - fp - fn - sum_squares)
+    if fn == 0 and fp == 0:
+        return 1.0
+    return 2.0 * (tp * tn - fn * fp) / ((tp + fn) * (fn + tn) + (tp + fp) * (fp + tn))
+
+
+def clustering_scores(gold: np.ndarray, pred: np.ndarray) -> dict[str, float]:
+    """V-measure with homogeneity and completeness (beta = 1), ARI and AMI (arithmetic mean
+    normaliser), as ``homogeneity_completeness_v_measure``, ``adjusted_rand_score`` and
+    ``adjusted_mutual_info_score`` give them."""
+    table = contingency(gold, pred)
+    h_true, h_pred = entropy(gold), entropy(pred)
+    mi = mutual_info(table)
+    homogeneity = mi / h_true if h_true else 1.0
+    completeness = mi / h_pred if h_pred else 1.0
+    beta = 1.0
+    if homogeneity + completeness == 0.0:
+        v = 0.0
+    else:
+        v = (1 + beta) * homogeneity * completeness / (beta * homogeneity + completeness)
+    return {
+        "v_measure": float(v),
+        "homogeneity": float(homogeneity),
+        "completeness": float(completeness),
+        "ari": adjusted_rand(gold, pred),
+        "ami": _ami(table, len(gold), mi, h_true, h_pred),
+    }
+
+
+def _ami(table: np.ndarray, n: int, mi: float, h_true: float, h_pred: float) -> float:
+    n_classes, n_clusters = table.shape
+    if n_classes == n_clusters == 1 or n_classes == n_clusters == 0:
+        return 1.0
+    if n_classes == 1 or n_clusters == 1:
+        return 0.0
+    emi = expected_mutual_info(table, n)
+    denominator = np.mean([h_true, h_pred]) - emi
+    numerator = mi - emi
+    denominator = min(denominator, -EPS) if denominator < 0 else max(denominator, EPS)
+    numerator = min(numerator, -EPS) if numerator < 0 else max(numerator, EPS)
+    return float(numerator / denominator)
+
+
+# --------------------------------------------------------------------------------------------
+# ranking: sklearn.metrics.average_precision_score (binary relevance)
+# --------------------------------------------------------------------------------------------
+
+
+def average_precision(relevance: np.ndarray, scores: np.ndarray) -> float:
+    """scikit-learn's AP of binary ``relevance`` (1 = relevant) ranked by ``scores``: one
+    threshold per distinct score, so a tie group is one step of the precision/recall curve."""
+    order = np.argsort(scores, kind="stable")[::-1]
+    s = scores[order]
+    y = (relevance[order] == 1).astype(np.float64)
+    idx = np.concatenate([np.nonzero(np.diff(s))[0], [len(y) - 1]])
+    tps = np.cumsum(y, dtype=np.float64)[idx]
+    fps = 1 + idx.astype(np.float64) - tps
+    ps = tps + fps
+    with np.errstate(divide="ignore", invalid="ignore"):
+        precision = np.where(ps != 0, np.divide(tps, ps), 0.0)
+    recall = np.full(tps.shape, 1.0) if tps[-1] == 0 else tps / tps[-1]
+    precision = np.concatenate([np.flip(precision), [1.0]])
+    recall = np.concatenate([np.flip(recall), [0.0]])
+    return float(max(0.0, -np.sum(np.diff(recall) * precision[:-1])))
+
+
+#: Most distinct score values :func:`average_precision_rows` handles without a per-row loop:
+#: below 8 terms numpy sums a row one term after the other, which a column loop repeats.
+_ROW_LEVELS = 7
+
+
+def average_precision_rows(relevance: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    """:func:`average_precision` of each row of 2-D ``relevance`` and ``scores`` (NaN for a row
+    without a relevant item), the same float per row.
+
+    With few distinct scores (vote shares: at most one more than the annotators) every row's
+    thresholds are among those levels: per row and level, the items and relevant items at the
+    level give the precision and recall at each threshold, and the curve's terms are added
+    lowest level first, as the row's own sum adds them.
+    """
+    relevance = np.asarray(relevance)
+    scores = np.asarray(scores, dtype=np.float64)
+    levels, codes = np.unique(scores, return_inverse=True)
+    rows, n = scores.shape
+    if len(levels) > _ROW_LEVELS:
+        return np.array([_ap_or_nan(r, s) for r, s in zip(relevance, scores, strict=True)])
+    codes = codes.reshape(rows, n)
+    m = len(levels)
+    offsets = np.arange(rows)[:, None] * m
+    count = np.bincount((offsets + codes).ravel(), minlength=rows * m).reshape(rows, m)
+    hits = (relevance == 1).astype(np.float64)
+    relevant = np.bincount((offsets + codes).ravel(), weights=hits.ravel(), minlength=rows * m)
+    relevant = relevant.reshape(rows, m)
+    # thresholds from the highest level down: cumulative counts from the top
+    tps = np.cumsum(relevant[:, ::-1], axis=1)[:, ::-1]
+    cum = np.cumsum(count[:, ::-1], axis=1)[:, ::-1].astype(np.float64)
+    total = tps[:, :1]
+    above = np.concatenate([tps[:, 1:], np.zeros((rows, 1))], axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        precision = tps / cum
+        recall_step = above / total - tps / total
+    present = count > 0
+    value = np.zeros(rows)
+    for level in range(m):  # lowest level first, absent levels add nothing
+        term = recall_step[:, level] * precision[:, level]
+        value = np.where(present[:, level], value + term, value)
+    ap = np.where(-value > 0.0, -value, 0.0)
+    return np.where(total[:, 0] > 0, ap, np.nan)
+
+
+def _ap_or_nan(relevance: np.ndarray, scores: np.ndarray) -> float:
+    return average_precision(relevance, scores) if np.any(relevance == 1) else math.nan
+
+
+# --------------------------------------------------------------------------------------------
+# correlations: scipy.stats.spearmanr, pearsonr, kendalltau (tau-b)
+# --------------------------------------------------------------------------------------------
+
+
+def average_ranks(x: np.ndarray) -> np.ndarray:
+    """Ranks 1..n, ties given their mean rank (``rankdata(method="average")``); the values are
+    multiples of 1/2, exact in float64."""
+    _, inverse, counts = np.unique(x, return_inverse=True, return_counts=True)
+    upper = np.cumsum(counts)
+    return (upper - (counts - 1) / 2.0)[inverse]
+
+
+def _constant(x: np.ndarray) -> bool:
+    return bool(np.all(x == x[0]))
+
+
+def spearman(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """Spearman's rho and its two-sided p-value (t distribution, n − 2 degrees of freedom),
+    NaN for both where either side is constant or n < 2 (as ``spearmanr``)."""
+    n = len(x)
+    if n <= 1 or _constant(x) or _constant(y):
+        return math.nan, math.nan
+    ranks = np.stack([average_ranks(x), average_ranks(y)])
+    # np.corrcoef step for step; centred ranks are multiples of 1/2, so every sum is exact.
+    centred = ranks - ranks.mean(axis=1, keepdims=True)
+    c = np.dot(centred, centred.T) * np.true_divide(1, n - 1)
+    sd = np.sqrt(np.diag(c))
+    c /= sd[:, None]
+    c /= sd[None, :]
+    rho = np.clip(c, -1, 1)[1, 0]
+    dof = n - 2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = rho * np.sqrt(np.clip(dof / ((rho + 1.0) * (1.0 - rho)), 0, None))
+    return float(rho), float(2 * special.stdtr(dof, -np.abs(t)))
+
+
+def pearson(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """Pearson's r and its two-sided p-value (``pearsonr``: centred and scaled vectors, beta
+    distribution); NaN where a side is constant; r = ±1, p = 1 for n = 2."""
+    if _constant(x) or _constant(y):
+        return math.nan, math.nan
+    n = np.asarray(len(x), dtype=np.float64)
+    xm = x - np.mean(x, axis=-1, keepdims=True)
+    ym = y - np.mean(y, axis=-1, keepdims=True)
+    xmax = np.max(np.abs(xm), axis=-1, keepdims=True)
+    ymax = np.max(np.abs(ym), axis=-1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        normxm = xmax * np.linalg.norm(xm / xmax, ord=2, axis=-1, keepdims=True)
+        normym = ymax * np.linalg.norm(ym / ymax, ord=2, axis=-1, keepdims=True)
+        r = np.clip(np.vecdot(xm / normxm, ym / normym, axis=-1), -1.0, 1.0)
+    if n == 2:
+        return float(np.round(r)), 1.0
+    ab = np.asarray(n / 2 - 1, dtype=np.float64)
+    pvalue = 2 * special.betaincc(ab, ab, (np.abs(r) - -1) / 2)
+    return float(r), float(pvalue)
+
+
+def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> float:
+    """Kendall's tau-b (``kendalltau``'s statistic), from exact integer pair counts; NaN where
+    either side is constant or empty."""
+    size = len(x)
+    if size == 0:
+        return math.nan
+    i, j = np.triu_indices(size, k=1)
+    dx = np.sign(x[i] - x[j])
+    dy = np.sign(y[i] - y[j])
+    tot = (size * (size - 1)) // 2
+    xtie = int(np.count_nonzero(dx == 0))
+    ytie = int(np.count_nonzero(dy == 0))
+    if xtie == tot or ytie == tot:
+        return math.nan
+    con_minus_dis = int(np.sum(dx * dy))
+    tau = con_minus_dis / np.sqrt(tot - xtie) / np.sqrt(tot - ytie)
+    return float(np.minimum(1.0, max(-1.0, tau)))

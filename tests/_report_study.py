@@ -1,0 +1,126 @@
+"""A small study filled directly in its store (no Label Studio) for the report's tests: two
+registered annotators (with emails) answering in English, one in Arabic, an LLM annotator, and
+an MTEB results folder with three models (two with metadata) on the study's subsets."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from hume_sync.cli import main
+from hume_sync.store import AnnotationRecord, PredictionRecord, Store, gold
+from scoring.results import write_model_meta, write_result_file
+from tests._studies import real_data_spec, write_spec
+
+EMAILS = ("ann.one@example.org", "ann.two@example.org")
+#: Models of the results folder: name -> (score offset from 0.5, model_meta extra).
+MODELS = {
+    "sentence-transformers/all-MiniLM-L6-v2": (
+        0.1,
+        {"n_parameters": 22713216, "embed_dim": 384, "max_tokens": 256.0},
+    ),
+    "intfloat/multilingual-e5-small": (
+        0.2,
+        {"n_parameters": 118000000, "embed_dim": 384, "max_tokens": 512.0},
+    ),
+    "org-without-meta/a-model-with-a-rather-long-name-for-the-label-column-v2": (0.0, {}),
+}
+#: mteb's main-score key of each type in the result files written here.
+MTEB_KEYS = {
+    "classification": "accuracy",
+    "clustering": "v_measure",
+    "sts": "cosine_spearman",
+    "reranking": "map_at_1000",
+}
+
+
+def answers_for(task_type: str, g: Any, k: int, who: str, labels: list[str]) -> Any:
+    """Deterministic annotator behaviour: 'a' is mostly right, 'b' errs differently."""
+    if task_type == "classification":
+        wrong = (who == "a" and k % 5 == 0) or (who == "b" and k % 3 == 1)
+        return sorted(set(labels) - {g})[k % (len(labels) - 1)] if wrong else g
+    if task_type == "sts":
+        noise = (k % 3) - 1 if who == "a" else (k % 5) - 2
+        return int(min(5, max(0, round(float(g)) + noise)))
+    if task_type == "reranking":
+        cands = sorted(g)
+        flip = cands[k % len(cands)] if who == "a" else cands[(k + 2) % len(cands)]
+        return {c: (1 - int(v)) if c == flip else int(v) for c, v in g.items()}
+    # clustering: 'a' perfect up to renaming, 'b' swaps two texts' groups
+    names = {lab: f"group_{i + 1}" for i, lab in enumerate(sorted(set(g.values())))}
+    out = {t: names[lab] for t, lab in g.items()}
+    if who == "b":
+        t1, t2 = sorted(out)[:2]
+        out[t1], out[t2] = out[t2], out[t1]
+    return out
+
+
+def make_study(root: Path) -> dict[str, Any]:
+    """Create and fill the study under ``root / "study"``; returns what the tests compare."""
+    study = root / "study"
+    spec = real_data_spec("reporttest", 5, cls_eng=12, cls_arb=8, sts=12, rerank=4)
+    assert main(["init", str(study), "--spec", str(write_spec(study, spec))]) == 0
+    answers: dict[str, dict[str, dict[str, Any]]] = {}
+    with Store.open(study) as store:
+        keys = {
+            who: store.add_annotator(
+                email, ["eng", "arb"], f"http://127.0.0.1:{9100 + i}", None
+            ).key
+            for i, (who, email) in enumerate(zip(("a", "b"), EMAILS, strict=True))
+        }
+        ann_id = 1
+        for sub in store.subsets():
+            golds = gold(store, sub.key)
+            labels = sub.config.get("label_set") or []
+            raters = ["a", "b"] if sub.language.startswith("eng") else ["a"]
+            records = []
+            for k, inst in enumerate(store.instances(sub.key)):
+                for who in raters:
+                    ans = answers_for(sub.task_type, golds[inst.hume_id], k, who, labels)
+                    answers.setdefault(sub.key, {}).setdefault(keys[who], {})[inst.hume_id] = ans
+                    records.append(
+                        AnnotationRecord(ann_id, inst.hume_id, 1000 + ann_id, keys[who], ans)
+                    )
+                    ann_id += 1
+            store.upsert_annotations(records, subset=sub.key)
+        cls = store.subset("SIB200Classification/eng_Latn")
+        first = sorted(cls.config["label_set"])[0]
+        store.add_predictions(
+            [
+                PredictionRecord(i.hume_id, "llm:always-first", first)
+                for i in store.instances(cls.key)
+            ]
+        )
+        subsets = [(s.task_name, s.hf_subset, s.task_type, s.language) for s in store.subsets()]
+    return {"study": study, "answers": answers, "keys": keys, "subsets": subsets}
+
+
+def results_folder(root: Path, subsets: list[tuple[str, str, str, str]]) -> Path:
+    """An MTEB results folder: each of :data:`MODELS` on every subset, score 0.5 + offset
+    (+ 0.01 per subset index, so the best model is the same everywhere)."""
+    out = root / "results"
+    for name, (offset, meta) in MODELS.items():
+        by_task: dict[str, list[dict[str, Any]]] = {}
+        for i, (task, hf_subset, ttype, language) in enumerate(subsets):
+            value = round(0.5 + offset + 0.01 * i, 4)
+            by_task.setdefault(task, []).append(
+                {
+                    MTEB_KEYS[ttype]: value,
+                    "main_score": value,
+                    "hf_subset": hf_subset,
+                    "languages": [language],
+                }
+            )
+        for task, blocks in by_task.items():
+            write_result_file(out, model_name=name, revision="r1", task_name=task, subsets=blocks)
+        path = write_model_meta(out, model_name=name, revision="r1", languages=["eng-Latn"])
+        data = json.loads(path.read_text())
+        data.update(meta)
+        path.write_text(json.dumps(data))
+    return out
+
+
+def model_score(subset_index: int, name: str) -> float:
+    """The score :func:`results_folder` gives ``name`` on the subset at ``subset_index``."""
+    return round(0.5 + MODELS[name][0] + 0.01 * subset_index, 4)
