@@ -133,12 +133,26 @@ def _cmd_status(args: argparse.Namespace) -> int:
     from hume_sync.steps import status
 
     with _study_store(args.study_dir) as store:
+        if args.json:
+            _print_json(status.status_json(store, _clients()))
+            return 0
         result = status.study_status(store, _clients())
-    if args.json:
-        _print_json(status.to_json(result))
-    else:
-        print(status.render(result))
+    print(status.render(result))
     return 0
+
+
+def _cmd_dashboard(args: argparse.Namespace) -> int:
+    from hume_sync.steps import dashboard
+
+    server = dashboard.make_server(
+        Path(args.study_dir),
+        _clients,
+        host=args.host,
+        port=args.port,
+        refresh_s=args.refresh,
+        allow_non_loopback=args.allow_non_loopback,
+    )
+    return dashboard.serve(server, Path(args.study_dir))
 
 
 def _cmd_pull(args: argparse.Namespace) -> int:
@@ -471,6 +485,7 @@ def build_parser() -> argparse.ArgumentParser:
             )
         p.set_defaults(func=func)
 
+    _add_dashboard_parser(sub)
     _add_annotators_parser(sub)
     _add_predict_parser(sub)
     _add_close_and_reveal_parsers(sub)
@@ -521,6 +536,42 @@ def build_parser() -> argparse.ArgumentParser:
     )
     demo.set_defaults(func=_cmd_demo)
     return parser
+
+
+def _add_dashboard_parser(sub: argparse._SubParsersAction) -> None:
+    text = "serve a live progress page for the project manager (status, agreement so far)"
+    p = sub.add_parser(
+        "dashboard",
+        help=text,
+        description=text + ". One self-contained page that reloads itself: the numbers of "
+        "'status --json' per subset, slot and annotator, invalid answers with links into Label "
+        "Studio, agreement so far between annotators (as of the last pull) and, once the study "
+        "is closed, the report's headline. It only reads: pull and the other commands run "
+        "while it is up. The page shows annotator emails, so it is served on loopback only "
+        "unless --allow-non-loopback is given.",
+    )
+    p.add_argument("study_dir", metavar="STUDY_DIR")
+    p.add_argument("--port", type=int, default=8765, help="port to serve on (default: 8765)")
+    p.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to serve on (default: 127.0.0.1); a non-loopback one needs "
+        "--allow-non-loopback",
+    )
+    p.add_argument(
+        "--allow-non-loopback",
+        action="store_true",
+        help="serve on a non-loopback --host: anyone who reaches it sees annotator emails "
+        "and links into their Label Studio servers",
+    )
+    p.add_argument(
+        "--refresh",
+        type=int,
+        default=30,
+        metavar="SECONDS",
+        help="how often the page reloads and Label Studio is read (default: 30)",
+    )
+    p.set_defaults(func=_cmd_dashboard)
 
 
 def _add_annotators_parser(sub: argparse._SubParsersAction) -> None:

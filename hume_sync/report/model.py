@@ -100,7 +100,7 @@ def annotator_names(store: Store, *, with_emails: bool = False) -> dict[str, str
     return {k: f"A{emailish.index(k) + 1}" if "@" in k else k for k in keys}
 
 
-def _human_answers(
+def human_answers(
     store: Store,
     sub: SubsetRow,
     closed: datetime | None,
@@ -156,7 +156,7 @@ def subset_inputs(
     for sub in store.subsets():
         ttype = task_types.get(sub.task_type)
         instances = store.instances(sub.key)
-        humans, invalid, late, late_edited = _human_answers(store, sub, closed, include_late, names)
+        humans, invalid, late, late_edited = human_answers(store, sub, closed, include_late, names)
         llms: dict[str, dict[str, Any]] = {}
         failures: dict[str, int] = {}
         model_answers: dict[str, dict[str, Any]] = {}

@@ -62,3 +62,9 @@ def md_text(value: Any) -> str:
 def md_cell(value: Any) -> str:
     """:func:`md_text` for a Markdown table cell (``|`` escaped too)."""
     return md_text(value).replace("|", "\\|")
+
+
+def html_text(value: Any) -> str:
+    """Data for an HTML page (text or attribute value): ``&``, ``<``, ``>`` and quotes escaped,
+    so an email, task name or error message shows as the same text and never acts as markup."""
+    return html.escape(str(value), quote=True)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 import label_studio_configs
@@ -42,6 +43,10 @@ from hume_sync.store import (
 )
 
 ClientFor = Callable[[str], LabelStudioClient]
+
+#: The store's ``meta`` key for when the last pull completed (UTC): what the dashboard's
+#: agreement so far is as of. A pull that fails writes nothing, this included.
+PULLED_AT = "pulled_at"
 
 
 def task_url(base_url: str, project_id: int, task_id: int) -> str:
@@ -233,4 +238,5 @@ def pull_study(store: Store, client_for: ClientFor) -> PullSummary:
                 summary.unknown_tasks += found.unknown_tasks
             summary.counts[subset.key] = counts
     summary.late = late_answers(store)
+    store.set_meta({PULLED_AT: datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")})
     return summary

@@ -308,6 +308,7 @@ def totals(status: StudyStatus) -> dict[str, Any]:
 
 
 def to_json(status: StudyStatus) -> dict[str, Any]:
+    """What ``status --json`` prints (the dashboard shows exactly this)."""
     return {
         "study": status.study,
         "projects": [asdict(p) for p in status.projects],
@@ -315,6 +316,11 @@ def to_json(status: StudyStatus) -> dict[str, Any]:
         "open_seats": [asdict(s) for s in status.open_seats],
         "total": totals(status),
     }
+
+
+def status_json(store: Store, client_for: ClientFor) -> dict[str, Any]:
+    """The dict ``hume-sync status --json`` prints, read from Label Studio now."""
+    return to_json(study_status(store, client_for))
 
 
 LEGEND = (
