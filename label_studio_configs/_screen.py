@@ -27,7 +27,6 @@ from .errors import InvalidContentError
 POSITION_FIELD = "hume_position"
 
 
-
 def position_text(position: tuple[int, int]) -> str:
     """ "Task n of N" for the n-th task (1-based) of a subset of N; a one-line error otherwise."""
     try:
@@ -55,16 +54,17 @@ SCREEN_CSS = """
       line-height: 1.4 !important; }
     .hume-bar .hume-position [class*=typography] { font-weight: 700 !important; }
     .hume-bar .hume-skip [class*=typography] { font-weight: 400 !important; color: #4b5563; }
-    .hume-instructions [class*=typography] { font-size: 15px !important; line-height: 1.4 !important;
-      font-weight: 500 !important; margin: 2px 0 8px !important; }
+    .hume-instructions [class*=typography] { font-size: 15px !important;
+      line-height: 1.4 !important; font-weight: 500 !important; margin: 2px 0 8px !important; }
     .hume-title [class*=typography] { font-size: 14px !important; margin: 8px 0 2px !important; }
     .lsf-choice__item label span { unicode-bidi: plaintext; }
     button[data-testid=bottombar-skip-button] { border-color: transparent !important;
       background: transparent !important; box-shadow: none !important;
       color: #4b5563 !important; font-weight: 400 !important; text-decoration: underline;
-      min-width: 0 !important; width: auto !important; padding: 0 10px !important; }
-    .htx-ranker-item { padding: 4px 8px !important; margin-top: 4px !important;
-      font-size: 13px !important; line-height: 1.4 !important; }
+      min-width: 0 !important; width: auto !important; flex: 0 0 auto !important;
+      padding: 0 10px !important; }
+    .htx-ranker-item { padding: 3px 6px !important; margin-top: 3px !important;
+      font-size: 13px !important; line-height: 1.35 !important; }
     .htx-ranker-item { flex-direction: row !important; align-items: baseline; column-gap: 6px; }
     .htx-ranker-item p { flex: 1 1 auto; min-width: 0; }
     .htx-ranker-item h5 { font-size: 12px !important; line-height: 1.2 !important;
