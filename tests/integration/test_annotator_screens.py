@@ -163,12 +163,9 @@ def page(world, browser) -> Iterator[Any]:
     page = answers.log_in(browser, world["a"])
     yield page
     page.close()
-    figures = world["figures"]
-    if figures:
-        keys = list(next(iter(figures.values())))
-        print("\nscreen figures:")
-        for name, row in figures.items():
-            print(name, {k: row[k] for k in keys if k not in ("position", "guidance")})
+    print("\nscreen figures:")
+    for name, row in world["figures"].items():
+        print(name, {k: v for k, v in row.items() if k not in ("position", "guidance")})
 
 
 def open_stream(page: Any, url: str, project: int) -> None:
