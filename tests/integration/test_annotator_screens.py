@@ -27,13 +27,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from hume_sync import task_types
 from hume_sync.cli import main
 from hume_sync.store import Store
+from label_studio_configs._common import is_rtl
 from label_studio_configs._screen import SKIP_GUIDANCE
 from tests._annotate import register
 from tests._screens_data import CLUSTER_PER_TOPIC, CLUSTER_TOPICS, LANGUAGES, screens_spec
@@ -121,6 +124,17 @@ MEASURE = """
 """
 
 
+@dataclass(frozen=True)
+class Screen:
+    """One subset's labelling screen: its project, its number of tasks, the texts its first
+    task lists (0 for one-text and pair tasks) and whether it answers with choices."""
+
+    project: int
+    tasks: int
+    items: int
+    choices: bool
+
+
 def artifacts() -> Path:
     base = Path(os.environ.get("HUME_TEST_ARTIFACTS") or ROOT / "test-artifacts")
     out = base / "annotator-screens"
@@ -144,14 +158,19 @@ def world(annotator_servers, tmp_path_factory) -> Iterator[dict[str, Any]]:
     a = annotator_servers[0]
     register(study, a, "eng,ara", mp)
     assert main(["setup", str(study)]) == 0
+    screens: dict[tuple[str, str], Screen] = {}
     with Store.open(study) as store:
-        subsets = {s.key: s for s in store.subsets()}
         projects = {p.subset_key: p.ls_project_id for p in store.slot_projects() if p.slot == 1}
-        sizes = {k: len(store.instances(k)) for k in subsets}
-    screens = {
-        (subsets[k].task_type, k.rsplit("/", 1)[1]): (projects[k], sizes[k]) for k in projects
-    }
-    assert len(screens) == 5 * len(LANGUAGES)
+        for sub in store.subsets():
+            interface, first = task_types.get(sub.task_type), store.instances(sub.key)[0]
+            screens[(sub.task_type, sub.key.rsplit("/", 1)[1])] = Screen(
+                project=projects[sub.key],
+                tasks=len(store.instances(sub.key)),
+                # what the first task shows, asked of the type's interface (no type names here)
+                items=len(interface.ls_item_ids(first.content) or []),
+                choices="<Choices" in interface.ls_subset_config(sub.config, language=sub.language),
+            )
+    assert set(screens) == {(kind, lang) for kind in task_types.names() for lang in LANGUAGES}
     shots = artifacts()
     yield {"a": a, "screens": screens, "shots": shots, "figures": {}}
     mp.undo()
@@ -175,35 +194,33 @@ def open_stream(page: Any, url: str, project: int) -> None:
 
 
 SCREENS = [
-    (kind, lang, width)
-    for width in SIZES
-    for kind in ("classification", "clustering", "reranking", "sts", "pair_classification")
-    for lang in LANGUAGES
+    (kind, lang, width) for width in SIZES for kind in task_types.names() for lang in LANGUAGES
 ]
 
 
 @pytest.mark.parametrize(("kind", "lang", "width"), SCREENS, ids=lambda v: str(v))
 def test_the_screen_fits_and_says_where_the_annotator_is(world, page, kind, lang, width):
-    project, n_tasks = world["screens"][(kind, lang)]
+    screen = world["screens"][(kind, lang)]
     page.set_viewport_size({"width": width, "height": SIZES[width]})
-    open_stream(page, world["a"].url, project)
+    open_stream(page, world["a"].url, screen.project)
     name = f"{kind}-{lang}-{width}"
     page.screenshot(path=world["shots"] / f"{name}.png")
     m = page.evaluate(MEASURE)
     world["figures"][name] = m
 
     assert m["page_overflow_px"] <= 0 and m["scroller_overflow_px"] <= 0 and m["outside"] == 0, m
-    assert m["position"] == f"Task 1 of {n_tasks}" and m["position_shown"], m
+    assert m["position"] == f"Task 1 of {screen.tasks}" and m["position_shown"], m
     assert m["guidance"] == SKIP_GUIDANCE and m["guidance_shown"], m
     # Skip is the quiet one: no fill, lighter type than the filled Submit
     assert m["skip_look"][0] == "rgba(0, 0, 0, 0)" != m["submit_look"][0], m
     assert int(m["skip_look"][1]) < int(m["submit_look"][1]), m
-    if kind == "clustering":
-        assert m["items"] == N_CLUSTER_TEXTS
-        if width == 1366:
-            assert m["scroll_to_last_screens"] <= MAX_SCROLL_SCREENS, m
-    if kind in ("classification", "sts", "pair_classification"):
-        if lang == "arb_Arab":
+    # every text of a list task (clustering: 30) within reach on the laptop
+    assert m["items"] == screen.items, m
+    if width == 1366:
+        assert m["scroll_to_last_screens"] <= MAX_SCROLL_SCREENS, m
+    # the choices beside the text, on its side: right for Arabic, left for English
+    if screen.choices:
+        if is_rtl(lang):
             assert abs(m["text_right"] - m["choices_right"]) <= MAX_RTL_GAP_PX, m
         else:
             assert abs(m["choices_left"] - m["text_left"]) <= MAX_RTL_GAP_PX, m
@@ -211,9 +228,10 @@ def test_the_screen_fits_and_says_where_the_annotator_is(world, page, kind, lang
 
 def test_the_position_follows_the_stream(world, page):
     """After Submit, Label Studio's stream opens the next task: it says "Task 2 of N"."""
-    project, n_tasks = world["screens"][("classification", "eng_Latn")]
+    screen = world["screens"][("classification", "eng_Latn")]
+    n_tasks = screen.tasks
     page.set_viewport_size({"width": 1366, "height": 768})
-    open_stream(page, world["a"].url, project)
+    open_stream(page, world["a"].url, screen.project)
     assert page.locator(".hume-position").inner_text().strip() == f"Task 1 of {n_tasks}"
     page.locator(".lsf-choice__item label").first.click()
     page.locator("[data-testid=bottombar-submit-button]").click()
@@ -223,9 +241,10 @@ def test_the_position_follows_the_stream(world, page):
 def test_a_sorted_group_fits_in_one_screen(world, page):
     """Sort the 30 English texts 6 per group (keyboard drag and drop) at 1366×768: each group
     column, 3 lines per text, is no taller than what the screen shows of the task."""
-    project, _ = world["screens"][("clustering", "eng_Latn")]
+    screen = world["screens"][("clustering", "eng_Latn")]
+    assert screen.items == N_CLUSTER_TEXTS
     page.set_viewport_size({"width": 1366, "height": 768})
-    open_stream(page, world["a"].url, project)
+    open_stream(page, world["a"].url, screen.project)
     for n in range(N_CLUSTER_TEXTS):
         answers.move_first_unsorted(page, n % CLUSTER_TOPICS + 1)
     counts = [answers.column(page, k).count() for k in range(CLUSTER_TOPICS + 1)]
