@@ -35,6 +35,7 @@ import pytest
 
 from hume_sync import task_types
 from hume_sync.cli import main
+from hume_sync.steps.setup import render_subset_config
 from hume_sync.store import Store
 from label_studio_configs._common import is_rtl
 from label_studio_configs._screen import SKIP_GUIDANCE
@@ -168,7 +169,7 @@ def world(annotator_servers, tmp_path_factory) -> Iterator[dict[str, Any]]:
                 tasks=len(store.instances(sub.key)),
                 # what the first task shows, asked of the type's interface (no type names here)
                 items=len(interface.ls_item_ids(first.content) or []),
-                choices="<Choices" in interface.ls_subset_config(sub.config, language=sub.language),
+                choices="<Choices" in render_subset_config(sub),
             )
     assert set(screens) == {(kind, lang) for kind in task_types.names() for lang in LANGUAGES}
     shots = artifacts()
