@@ -11,10 +11,11 @@ template starts with :data:`SCREEN_XML`:
 - **when to skip**: Skip stores a cancelled annotation that counts as no answer, so the bar says
   to skip only a task that cannot be judged, and Skip is styled as a quiet text button beside the
   filled Submit;
-- **room for the task**: the side panels (region details, regions, history) are hidden: HUME's
-  controls are whole-task choices and lists, which have no regions, so at 1366 px the panels only
-  took 320 px from the texts; the List/Ranker cards are made compact (the item id line, which
-  repeats the card's number, is hidden).
+- **room for the task**: below 1600 px (a laptop) the side panels (region details, regions,
+  history) are hidden: HUME's controls are whole-task choices and lists, which have no regions,
+  so at 1366 px the panels only took 320 px from the texts; wider screens keep them (History).
+  The List/Ranker cards are made compact (the item id line, which repeats the card's number,
+  is hidden).
 
 CSS in a ``<Style>`` must stay valid XML text: no ``<``, ``>`` or ``&`` (no child combinators).
 """
@@ -45,8 +46,10 @@ SKIP_GUIDANCE = (
 )
 
 SCREEN_CSS = """
-    .lsf-sidepanels { padding-left: 0 !important; padding-right: 0 !important; }
-    .lsf-sidepanels__wrapper { display: none !important; }
+    @media (max-width: 1599px) {
+      .lsf-sidepanels { padding-left: 0 !important; padding-right: 0 !important; }
+      .lsf-sidepanels__wrapper { display: none !important; }
+    }
     .lsf-main-view__annotation { padding: 8px 14px !important; }
     .hume-bar { display: flex; flex-wrap: wrap; align-items: baseline; column-gap: 16px;
       margin: 0 0 6px; padding: 4px 10px; border-radius: 4px; background: #eef2f7; }
