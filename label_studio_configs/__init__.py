@@ -5,7 +5,8 @@ XML template and the same functions (:class:`~label_studio_configs.interface.Tas
 
 - ``render_config(*, labels=None, n_groups=None, instructions=None, language="en") -> str``
 - ``task_data(hume_ref, content) -> dict`` (the Label Studio task ``data``: the content and an
-  opaque reference to the study instance; never gold, nor ids that could encode it)
+  opaque reference to the study instance; never gold, nor ids that could encode it; setup adds
+  the task's place, "Task n of N", through ``TaskInterface.ls_task_data``)
 - ``result_to_answer(result, *, labels=None, n_groups=None, item_ids=None) -> answer``
 - ``answer_to_result(answer, *, labels=None, n_groups=None, item_ids=None) -> list[dict]``
 

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from importlib import resources
 from typing import Any
 
+from ._screen import SCREEN_XML
 from .errors import InvalidContentError, InvalidResultError
 
 Result = list[dict[str, Any]]
@@ -166,8 +167,10 @@ def check_item_ids(item_ids: Sequence[str] | None, *, what: str = "item") -> lis
 
 
 def render_template(name: str, **fragments: str) -> str:
-    """Fill `{{key}}` placeholders of the packaged `<name>.xml` with ready (escaped) XML."""
+    """Fill `{{key}}` placeholders of the packaged `<name>.xml` with ready (escaped) XML;
+    `{{screen}}` is the progress/skip bar and layout CSS every screen shares (``_screen``)."""
     template = resources.files(__package__).joinpath(f"{name}.xml").read_text(encoding="utf-8")
+    fragments = {"screen": SCREEN_XML, **fragments}
 
     def fill(match: re.Match[str]) -> str:
         key = match.group(1)

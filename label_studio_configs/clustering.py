@@ -38,7 +38,8 @@ UNSORTED = "_"  # Label Studio's key for items still in the List's own column
 DEFAULT_INSTRUCTIONS = (
     "Sort the texts into {n_groups} groups by topic: drag every text from 'Texts to sort' into "
     "one of the groups so that texts on the same topic share a group. Group numbers carry no "
-    "meaning. Every text must be placed before you submit."
+    "meaning. Every text must be placed before you submit. A text in a group shows its first "
+    "lines: point at it to read it whole."
 )
 
 

@@ -22,6 +22,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
+from ._screen import POSITION_FIELD, position_text
+
 __all__ = ["TaskConfig", "TaskInterface"]
 
 
@@ -121,9 +123,23 @@ class TaskInterface(ABC):
             language=language,
         )
 
-    def ls_task_data(self, hume_ref: str, content: Mapping[str, Any]) -> dict[str, Any]:
-        """Label Studio task ``data``: the content and the opaque reference, never gold."""
-        return self.ls_module.task_data(hume_ref, content)
+    def ls_task_data(
+        self,
+        hume_ref: str,
+        content: Mapping[str, Any],
+        *,
+        position: tuple[int, int] | None = None,
+    ) -> dict[str, Any]:
+        """Label Studio task ``data``: the content and the opaque reference, never gold.
+
+        ``position`` (n, N): the task's place in its subset's presentation order, shown on the
+        screen as "Task n of N" (``_screen.POSITION_FIELD``). The presentation order is a
+        seeded shuffle, so the place says nothing about the answer.
+        """
+        data = self.ls_module.task_data(hume_ref, content)
+        if position is not None:
+            data[POSITION_FIELD] = position_text(position)
+        return data
 
     def ls_result_to_answer(
         self,

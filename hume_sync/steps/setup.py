@@ -239,7 +239,11 @@ def setup_slot(
         store.set_slot_tasks(subset.key, annotator.slot, recovered)
     missing = [i for i in instances if i.hume_ref not in existing]
     task_type = task_types.get(subset.task_type)
-    tasks = [{"data": task_type.ls_task_data(i.hume_ref, i.content)} for i in missing]
+    place = {i.hume_id: (n, len(instances)) for n, i in enumerate(instances, 1)}  # "Task n of N"
+    tasks = [
+        {"data": task_type.ls_task_data(i.hume_ref, i.content, position=place[i.hume_id])}
+        for i in missing
+    ]
     if tasks:
         ids = client.import_tasks(project_id, tasks)
         store.set_slot_tasks(

@@ -115,6 +115,7 @@ def test_no_source_id_label_or_order_reaches_label_studio(annotator_servers, tmp
         by_ref = store.instances_by_ref()
         tasks = {p.subset_key: annotator.list_tasks(p.ls_project_id) for p in store.slot_projects()}
         golds = {s.key: gold(store, s.key) for s in store.subsets()}
+        store_instances = {s.key: store.instances(s.key) for s in store.subsets()}
     assert sum(len(t) for t in tasks.values()) == 6 + 1 + 12
     relevant_at: list[list[int]] = []
     for key, listed in tasks.items():
@@ -132,7 +133,18 @@ def test_no_source_id_label_or_order_reaches_label_studio(annotator_servers, tmp
             ]
             for value in [*(it["id"] for it in items), *(it["title"] for it in items)]:
                 assert value not in src["item_ids"] and value not in src["labels"]
-            assert set(data) <= {"hume_ref", "text", "items", "query", "candidates"}
+            assert set(data) <= {
+                "hume_ref",
+                "text",
+                "items",
+                "query",
+                "candidates",
+                "hume_position",
+            }
+            # the screen's "Task n of N" is the place in the seeded presentation order, no more
+            order = [i.hume_ref for i in store_instances[key]]
+            place = f"Task {order.index(data['hume_ref']) + 1} of {len(order)}"
+            assert data["hume_position"] == place
             assert not task.get("meta") and not task.get("predictions")
             if key == "Passages/default":
                 g = golds[key][inst.hume_id]

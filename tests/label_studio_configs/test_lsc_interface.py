@@ -103,3 +103,19 @@ def test_task_data_and_result_round_trip_through_the_type_object(name: str) -> N
     answer = ex.LS_ANSWER
     result = task.ls_answer_to_result(answer, **kwargs)
     assert task.ls_result_to_answer(result, **kwargs) == answer
+
+
+@pytest.mark.parametrize("name", TYPES)
+def test_the_position_is_one_more_field_and_says_task_n_of_n(name: str) -> None:
+    task, content = task_types.get(name), examples(name).CONTENT
+    plain = task.ls_task_data("ref-1", content)
+    placed = task.ls_task_data("ref-1", content, position=(3, 9))
+    assert "hume_position" not in plain
+    assert placed == {**plain, "hume_position": "Task 3 of 9"}
+    assert task.ls_task_data("ref-1", content, position=(1, 1))["hume_position"] == "Task 1 of 1"
+
+
+@pytest.mark.parametrize("position", [(0, 9), (10, 9), (1, 0), (True, 2), (1.0, 2), (1,), "3/9"])
+def test_a_position_outside_its_subset_is_refused(position) -> None:
+    with pytest.raises(InvalidContentError, match="position must be"):
+        task_types.get("classification").ls_task_data("r", {"text": "t"}, position=position)

@@ -10,6 +10,7 @@ from hume_sync import task_types
 from hume_sync.errors import UnknownTaskTypeError
 from label_studio_configs import classification, clustering, reranking, sts
 from label_studio_configs._common import is_rtl
+from label_studio_configs._screen import SKIP_GUIDANCE
 from label_studio_configs.errors import InvalidContentError
 from tests.task_type_examples import examples
 
@@ -95,6 +96,26 @@ def test_sts_custom_levels() -> None:
         sts.render_config(labels={"a": "b"})
 
 
+def instructions_header(root: ET.Element) -> ET.Element:
+    """The instructions: the Header in the View of class ``hume-instructions``."""
+    views = [v for v in root.iter("View") if v.get("className") == "hume-instructions"]
+    assert len(views) == 1
+    return next(views[0].iter("Header"))
+
+
+def instructions_of(root: ET.Element) -> str:
+    return instructions_header(root).get("value") or ""
+
+
+@pytest.mark.parametrize("task_type", task_types.names())
+def test_every_screen_says_where_the_annotator_is_and_when_to_skip(task_type: str) -> None:
+    root = ET.fromstring(render(task_type))
+    bar = [v for v in root.iter("View") if v.get("className") == "hume-bar"]
+    assert len(bar) == 1
+    assert [h.get("value") for h in bar[0].iter("Header")] == ["$hume_position", SKIP_GUIDANCE]
+    assert len(list(root.iter("Style"))) >= 1
+
+
 @pytest.mark.parametrize("k", [2, 5, 6, 12])
 def test_clustering_renders_k_buckets_and_no_default(k: int) -> None:
     root = ET.fromstring(clustering.render_config(n_groups=k))
@@ -102,7 +123,7 @@ def test_clustering_renders_k_buckets_and_no_default(k: int) -> None:
     assert [b.get("name") for b in buckets] == clustering.group_names(k)
     assert [b.get("name") for b in buckets] == [f"group_{i}" for i in range(1, k + 1)]
     assert not any(b.get("default") for b in buckets)
-    header = next(root.iter("Header")).get("value")
+    header = instructions_of(root)
     assert f"{k} groups" in header
 
 
@@ -123,7 +144,7 @@ def test_reranking_has_relevant_and_default_not_relevant_buckets() -> None:
 @pytest.mark.parametrize("task_type", task_types.names())
 def test_default_instructions_shown_in_header(task_type: str) -> None:
     module = task_types.get(task_type).ls_module
-    header = next(ET.fromstring(render(task_type)).iter("Header")).get("value")
+    header = instructions_of(ET.fromstring(render(task_type)))
     expected = module.DEFAULT_INSTRUCTIONS.replace("{n_groups}", "5")
     assert header == expected
 
@@ -131,7 +152,7 @@ def test_default_instructions_shown_in_header(task_type: str) -> None:
 @pytest.mark.parametrize("task_type", task_types.names())
 def test_custom_instructions_escaped_and_dollar_neutralised(task_type: str) -> None:
     text = 'Pick <one> & "only" one; costs $text or $5\nsecond line'
-    header = next(ET.fromstring(render(task_type, instructions=text)).iter("Header")).get("value")
+    header = instructions_of(ET.fromstring(render(task_type, instructions=text)))
     assert '<one> & "only"' in header
     assert "$" not in header, "a $word would be read by Label Studio as a task data field"
     assert "\uff04text" in header
@@ -148,8 +169,13 @@ def test_rtl_languages_wrap_every_text_tag_right_to_left(task_type: str, languag
     assert tags
     for tag in tags:
         assert direction_of(root, tag) == "rtl", (tag.tag, tag.get("name"))
-    # the (English) instructions stay left to right
-    assert direction_of(root, next(root.iter("Header"))) is None
+    # the (English) instructions and the progress / skip bar stay left to right
+    bar = next(v for v in root.iter("View") if v.get("className") == "hume-bar")
+    assert all(direction_of(root, h) is None for h in bar.iter("Header"))
+    assert direction_of(root, instructions_header(root)) is None
+    # the answer choices stand in the text's direction: beside it, at the right
+    for choices in root.iter("Choices"):
+        assert direction_of(root, choices) == "rtl"
 
 
 @pytest.mark.parametrize("task_type", task_types.names())

@@ -45,7 +45,7 @@ MODEL_JOB: dict[str, Any] = {
 LS_LABELS = LABELS
 LS_TRANSLATION_KWARGS: dict[str, Any] = {"labels": LABELS, "n_groups": None, "item_ids": None}
 LS_ANSWER = "anger"
-LS_RENDERED = {(0, "en"): "2e1814d213e8990d", (1, "arb_Arab"): "0ebeadf770713661"}
+LS_RENDERED = {(0, "en"): "c09dd236474ecd8c", (1, "arb_Arab"): "dd919c522fff770d"}
 LS_RENDER_KW: dict[str, Any] = {"labels": ["joy", "anger", "fear"]}
 LS_RESULT_CASE: tuple[dict[str, Any], Any] = ({"labels": ["joy", "anger", "fear"]}, "anger")
 

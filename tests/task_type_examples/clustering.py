@@ -47,7 +47,7 @@ LS_TRANSLATION_KWARGS: dict[str, Any] = {
     "item_ids": [f"t{n}" for n in range(6)],
 }
 LS_ANSWER = GROUPS
-LS_RENDERED = {(0, "en"): "3919217d254152b0", (1, "arb_Arab"): "15d83556de11457b"}
+LS_RENDERED = {(0, "en"): "161d95e126da2466", (1, "arb_Arab"): "815e63f8edae5468"}
 LS_RENDER_KW: dict[str, Any] = {"n_groups": 5}
 LS_RESULT_CASE: tuple[dict[str, Any], Any] = (
     {"n_groups": 2, "item_ids": ["d1", "d2", "d3"]},

@@ -56,7 +56,7 @@ MODEL_JOB: dict[str, Any] = {
 LS_LABELS = None
 LS_TRANSLATION_KWARGS: dict[str, Any] = {"labels": None, "n_groups": None, "item_ids": None}
 LS_ANSWER = 1
-LS_RENDERED = {(0, "en"): "3bd266daa25dcc85", (1, "arb_Arab"): "147a2ba541613043"}
+LS_RENDERED = {(0, "en"): "d9974a9dbb494ac5", (1, "arb_Arab"): "5c6aefde18f1f890"}
 LS_RENDER_KW: dict[str, Any] = {}
 LS_RESULT_CASE: tuple[dict[str, Any], Any] = ({}, 1)
 

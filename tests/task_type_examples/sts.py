@@ -36,7 +36,7 @@ MODEL_JOB: dict[str, Any] = {
 LS_LABELS = None
 LS_TRANSLATION_KWARGS: dict[str, Any] = {"labels": None, "n_groups": None, "item_ids": None}
 LS_ANSWER = 4
-LS_RENDERED = {(0, "en"): "ca1ffd92521001e1", (1, "arb_Arab"): "27ba7253e2fe56ed"}
+LS_RENDERED = {(0, "en"): "b185f934a4f95659", (1, "arb_Arab"): "61a1a72b921b7e27"}
 LS_RENDER_KW: dict[str, Any] = {}
 LS_RESULT_CASE: tuple[dict[str, Any], Any] = ({}, 4)
 

@@ -1,0 +1,97 @@
+"""A study of every task type in English and Arabic, for the annotator screen test.
+
+Classification and clustering read SIB-200 as it is (``eng_Latn`` and ``arb_Arab``). STS,
+reranking and pair classification have no Arabic data beside the repository, so their sources
+are built here from SIB-200's sentences: the same rows (aligned by ``index_id``) in both
+languages, so that the two screens of a type show the same content in two scripts. The gold of
+these built sets is arbitrary (a screen test reads no scores).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from typing import Any
+
+from hume_sync.task_types.pair_classification.study import SICK_COLUMNS, SICK_LABEL_SET
+from label_studio_configs.pair_classification import ENTAILMENT_INSTRUCTIONS
+from tests._studies import SIB, SIB_COLUMNS
+
+LANGUAGES = {"eng_Latn": "eng-Latn", "arb_Arab": "arb-Arab"}
+#: HUME's clustering sets: 30 texts in 5 topics.
+CLUSTER_TOPICS, CLUSTER_PER_TOPIC = 5, 6
+SIZES = {"classification": 3, "sts": 3, "reranking": 3, "pair_classification": 3}
+
+
+def _sib_rows(subset: str) -> list[dict[str, str]]:
+    with (SIB / subset / "test.tsv").open(encoding="utf-8", newline="") as f:
+        return list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
+
+
+def _write_sources(folder: Path, subset: str) -> None:
+    rows = _sib_rows(subset)
+    # STS: consecutive sentences as pairs, scores cycling 0..5
+    with (folder / f"sts-{subset}.csv").open("w", encoding="utf-8", newline="") as f:
+        writer = csv.writer(f)
+        for n in range(12):
+            writer.writerow([rows[2 * n]["text"], rows[2 * n + 1]["text"], str(n % 6)])
+    # Reranking: a sentence as query, 7 candidates, those of the query's topic relevant
+    with (folder / f"rerank-{subset}.jsonl").open("w", encoding="utf-8") as f:
+        for q in range(6):
+            query, cands = rows[40 + q * 8], rows[41 + q * 8 : 48 + q * 8]
+            record = {
+                "id": f"q{q}",
+                "query": query["text"],
+                "candidates": [
+                    {"id": c["index_id"], "text": c["text"],
+                     "relevant": c["category"] == query["category"]}
+                    for c in cands
+                ],
+            }  # fmt: skip
+            f.write(json.dumps(record, ensure_ascii=False) + "\n")
+    # Pair classification: SICK's columns, judgments cycling through SICK's three
+    with (folder / f"pairs-{subset}.tsv").open("w", encoding="utf-8", newline="") as f:
+        writer = csv.writer(f, delimiter="\t", quoting=csv.QUOTE_NONE, escapechar="\\")
+        writer.writerow(["pair_ID", "sentence_A", "sentence_B", "relatedness_score",
+                         "entailment_judgment"])  # fmt: skip
+        for n in range(12):
+            a, b = rows[100 + 2 * n], rows[101 + 2 * n]
+            label = SICK_LABEL_SET[n % len(SICK_LABEL_SET)]
+            writer.writerow([str(n + 1), a["text"], b["text"], "3.0", label])
+
+
+def screens_spec(folder: Path, name: str = "screens", seed: int = 13) -> dict[str, Any]:
+    """The spec: one subset per language of each type (clustering: 30 texts)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for subset in LANGUAGES:
+        _write_sources(folder, subset)
+
+    def subsets(size: int | None = None) -> list[dict[str, Any]]:
+        extra = {} if size is None else {"size": size}
+        return [{"name": s, "language": lang, **extra} for s, lang in LANGUAGES.items()]
+
+    return {
+        "name": name,
+        "seed": seed,
+        "tasks": [
+            {"name": "SIB200Classification", "type": "classification",
+             "source": {"path": str(SIB / "{subset}" / "test.tsv"), "columns": SIB_COLUMNS},
+             "subsets": subsets(SIZES["classification"])},
+            {"name": "SIB200Clustering", "type": "clustering",
+             "source": {"path": str(SIB / "{subset}" / "test.tsv"), "columns": SIB_COLUMNS},
+             "labels": CLUSTER_TOPICS, "items_per_label": CLUSTER_PER_TOPIC,
+             "subsets": subsets()},
+            {"name": "SIBPairsSTS", "type": "sts",
+             "source": {"path": str(folder / "sts-{subset}.csv"), "header": False},
+             "score_range": [0, 5], "subsets": subsets(SIZES["sts"])},
+            {"name": "SIBReranking", "type": "reranking",
+             "source": {"path": str(folder / "rerank-{subset}.jsonl")},
+             "candidates": 7, "subsets": subsets(SIZES["reranking"])},
+            {"name": "SIBPairs", "type": "pair_classification",
+             "source": {"path": str(folder / "pairs-{subset}.tsv"), "format": "tsv",
+                        "columns": dict(SICK_COLUMNS)},
+             "label_set": list(SICK_LABEL_SET), "instructions": ENTAILMENT_INSTRUCTIONS,
+             "subsets": subsets(SIZES["pair_classification"])},
+        ],
+    }  # fmt: skip
