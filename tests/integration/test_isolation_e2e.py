@@ -263,9 +263,9 @@ def test_an_interface_edited_in_label_studio_is_flagged_and_restored(iso, capsys
     study, b = iso["dir"], iso["b"]
     pid = our_projects(b, study)[RERANK]["id"]
     # Community lets every member edit a project they can open: B edits her own
-    edited = our_projects(b, study)[RERANK]["label_config"].replace(
-        "<View>", "<View><Header value='mine'/>", 1
-    )
+    config = our_projects(b, study)[RERANK]["label_config"]
+    end = config.rindex("</View>")
+    edited = config[:end] + "<Header value='mine'/>" + config[end:]
     b.server.client(b.token).update_project(pid, label_config=edited)
     report = status_json(study, capsys)
     row = next(p for p in report["projects"] if p["subset"] == RERANK and p["email"] == b.email)

@@ -151,7 +151,7 @@ def test_the_spec_samples_a_balanced_blind_subset(study) -> None:
         assert "Choose Yes or No" in project["label_config"]
         # annotators see both texts and the reference, never the label
         for task in client.list_tasks(p1.ls_project_id):
-            assert set(task["data"]) == {"hume_ref", "sentence1", "sentence2"}
+            assert set(task["data"]) == {"hume_ref", "hume_position", "sentence1", "sentence2"}
 
 
 def test_pull_stores_exactly_what_was_submitted(study) -> None:

@@ -232,12 +232,14 @@ def test_annotator_token_cannot_read_gold(study):
                 for task in client.list_tasks(p.ls_project_id):
                     data = task["data"]
                     allowed = {
-                        "classification": {"hume_ref", "text"},
-                        "sts": {"hume_ref", "sentence1", "sentence2"},
-                        "reranking": {"hume_ref", "query", "candidates"},
-                        "clustering": {"hume_ref", "items"},
+                        "classification": {"hume_ref", "hume_position", "text"},
+                        "sts": {"hume_ref", "hume_position", "sentence1", "sentence2"},
+                        "reranking": {"hume_ref", "hume_position", "query", "candidates"},
+                        "clustering": {"hume_ref", "hume_position", "items"},
                     }[s.task_type]
                     assert set(data) == allowed
+                    # the position carries the presentation order only ("Task n of N")
+                    assert data["hume_position"].startswith("Task ")
                     assert task.get("predictions") in ([], None)  # sealed: nothing uploaded
                     # Gold would have to travel in a key: items and candidates carry text only.
                     for item in data.get("items", []) + data.get("candidates", []):
