@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from hume_sync import task_types
 from hume_sync.cli import main
 from hume_sync.store import AnnotationRecord, PredictionRecord, Store, gold
 from scoring.results import write_model_meta, write_result_file
@@ -26,13 +27,6 @@ MODELS = {
         {"n_parameters": 118000000, "embed_dim": 384, "max_tokens": 512.0},
     ),
     "org-without-meta/a-model-with-a-rather-long-name-for-the-label-column-v2": (0.0, {}),
-}
-#: mteb's main-score key of each type in the result files written here.
-MTEB_KEYS = {
-    "classification": "accuracy",
-    "clustering": "v_measure",
-    "sts": "cosine_spearman",
-    "reranking": "map_at_1000",
 }
 
 
@@ -88,7 +82,7 @@ def results_folder(root: Path, subsets: list[tuple[str, str, str, str]]) -> Path
             value = round(0.5 + offset + 0.01 * i, 4)
             by_task.setdefault(task, []).append(
                 {
-                    MTEB_KEYS[ttype]: value,
+                    task_types.get(ttype).score_mteb_main_name: value,
                     "main_score": value,
                     "hf_subset": hf_subset,
                     "languages": [language],
