@@ -137,6 +137,11 @@ class AnnotatedTasks(Iterator[dict[str, Any]]):
             self._resources.close()
 
 
+def _json_size(value: Any) -> int:
+    """Bytes of ``value`` as the request body carries it (UTF-8 JSON)."""
+    return len(json.dumps(value, ensure_ascii=False).encode())
+
+
 class LabelStudioClient:
     """Label Studio calls the study commands need, with bounded retries and safe errors."""
 
@@ -426,10 +431,13 @@ class LabelStudioClient:
             if not isinstance(task, Mapping) or not isinstance(task.get("data"), Mapping):
                 raise ValueError(f"task {n} has no 'data' mapping")
         batch_list = [dict(t) for t in given]
-        sizes = [len(json.dumps(t, ensure_ascii=False).encode()) + 2 for t in batch_list]
+        limit = max(1, batch_size)
+        if len(batch_list) <= limit and _json_size(batch_list) <= max_bytes:
+            sizes = [0] * len(batch_list)  # all in one request: one encoding, not one per task
+        else:
+            sizes = [_json_size(t) + 2 for t in batch_list]
         ids: list[int] = []
         start = 0
-        limit = max(1, batch_size)
         while start < len(batch_list):
             end, size = start, 0
             while end < len(batch_list) and end - start < limit:
