@@ -1,19 +1,19 @@
 """Benchmark `hume-sync pull` against Label Studio's own JSON export of the same project.
 
 Builds a study of N classification tasks (default 5,000; sentences from SICK in ../shared when
-present, else generated) with 2 annotations each, on the embedded Label Studio (or the server in
-LABEL_STUDIO_URL / LABEL_STUDIO_API_KEY), then measures in one run, alternating, the time of a
+present, else generated) with 2 annotations each, on the embedded Label Studio (``--postgres``: on
+a private PostgreSQL cluster; or the server in LABEL_STUDIO_URL / LABEL_STUDIO_API_KEY:
+benchmarks/_server.py), then measures in one run, alternating, the time of a
 full pull into a fresh store and of `exports.download_sync(export_type="JSON")`.
 Prints: pull time / export time (goal ≤ 1.2) and annotations per second.
 
-    .venv/bin/python benchmarks/pull.py [--tasks 5000] [--repeat 3]
+    .venv/bin/python benchmarks/pull.py [--tasks 5000] [--repeat 3] [--postgres]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import statistics
 import sys
@@ -25,9 +25,11 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import _server  # noqa: E402
 
 from hume_sync import task_types  # noqa: E402
-from hume_sync.labelstudio import server  # noqa: E402
 from hume_sync.labelstudio.client import LabelStudioClient  # noqa: E402
 from hume_sync.steps.pull import pull_study  # noqa: E402
 from hume_sync.steps.setup import (  # noqa: E402
@@ -138,38 +140,32 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tasks", type=int, default=5000)
     ap.add_argument("--repeat", type=int, default=3)
+    _server.add_arguments(ap)
     args = ap.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        _server.label_studio(Path(tmp), postgres=args.postgres) as ls,
+    ):
         root = Path(tmp)
-        started = None
-        if os.environ.get("LABEL_STUDIO_URL"):
-            url, token = server.connection_from_env_or_embedded()
-        else:
-            started = server.start(root / "ls", port=server.free_port())
-            url, token = started.url, started.token
-        # the embedded server's data folder: pull reads the JSON export and deletes its files
-        data_dir = started.data_dir if started else server.embedded_data_dir(url)
-        client = LabelStudioClient(url, token, timeout=600, data_dir=data_dir)
-        try:
-            study = make_study(root, args.tasks)
-            t0 = time.perf_counter()
-            project_id = import_annotated(client, study)
-            print(f"setup: {args.tasks} tasks × 2 annotations in {time.perf_counter() - t0:.1f} s")
-            pulls, exports = [], []
-            for _ in range(args.repeat):
-                dt, n_pull = time_pull(client, study, root)
-                pulls.append(dt)
-                dt, n_export = time_export(client, project_id)
-                exports.append(dt)
-            assert n_pull == n_export == 2 * args.tasks, (n_pull, n_export)
-            pull_t, export_t = statistics.median(pulls), statistics.median(exports)
-            print(f"pull   (median of {args.repeat}): {pull_t:.2f} s  {pulls}")
-            print(f"export (median of {args.repeat}): {export_t:.2f} s  {exports}")
-            print(f"pull / export time: {pull_t / export_t:.2f}  (goal ≤ 1.2)")
-            print(f"pull throughput: {n_pull / pull_t:.0f} annotations/s")
-        finally:
-            if started is not None:
-                server.stop(root / "ls")
+        print(f"Label Studio on {ls.database}", flush=True)
+        # the server's data folder: pull reads the JSON export and deletes its files
+        client = LabelStudioClient(ls.url, ls.token, timeout=600, data_dir=ls.data_dir)
+        study = make_study(root, args.tasks)
+        t0 = time.perf_counter()
+        project_id = import_annotated(client, study)
+        print(f"setup: {args.tasks} tasks × 2 annotations in {time.perf_counter() - t0:.1f} s")
+        pulls, exports = [], []
+        for _ in range(args.repeat):
+            dt, n_pull = time_pull(client, study, root)
+            pulls.append(dt)
+            dt, n_export = time_export(client, project_id)
+            exports.append(dt)
+        assert n_pull == n_export == 2 * args.tasks, (n_pull, n_export)
+        pull_t, export_t = statistics.median(pulls), statistics.median(exports)
+        print(f"pull   (median of {args.repeat}): {pull_t:.2f} s  {pulls}")
+        print(f"export (median of {args.repeat}): {export_t:.2f} s  {exports}")
+        print(f"pull / export time: {pull_t / export_t:.2f}  (goal ≤ 1.2)")
+        print(f"pull throughput: {n_pull / pull_t:.0f} annotations/s")
     return 0
 
 

@@ -13,7 +13,7 @@ Prints a table (peak, peak − idle, wall time), the growth per annotation betwe
 largest sizes, and the projection to 1,000,000 annotations. Goal: peak − idle ≤ 50 MiB at 50k,
 and no growth with N beyond noise.
 
-    .venv/bin/python benchmarks/pull_memory.py [--sizes 2000,10000,50000] [--repeat 2]
+    .venv/bin/python benchmarks/pull_memory.py [--sizes 2000,10000,50000] [--repeat 2] [--postgres]
 """
 
 from __future__ import annotations
@@ -32,9 +32,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+import _server  # noqa: E402
 from pull import import_annotated, make_study  # noqa: E402
 
-from hume_sync.labelstudio import server  # noqa: E402
 from hume_sync.labelstudio import servers as ls_servers  # noqa: E402
 from hume_sync.labelstudio.client import LabelStudioClient  # noqa: E402
 
@@ -90,10 +90,15 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="2000,10000,50000")
     ap.add_argument("--repeat", type=int, default=2)
+    _server.add_arguments(ap)
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
-    with tempfile.TemporaryDirectory() as tmp:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        _server.label_studio(Path(tmp), postgres=args.postgres, from_env=False) as info,
+    ):
         root = Path(tmp)
+        print(f"Label Studio on {info.database}", flush=True)
         os.environ["HUME_HOME"] = str(root / "home")
         env = {
             **os.environ,
@@ -103,37 +108,33 @@ def main() -> int:
         }
         env.pop("LABEL_STUDIO_URL", None)
         env.pop("LABEL_STUDIO_API_KEY", None)
-        info = server.start(root / "ls", port=server.free_port(), timeout=600)
-        try:
-            ls_servers.remember(info.url, data_dir=info.data_dir)
-            client = LabelStudioClient(info.url, info.token, timeout=900, data_dir=info.data_dir)
-            idle = statistics.median(peak_of(["--idle", IDLE_IMPORTS], env)[0] for _ in range(3))
-            rows = []
-            for n in [0, *sizes]:
-                base = root / f"n{n}"
-                base.mkdir()
-                t0 = time.perf_counter()
-                study = make_study(base, max(n // 2, 1))
-                project = import_annotated(client, study, annotations_per_task=2 if n else 0)
-                built = time.perf_counter() - t0
-                peaks, walls = [], []
-                for k in range(args.repeat):
-                    copy = base / f"pull-{k}"
-                    shutil.copytree(study, copy)
-                    peak, wall, out = peak_of(["pull", str(copy)], env)
-                    assert f"{n} annotation(s) added" in out, out
-                    peaks.append(peak)
-                    walls.append(wall)
-                    shutil.rmtree(copy)
-                client.delete_project(project)
-                rows.append((n, statistics.median(peaks), statistics.median(walls), built))
-                print(
-                    f"  built {n} annotations in {built:.0f} s; pull peaks {peaks} MiB, "
-                    f"walls {[round(w, 1) for w in walls]} s",
-                    flush=True,
-                )
-        finally:
-            server.stop(root / "ls")
+        ls_servers.remember(info.url, data_dir=info.data_dir)
+        client = LabelStudioClient(info.url, info.token, timeout=900, data_dir=info.data_dir)
+        idle = statistics.median(peak_of(["--idle", IDLE_IMPORTS], env)[0] for _ in range(3))
+        rows = []
+        for n in [0, *sizes]:
+            base = root / f"n{n}"
+            base.mkdir()
+            t0 = time.perf_counter()
+            study = make_study(base, max(n // 2, 1))
+            project = import_annotated(client, study, annotations_per_task=2 if n else 0)
+            built = time.perf_counter() - t0
+            peaks, walls = [], []
+            for k in range(args.repeat):
+                copy = base / f"pull-{k}"
+                shutil.copytree(study, copy)
+                peak, wall, out = peak_of(["pull", str(copy)], env)
+                assert f"{n} annotation(s) added" in out, out
+                peaks.append(peak)
+                walls.append(wall)
+                shutil.rmtree(copy)
+            client.delete_project(project)
+            rows.append((n, statistics.median(peaks), statistics.median(walls), built))
+            print(
+                f"  built {n} annotations in {built:.0f} s; pull peaks {peaks} MiB, "
+                f"walls {[round(w, 1) for w in walls]} s",
+                flush=True,
+            )
     empty = rows[0][1]
     print(f"\nCLI idle footprint (imports only, median of 3): {idle:.0f} MiB")
     print(f"pull of an empty project: {empty:.0f} MiB (+{empty - idle:.0f} MiB)")

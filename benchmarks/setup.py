@@ -1,7 +1,8 @@
 """Benchmark `hume-sync setup` against Label Studio's own bulk import of the same tasks.
 
 For each size N (classification tasks; sentences from SICK in ../shared when present), on the
-embedded Label Studio (or the server in LABEL_STUDIO_URL / LABEL_STUDIO_API_KEY), alternating:
+embedded Label Studio (``--postgres``: on a private PostgreSQL cluster; or the server in
+LABEL_STUDIO_URL / LABEL_STUDIO_API_KEY: benchmarks/_server.py), alternating:
 
 - hume: ``setup_study`` on a fresh copy of an initialised study whose one annotator is the
   server's admin: find-or-create the project (marker), import every task, record the task ids;
@@ -11,13 +12,12 @@ embedded Label Studio (or the server in LABEL_STUDIO_URL / LABEL_STUDIO_API_KEY)
 Each project is deleted right after its run, so the server holds the same projects for every
 run. Prints the medians and their ratio (goal ≤ 1.2).
 
-    .venv/bin/python benchmarks/setup.py [--sizes 1000,10000] [--repeat 3]
+    .venv/bin/python benchmarks/setup.py [--sizes 1000,10000] [--repeat 3] [--postgres]
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import statistics
 import sys
@@ -29,10 +29,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+import _server  # noqa: E402
 from pull import make_study  # noqa: E402
 
 from hume_sync import task_types  # noqa: E402
-from hume_sync.labelstudio import server  # noqa: E402
 from hume_sync.labelstudio.client import LabelStudioClient  # noqa: E402
 from hume_sync.steps.setup import render_subset_config, setup_study  # noqa: E402
 from hume_sync.store import Store  # noqa: E402
@@ -81,39 +81,34 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="1000,10000")
     ap.add_argument("--repeat", type=int, default=3)
+    _server.add_arguments(ap)
     args = ap.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        _server.label_studio(Path(tmp), postgres=args.postgres) as ls,
+    ):
         root = Path(tmp)
-        started = None
-        if os.environ.get("LABEL_STUDIO_URL"):
-            url, token = server.connection_from_env_or_embedded()
-        else:
-            started = server.start(root / "ls", port=server.free_port(), timeout=600)
-            url, token = started.url, started.token
-        client = LabelStudioClient(url, token, timeout=900)
-        try:
-            lines = []
-            for n in (int(s) for s in args.sizes.split(",")):
-                base = root / f"n{n}"
-                base.mkdir()
-                study = make_study(base, n)
-                config, tasks = ls_inputs(study)
-                hume, own = [], []
-                for _ in range(args.repeat):
-                    dt, imported = time_hume(client, study, base)
-                    assert imported == n, imported
-                    hume.append(dt)
-                    own.append(time_label_studio(client, config, tasks))
-                h, o = statistics.median(hume), statistics.median(own)
-                print(f"  {n} tasks: hume {[round(x, 2) for x in hume]} s, "
-                      f"Label Studio {[round(x, 2) for x in own]} s", flush=True)  # fmt: skip
-                lines.append(f"{n:>6} tasks: setup {h:6.2f} s, create + one bulk import "
-                             f"{o:6.2f} s, ratio {h / o:.2f} (goal ≤ 1.2)")  # fmt: skip
-            print(f"\nmedians of {args.repeat} alternating runs:")
-            print("\n".join(lines))
-        finally:
-            if started is not None:
-                server.stop(root / "ls")
+        print(f"Label Studio on {ls.database}", flush=True)
+        client = LabelStudioClient(ls.url, ls.token, timeout=900)
+        lines = []
+        for n in (int(s) for s in args.sizes.split(",")):
+            base = root / f"n{n}"
+            base.mkdir()
+            study = make_study(base, n)
+            config, tasks = ls_inputs(study)
+            hume, own = [], []
+            for _ in range(args.repeat):
+                dt, imported = time_hume(client, study, base)
+                assert imported == n, imported
+                hume.append(dt)
+                own.append(time_label_studio(client, config, tasks))
+            h, o = statistics.median(hume), statistics.median(own)
+            print(f"  {n} tasks: hume {[round(x, 2) for x in hume]} s, "
+                  f"Label Studio {[round(x, 2) for x in own]} s", flush=True)  # fmt: skip
+            lines.append(f"{n:>6} tasks: setup {h:6.2f} s, create + one bulk import "
+                         f"{o:6.2f} s, ratio {h / o:.2f} (goal ≤ 1.2)")  # fmt: skip
+        print(f"\nmedians of {args.repeat} alternating runs ({ls.database}):")
+        print("\n".join(lines))
     return 0
 
 

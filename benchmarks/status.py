@@ -11,7 +11,7 @@ Label Studio, built as benchmarks/pull.py builds it), alternating:
 
 Prints the medians and the ratio status / export (goal ≤ 1.2).
 
-    .venv/bin/python benchmarks/status.py [--sizes 1000,10000] [--repeat 3]
+    .venv/bin/python benchmarks/status.py [--sizes 1000,10000] [--repeat 3] [--postgres]
 """
 
 from __future__ import annotations
@@ -27,9 +27,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+import _server  # noqa: E402
 from pull import import_annotated, make_study  # noqa: E402
 
-from hume_sync.labelstudio import server  # noqa: E402
 from hume_sync.labelstudio.client import LabelStudioClient  # noqa: E402
 from hume_sync.steps.status import study_status  # noqa: E402
 from hume_sync.store import Store  # noqa: E402
@@ -68,38 +68,37 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="1000,10000")
     ap.add_argument("--repeat", type=int, default=3)
+    _server.add_arguments(ap)
     args = ap.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        _server.label_studio(Path(tmp), postgres=args.postgres, from_env=False) as ls,
+    ):
         root = Path(tmp)
-        info = server.start(root / "ls", port=server.free_port(), timeout=600)
+        print(f"Label Studio on {ls.database}", flush=True)
         # hume's client knows the data folder (status reads the export and tidies its files)
-        client = LabelStudioClient(info.url, info.token, timeout=900, data_dir=info.data_dir)
-        try:
-            lines = []
-            for n in (int(s) for s in args.sizes.split(",")):
-                base = root / f"n{n}"
-                base.mkdir()
-                study = make_study(base, n)
-                project = import_annotated(client, study, annotations_per_task=1)
-                hume, own, counters = [], [], []
-                for _ in range(args.repeat):
-                    hume.append(time_status(client, study, n))
-                    own.append(time_export(client, project))
-                    counters.append(time_counters(client, project))
-                client.delete_project(project)
-                h, o, c = (statistics.median(x) for x in (hume, own, counters))
-                runs = (
-                    f"status {[round(x, 2) for x in hume]} s, export {[round(x, 2) for x in own]} s"
-                )
-                print(f"  {n} tasks: {runs}", flush=True)
-                lines.append(
-                    f"{n:>6} tasks: status {h:6.2f} s, one export {o:6.2f} s, ratio {h / o:.2f} "
-                    f"(goal ≤ 1.2); counters alone {c * 1000:.0f} ms"
-                )
-            print(f"\nmedians of {args.repeat} alternating runs:")
-            print("\n".join(lines))
-        finally:
-            server.stop(root / "ls")
+        client = LabelStudioClient(ls.url, ls.token, timeout=900, data_dir=ls.data_dir)
+        lines = []
+        for n in (int(s) for s in args.sizes.split(",")):
+            base = root / f"n{n}"
+            base.mkdir()
+            study = make_study(base, n)
+            project = import_annotated(client, study, annotations_per_task=1)
+            hume, own, counters = [], [], []
+            for _ in range(args.repeat):
+                hume.append(time_status(client, study, n))
+                own.append(time_export(client, project))
+                counters.append(time_counters(client, project))
+            client.delete_project(project)
+            h, o, c = (statistics.median(x) for x in (hume, own, counters))
+            runs = f"status {[round(x, 2) for x in hume]} s, export {[round(x, 2) for x in own]} s"
+            print(f"  {n} tasks: {runs}", flush=True)
+            lines.append(
+                f"{n:>6} tasks: status {h:6.2f} s, one export {o:6.2f} s, ratio {h / o:.2f} "
+                f"(goal ≤ 1.2); counters alone {c * 1000:.0f} ms"
+            )
+        print(f"\nmedians of {args.repeat} alternating runs ({ls.database}):")
+        print("\n".join(lines))
     return 0
 
 

@@ -1,0 +1,67 @@
+"""The Label Studio a benchmark runs against, started and stopped in one place.
+
+Three choices, the same for every benchmark that talks to Label Studio:
+
+- by default, the embedded server on SQLite in the benchmark's temporary folder (what a new user
+  gets from ``hume-sync up``);
+- ``--postgres``: the same server on a private PostgreSQL cluster, configured with the variables
+  docker-compose.yml gives its label-studio service (``tests/_postgres.py`` makes the cluster, as
+  the ``postgres`` tests do); needs Debian's ``postgresql``;
+- ``LABEL_STUDIO_URL`` + ``LABEL_STUDIO_API_KEY`` set: that server, left running (a server
+  measured elsewhere; its data folder is known only when it is this machine's embedded one).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from hume_sync.labelstudio import server
+
+
+@dataclass(frozen=True)
+class Target:
+    url: str
+    token: str
+    #: the server's data folder (hume reads JSON exports from it); None for a server elsewhere
+    data_dir: Path | None
+    #: in words, for the benchmark's output: which database Label Studio ran on
+    database: str
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--postgres",
+        action="store_true",
+        help="run Label Studio on a private PostgreSQL cluster (as docker-compose.yml does)",
+    )
+
+
+@contextlib.contextmanager
+def label_studio(
+    root: Path, *, postgres: bool = False, from_env: bool = True, timeout: float = 600
+) -> Iterator[Target]:
+    """A running Label Studio for the benchmark (see the module docstring); stopped on exit,
+    with its PostgreSQL cluster, when the benchmark started it."""
+    if from_env and os.environ.get("LABEL_STUDIO_URL") and not postgres:
+        url, token = server.connection_from_env_or_embedded()
+        yield Target(url, token, server.embedded_data_dir(url), f"the server at {url}")
+        return
+    with contextlib.ExitStack() as stack:
+        env = None
+        database = "SQLite (embedded)"
+        if postgres:
+            from tests._postgres import start_cluster
+
+            cluster = start_cluster(server.free_port())
+            stack.callback(cluster.stop)
+            env = cluster.database("bench").label_studio_env()
+            database = "PostgreSQL (private cluster, docker-compose.yml's settings)"
+        data_dir = root / "ls"
+        info = server.start(data_dir, port=server.free_port(), timeout=timeout, extra_env=env)
+        stack.callback(server.stop, data_dir)
+        yield Target(info.url, info.token, info.data_dir, database)
