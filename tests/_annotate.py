@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +11,36 @@ import pytest
 from hume_sync import task_types
 from hume_sync.cli import main
 from hume_sync.store import InstanceRow, SubsetRow
+from tests._studies import write_spec
 from tests.task_type_examples import examples
+
+
+def hume_env(root: Path) -> pytest.MonkeyPatch:
+    """The environment a test's CLI calls run in: hume's home under ``root``, and no
+    LABEL_STUDIO_URL / LABEL_STUDIO_API_KEY leaking in from the shell (each annotator's server
+    is reached through what ``annotators add`` recorded). The caller undoes it when done."""
+    mp = pytest.MonkeyPatch()
+    mp.setenv("HUME_HOME", str(root / "hume-home"))
+    mp.delenv("LABEL_STUDIO_URL", raising=False)
+    mp.delenv("LABEL_STUDIO_API_KEY", raising=False)
+    return mp
+
+
+def set_up_study(
+    study: Path,
+    spec: dict[str, Any] | Path,
+    seats: Sequence[tuple[Any, str]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> Path:
+    """A study set up as a project manager does it: ``hume-sync init`` from ``spec`` (a dict,
+    written as the folder's study.yaml, or a spec file), ``annotators add`` for each
+    (server, languages) in order (slots 1, 2, ...), then ``hume-sync setup``."""
+    path = write_spec(study, spec) if isinstance(spec, dict) else spec
+    assert main(["init", str(study), "--spec", str(path)]) == 0
+    for srv, languages in seats:
+        register(study, srv, languages, monkeypatch)
+    assert main(["setup", str(study)]) == 0
+    return study
 
 
 def register(

@@ -34,14 +34,12 @@ from typing import Any
 import pytest
 
 from hume_sync import task_types
-from hume_sync.cli import main
 from hume_sync.steps.setup import render_subset_config
 from hume_sync.store import Store
 from label_studio_configs._common import is_rtl
 from label_studio_configs._screen import SKIP_GUIDANCE
-from tests._annotate import register
+from tests._annotate import hume_env, set_up_study
 from tests._screens_data import CLUSTER_PER_TOPIC, CLUSTER_TOPICS, LANGUAGES, screens_spec
-from tests._studies import write_spec
 from tests.integration import test_answers_e2e as answers
 
 pytestmark = pytest.mark.labelstudio
@@ -149,16 +147,10 @@ def artifacts() -> Path:
 def world(annotator_servers, tmp_path_factory) -> Iterator[dict[str, Any]]:
     """The study set up for one annotator who reads English and Arabic: every subset's project
     on her own server, and its number of tasks."""
-    mp = pytest.MonkeyPatch()
     root = tmp_path_factory.mktemp("screens")
-    mp.setenv("HUME_HOME", str(root / "hume-home"))
-    mp.delenv("LABEL_STUDIO_URL", raising=False)
-    study = root / "study"
-    spec = screens_spec(root / "sources")
-    assert main(["init", str(study), "--spec", str(write_spec(study, spec))]) == 0
+    mp = hume_env(root)
     a = annotator_servers[0]
-    register(study, a, "eng,ara", mp)
-    assert main(["setup", str(study)]) == 0
+    study = set_up_study(root / "study", screens_spec(root / "sources"), [(a, "eng,ara")], mp)
     screens: dict[tuple[str, str], Screen] = {}
     with Store.open(study) as store:
         projects = {p.subset_key: p.ls_project_id for p in store.slot_projects() if p.slot == 1}

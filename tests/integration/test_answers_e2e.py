@@ -32,8 +32,8 @@ from hume_sync.cli import main
 from hume_sync.labelstudio import servers as ls_servers
 from hume_sync.steps.pull import pull_study, task_url
 from hume_sync.store import Store, gold
-from tests._annotate import register
-from tests._studies import real_data_spec, write_spec
+from tests._annotate import hume_env, set_up_study
+from tests._studies import real_data_spec
 
 pytestmark = pytest.mark.labelstudio
 
@@ -55,18 +55,11 @@ def invalid_lines(err: str) -> list[dict[str, str]]:
 def study(annotator_servers, tmp_path_factory) -> Iterator[dict[str, Any]]:
     """A study set up for two annotators, each in a Label Studio of their own (A, slot 1,
     writes through the API; B, slot 2, uses the browser); nothing annotated yet."""
-    mp = pytest.MonkeyPatch()
     root = tmp_path_factory.mktemp("answers")
-    mp.setenv("HUME_HOME", str(root / "hume-home"))
-    mp.delenv("LABEL_STUDIO_URL", raising=False)
-    mp.delenv("LABEL_STUDIO_API_KEY", raising=False)
-    study_dir = root / "study"
+    mp = hume_env(root)
     spec = real_data_spec("answers", 11, cls_eng=6, cls_arb=3, sts=3, rerank=3)
-    assert main(["init", str(study_dir), "--spec", str(write_spec(study_dir, spec))]) == 0
     a, b = annotator_servers
-    register(study_dir, a, "eng,ara", mp)
-    register(study_dir, b, "eng", mp)
-    assert main(["setup", str(study_dir)]) == 0
+    study_dir = set_up_study(root / "study", spec, [(a, "eng,ara"), (b, "eng")], mp)
     with Store.open(study_dir) as store:
         subsets = {s.key: s for s in store.subsets()}
         instances = {k: store.instances(k) for k in subsets}

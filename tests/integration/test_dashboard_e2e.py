@@ -33,9 +33,9 @@ from hume_sync.cli import main
 from hume_sync.labelstudio.server import free_port
 from hume_sync.steps.status import format_duration
 from hume_sync.store import Store, gold
-from tests._annotate import bad_label, gold_result, register
+from tests._annotate import bad_label, gold_result, hume_env, set_up_study
 from tests._browser import CHROMIUM_FLAGS, ROOT, artifacts, chromium_path
-from tests._studies import real_data_spec, write_spec
+from tests._studies import real_data_spec
 from tests.integration.test_study_e2e import _point_slot_at
 
 pytestmark = pytest.mark.labelstudio
@@ -48,20 +48,13 @@ VIEWPORTS = ((1366, 768), (1920, 1080))
 
 @pytest.fixture(scope="module")
 def world(annotator_servers, tmp_path_factory):
-    mp = pytest.MonkeyPatch()
     root = tmp_path_factory.mktemp("dashboard")
-    mp.setenv("HUME_HOME", str(root / "hume-home"))
-    mp.delenv("LABEL_STUDIO_URL", raising=False)
-    mp.delenv("LABEL_STUDIO_API_KEY", raising=False)
+    mp = hume_env(root)
     spec = real_data_spec("dashboard", 11, cls_eng=4, cls_arb=2, sts=3, rerank=2)
     spec["tasks"] = [t for t in spec["tasks"] if t["type"] in ("classification", "sts")]
     spec["tasks"][0]["subsets"] = spec["tasks"][0]["subsets"][:1]  # English only
-    study = root / "study"
-    assert main(["init", str(study), "--spec", str(write_spec(study, spec))]) == 0
     a, b = annotator_servers
-    register(study, a, "eng", mp)
-    register(study, b, "eng", mp)
-    assert main(["setup", str(study)]) == 0
+    study = set_up_study(root / "study", spec, [(a, "eng"), (b, "eng")], mp)
     client_a, client_b = a.server.client(a.token), b.server.client(b.token)
     with Store.open(study) as store:
         sub = store.subset(ENG)

@@ -22,8 +22,8 @@ import pytest
 
 from hume_sync.cli import main
 from hume_sync.store import Store, gold
-from tests._annotate import gold_result, register
-from tests._studies import real_data_spec, write_spec
+from tests._annotate import gold_result, hume_env, set_up_study
+from tests._studies import real_data_spec
 
 pytestmark = pytest.mark.labelstudio
 
@@ -187,18 +187,12 @@ def session(url: str, email: str, password: str) -> httpx.Client:
 
 @pytest.fixture(scope="module")
 def world(annotator_servers, tmp_path_factory):
-    mp = pytest.MonkeyPatch()
     root = tmp_path_factory.mktemp("isolation-api")
-    mp.setenv("HUME_HOME", str(root / "hume-home"))
-    mp.delenv("LABEL_STUDIO_URL", raising=False)
+    mp = hume_env(root)
     spec = real_data_spec("routes", 5, cls_eng=3, cls_arb=2, sts=3, rerank=2)
     spec["tasks"] = [t for t in spec["tasks"] if t["type"] in ("classification", "sts")]
-    study = root / "study"
-    assert main(["init", str(study), "--spec", str(write_spec(study, spec))]) == 0
     a, b = annotator_servers
-    register(study, a, "eng,ara", mp)
-    register(study, b, "eng", mp)
-    assert main(["setup", str(study)]) == 0
+    study = set_up_study(root / "study", spec, [(a, "eng,ara"), (b, "eng")], mp)
     ids: dict[str, dict[str, int]] = {}
     with Store.open(study) as store:
         for srv, mark, slot in ((a, A_MARK, 1), (b, B_MARK, 2)):

@@ -22,12 +22,11 @@ from typing import Any
 
 import pytest
 
-from hume_sync.cli import main
 from hume_sync.store import Store, gold
-from tests._annotate import gold_result, register
+from tests._annotate import gold_result, hume_env, set_up_study
 from tests._browser import CHROMIUM_FLAGS, chromium_path
 from tests._browser import artifacts as browser_artifacts
-from tests._studies import real_data_spec, write_spec
+from tests._studies import real_data_spec
 
 pytestmark = pytest.mark.labelstudio
 
@@ -46,19 +45,13 @@ def chromium() -> str:
 
 @pytest.fixture(scope="module")
 def world(annotator_servers, tmp_path_factory):
-    mp = pytest.MonkeyPatch()
     root = tmp_path_factory.mktemp("isolation-browser")
-    mp.setenv("HUME_HOME", str(root / "hume-home"))
-    mp.delenv("LABEL_STUDIO_URL", raising=False)
+    mp = hume_env(root)
     spec = real_data_spec("browser", 9, cls_eng=3, cls_arb=2, sts=2, rerank=2)
     spec["tasks"] = [t for t in spec["tasks"] if t["type"] in ("classification", "clustering")]
     spec["tasks"][0]["subsets"] = spec["tasks"][0]["subsets"][:1]  # English only
-    study = root / "study"
-    assert main(["init", str(study), "--spec", str(write_spec(study, spec))]) == 0
     a, b = annotator_servers
-    register(study, a, "eng", mp)
-    register(study, b, "eng", mp)
-    assert main(["setup", str(study)]) == 0
+    study = set_up_study(root / "study", spec, [(a, "eng"), (b, "eng")], mp)
     pages: dict[str, list[tuple[int, list[int]]]] = {}
     with Store.open(study) as store:
         for srv, mark, slot in ((a, A_MARK, 1), (b, B_MARK, 2)):

@@ -23,7 +23,7 @@ from hume_sync.cli import main
 from hume_sync.labelstudio import servers as ls_servers
 from hume_sync.steps.setup import TITLE_MAX, project_marker, render_subset_config, setup_study
 from hume_sync.store import PredictionRecord, Store, gold
-from tests._annotate import bad_label, gold_result, register
+from tests._annotate import bad_label, gold_result, hume_env, register, set_up_study
 from tests._studies import real_data_spec, write_spec
 
 pytestmark = pytest.mark.labelstudio
@@ -51,19 +51,12 @@ def status_json(study: Path, capsys: Any) -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def iso(annotator_servers, tmp_path_factory):
     """The study, set up for annotator A (eng, ara) and B (eng); nobody has answered yet."""
-    mp = pytest.MonkeyPatch()
     root = tmp_path_factory.mktemp("isolation")
-    mp.setenv("HUME_HOME", str(root / "hume-home"))
-    mp.delenv("LABEL_STUDIO_URL", raising=False)
-    mp.delenv("LABEL_STUDIO_API_KEY", raising=False)
+    mp = hume_env(root)
     spec = real_data_spec("pilot", 11, cls_eng=6, cls_arb=4, sts=5, rerank=3)
     spec["tasks"][0]["name"] = "HUMEMultilingualSentimentClassification"
-    study = root / "study"
-    assert main(["init", str(study), "--spec", str(write_spec(study, spec))]) == 0
     a, b = annotator_servers
-    register(study, a, "eng,ara", mp)
-    register(study, b, "eng", mp)
-    assert main(["setup", str(study)]) == 0
+    study = set_up_study(root / "study", spec, [(a, "eng,ara"), (b, "eng")], mp)
     yield {"dir": study, "a": a, "b": b, "mp": mp}
     mp.undo()
 

@@ -25,7 +25,7 @@ from hume_sync.steps.predict import predict_study
 from hume_sync.store import Store, gold
 from hume_sync.task_types.pair_classification.study import SICK_COLUMNS, SICK_LABEL_SET
 from label_studio_configs.pair_classification import ENTAILMENT_INSTRUCTIONS
-from tests._annotate import register
+from tests._annotate import hume_env, register
 from tests._studies import write_spec
 from tests.hume_sync.task_types.test_pair_classification_model import (
     BagOfWordsEncoder,
@@ -77,11 +77,8 @@ def study(annotator_servers, tmp_path_factory) -> Any:
     if not SICK.exists():
         pytest.skip(f"shared test data missing: {SICK}")
     pytest.importorskip("mteb")
-    mp = pytest.MonkeyPatch()
     root = tmp_path_factory.mktemp("pairs")
-    mp.setenv("HUME_HOME", str(root / "hume-home"))
-    mp.delenv("LABEL_STUDIO_URL", raising=False)
-    mp.delenv("LABEL_STUDIO_API_KEY", raising=False)
+    mp = hume_env(root)
     study_dir = root / "study"
     assert main(["init", str(study_dir), "--spec", str(write_spec(study_dir, spec()))]) == 0
     encoder = BagOfWordsEncoder()

@@ -27,7 +27,7 @@ from hume_sync import task_types
 from hume_sync.cli import main
 from hume_sync.labelstudio import servers as ls_servers
 from hume_sync.store import Store, gold
-from tests._annotate import register
+from tests._annotate import hume_env, register
 from tests._paths import REPO_ROOT
 
 pytestmark = pytest.mark.labelstudio
@@ -39,11 +39,8 @@ DEMO = REPO_ROOT / "hume_sync" / "demo_data"
 def study(annotator_servers, tmp_path_factory) -> Any:
     """A one-project study on annotator A's own server, set up and annotated by A (every item
     but the last)."""
-    mp = pytest.MonkeyPatch()
     root = tmp_path_factory.mktemp("pull-hardening")
-    mp.setenv("HUME_HOME", str(root / "hume-home"))
-    mp.delenv("LABEL_STUDIO_URL", raising=False)
-    mp.delenv("LABEL_STUDIO_API_KEY", raising=False)
+    mp = hume_env(root)
     spec = root / "spec.yaml"
     spec.write_text(
         yaml.safe_dump(

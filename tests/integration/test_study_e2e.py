@@ -24,17 +24,14 @@ import pytest
 from hume_sync import task_types
 from hume_sync.cli import main
 from hume_sync.store import Store, gold
-from tests._annotate import bad_label, register
-from tests._studies import real_data_spec, write_spec
+from tests._annotate import bad_label, hume_env, set_up_study
+from tests._studies import real_data_spec
 from tests.task_type_examples import examples
 
 pytestmark = pytest.mark.labelstudio
 
 
-def spec(study: Path) -> Path:
-    return write_spec(
-        study, real_data_spec("e2e", 7, cls_eng=14, cls_arb=7, sts=10, rerank=5, train_pool=True)
-    )
+E2E_SPEC = real_data_spec("e2e", 7, cls_eng=14, cls_arb=7, sts=10, rerank=5, train_pool=True)
 
 
 def dump(study: Path) -> list[str]:
@@ -57,17 +54,10 @@ def study(request, tmp_path_factory):
     Arabic) answers with gold, B (English) with other answers; pulled once by the tests. Once
     on SQLite servers and once on PostgreSQL ones."""
     annotator_servers = request.getfixturevalue(request.param)
-    mp = pytest.MonkeyPatch()
     root = tmp_path_factory.mktemp("e2e")
-    mp.setenv("HUME_HOME", str(root / "hume-home"))
-    mp.delenv("LABEL_STUDIO_URL", raising=False)
-    mp.delenv("LABEL_STUDIO_API_KEY", raising=False)
-    study_dir = root / "study"
-    assert main(["init", str(study_dir), "--spec", str(spec(study_dir))]) == 0
+    mp = hume_env(root)
     a, b = annotator_servers
-    register(study_dir, a, "eng,ara", mp)
-    register(study_dir, b, "eng", mp)
-    assert main(["setup", str(study_dir)]) == 0
+    study_dir = set_up_study(root / "study", E2E_SPEC, [(a, "eng,ara"), (b, "eng")], mp)
     client_a, client_b = a.server.client(a.token), b.server.client(b.token)
     submitted: dict[tuple[str, str], Any] = {}  # (hume_id, annotator key) -> answer
     with Store.open(study_dir) as store:
