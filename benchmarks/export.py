@@ -41,7 +41,7 @@ from hume_sync.study.planning import init_from_spec  # noqa: E402
 from hume_sync.study.spec import load_spec  # noqa: E402
 from tests.task_type_examples import examples  # noqa: E402
 
-SOURCE = ROOT.parent / "shared" / "data" / "source"
+SOURCE = ROOT / "tests" / "data" / "source"
 SIB = SOURCE / "sib200"
 RERANK = ROOT / "tests" / "hume_sync" / "data" / "sib200_eng_rerank.jsonl"
 COLUMNS = {"id": "index_id", "text": "text", "label": "category"}

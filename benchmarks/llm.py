@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 from hume_sync import task_types  # noqa: E402
 from ml_backend.llm import OpenAICompatibleClient, annotate, packaged, summarize  # noqa: E402
 
-SIB = ROOT.parent / "shared" / "data" / "source" / "sib200"
+SIB = ROOT / "tests" / "data" / "source" / "sib200"
 FALLBACK_LABELS = ["science/technology", "travel", "politics", "sports", "health",
                    "entertainment", "geography"]  # fmt: skip
 

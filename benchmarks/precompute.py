@@ -54,7 +54,7 @@ from ml_backend.embedding_cache import length_key, variant_key  # noqa: E402
 from ml_backend.encoders import load_encoder  # noqa: E402
 from ml_backend.predict import encode_requests  # noqa: E402
 
-DEFAULT_DATA = ROOT.parent / "shared" / "data" / "source"
+DEFAULT_DATA = ROOT / "tests" / "data" / "source"
 RERANK = ROOT / "tests" / "hume_sync" / "data" / "sib200_eng_rerank.jsonl"
 LANGS = ("eng_Latn", "arb_Arab", "dan_Latn", "fra_Latn", "nob_Latn", "rus_Cyrl")
 #: the mteb task class (and subset) that evaluates each type: its data is replaced by ours

@@ -1,7 +1,7 @@
 """Benchmark `hume-sync pull` against Label Studio's own JSON export of the same project.
 
-Builds a study of N classification tasks (default 5,000; sentences from SICK in ../shared when
-present, else generated) with 2 annotations each, on the embedded Label Studio (``--postgres``: on
+Builds a study of N classification tasks (default 5,000; sentences from SICK in tests/data,
+then generated ones) with 2 annotations each, on the embedded Label Studio (``--postgres``: on
 a private PostgreSQL cluster; or the server in LABEL_STUDIO_URL / LABEL_STUDIO_API_KEY:
 benchmarks/_server.py), then measures in one run, alternating, the time of a
 full pull into a fresh store and of `exports.download_sync(export_type="JSON")`.
@@ -43,15 +43,14 @@ from hume_sync.study.planning import init_from_spec  # noqa: E402
 from hume_sync.study.spec import load_spec  # noqa: E402
 
 LABELS = ["contradiction", "entailment", "neutral"]
-SICK = ROOT.parent / "shared" / "data" / "source" / "SICK_test_annotated.txt"
+SICK = ROOT / "tests" / "data" / "source" / "SICK_test_annotated.txt"
 
 
 def sentences(n: int) -> list[str]:
     out: list[str] = []
-    if SICK.exists():
-        for line in SICK.read_text(encoding="utf-8").splitlines()[1:]:
-            parts = line.split("\t")
-            out += [parts[1], parts[2]]
+    for line in SICK.read_text(encoding="utf-8").splitlines()[1:]:
+        parts = line.split("\t")
+        out += [parts[1], parts[2]]
     while len(out) < n:
         out.append(f"Generated benchmark sentence number {len(out)}.")
     return list(dict.fromkeys(out))[:n] if len(set(out)) >= n else out[:n]

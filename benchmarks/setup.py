@@ -1,6 +1,6 @@
 """Benchmark `hume-sync setup` against Label Studio's own bulk import of the same tasks.
 
-For each size N (classification tasks; sentences from SICK in ../shared when present), on the
+For each size N (classification tasks; sentences from SICK in tests/data), on the
 embedded Label Studio (``--postgres``: on a private PostgreSQL cluster; or the server in
 LABEL_STUDIO_URL / LABEL_STUDIO_API_KEY: benchmarks/_server.py), alternating:
 

@@ -1,13 +1,13 @@
-"""Where the tests find real data.
+"""Where the tests find real data: all of it inside the repository.
 
-Published MTEB result files (the numbers HUME published) ship with the repository in
-``examples/mteb_results``, so the regression tests against them always run; the larger source
-datasets stay in ``../shared/data`` beside the repository.
+Published MTEB result files (the numbers HUME published) ship in ``examples/mteb_results``; the
+small real source datasets (STS Benchmark, SICK, STS12, SIB-200) in ``tests/data/source``, their
+origins and licences in ``tests/data/SOURCES.md``. A lone clone runs every test with nothing
+beside it (``tests/test_repo_confined.py`` checks that no test or benchmark reads outside).
 """
 
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
 MTEB_RESULTS = REPO_ROOT / "examples" / "mteb_results"
-SOURCE_DATA = SHARED_DATA / "source"
+SOURCE_DATA = REPO_ROOT / "tests" / "data" / "source"

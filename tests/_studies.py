@@ -1,4 +1,4 @@
-"""Study specs on the real data in ../shared/data/source, shared by the end-to-end tests."""
+"""Study specs on the real data in tests/data/source, shared by the end-to-end tests."""
 
 from __future__ import annotations
 

@@ -74,8 +74,6 @@ def average_precision(gold_labels: list[int], scores: list[float]) -> float:
 def study(annotator_servers, tmp_path_factory) -> Any:
     """Initialised, predicted, set up, answered by both annotators, pulled, closed, revealed
     and exported once; the tests read what each step left."""
-    if not SICK.exists():
-        pytest.skip(f"shared test data missing: {SICK}")
     pytest.importorskip("mteb")
     root = tmp_path_factory.mktemp("pairs")
     mp = hume_env(root)

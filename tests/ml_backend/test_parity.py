@@ -32,6 +32,7 @@ from ml_backend.embedding_cache import EmbeddingCache
 from ml_backend.predict import SubsetJob, SubsetPrediction, predict_subsets
 from tests._fake_encoder import FakeEncoder
 from tests._mteb import TOL, max_diff, report, run_mteb
+from tests._paths import SOURCE_DATA
 
 mteb = pytest.importorskip("mteb")
 datasets = pytest.importorskip("datasets")
@@ -70,14 +71,10 @@ RR_KEYS = tuple(
 
 # ----------------------------------------------------------------------------- harness
 
-SOURCE_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "source"
-
 
 def read_sib200(split: str, lang: str = "eng_Latn") -> list[dict[str, str]]:
     """SIB-200 rows {index_id, category, text} of one split."""
     path = SOURCE_DATA / "sib200" / lang / f"{split}.tsv"
-    if not path.exists():
-        pytest.skip(f"shared test data missing: {path}")
     with path.open(encoding="utf-8", newline="") as fh:
         return list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
 
@@ -85,8 +82,6 @@ def read_sib200(split: str, lang: str = "eng_Latn") -> list[dict[str, str]]:
 def read_stsb(n: int, step: int = 27) -> list[dict[str, Any]]:
     """``n`` STS Benchmark test pairs, every ``step``-th row (spreads the gold scores)."""
     path = SOURCE_DATA / "stsb-en-test.csv"
-    if not path.exists():
-        pytest.skip(f"shared test data missing: {path}")
     with path.open(encoding="utf-8", newline="") as fh:
         rows = list(csv.reader(fh))
     picked = rows[::step][:n]
