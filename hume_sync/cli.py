@@ -13,8 +13,12 @@ import sqlite3
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hume_sync.errors import CliError, HumeError
+
+if TYPE_CHECKING:
+    from hume_sync.sealing import Commitment
 
 EXIT_USER_ERROR = 2
 
@@ -289,6 +293,20 @@ def _predict_models(args: argparse.Namespace) -> None:
             f"{m.model_version}: {m.added} prediction(s) added, {m.replaced} replaced, "
             f"{m.unchanged} unchanged (sealed)"
         )
+    for c in summary.commitments:
+        _print_commitment(c)
+
+
+def _print_commitment(c: Commitment) -> None:
+    """The commitment line to publish before annotation opens, and a warning when it is new
+    after annotation began (export and verify will flag it)."""
+    print(c.line())
+    if c.after_annotation:
+        print(
+            f"warning: the sealed answers of {c.model_version} changed after the first "
+            "annotation; 'hume-sync verify' and the report will say so",
+            file=sys.stderr,
+        )
 
 
 def _cmd_predict(args: argparse.Namespace) -> int:
@@ -309,6 +327,8 @@ def _cmd_predict(args: argparse.Namespace) -> int:
         )
     counts = ", ".join(f"{k} {v}" for k, v in sorted(summary.statuses.items()))
     print(f"{summary.model_version}: {counts}; full records in {summary.log}")
+    if summary.commitment is not None:
+        _print_commitment(summary.commitment)
     return 0
 
 
@@ -357,6 +377,10 @@ def _cmd_export(args: argparse.Namespace) -> int:
     )
     for problem in report.problems:
         print(f"warning: skipped {problem}", file=sys.stderr)
+    for check in report.sealing.checks if report.sealing else []:
+        print(check.line())
+        for problem in check.problems:
+            print(f"warning: sealing of {check.model_version}: {problem}", file=sys.stderr)
     late = report.total_left_out("late")
     if late:
         fate = "included (--include-late)" if args.include_late else "left out of scoring"
@@ -376,6 +400,16 @@ def _cmd_export(args: argparse.Namespace) -> int:
         f"{out / 'mteb_results'} ({len(paths) - 4} files)"
     )
     return 0
+
+
+def _cmd_verify(args: argparse.Namespace) -> int:
+    from hume_sync.steps.verify import EXIT_SEAL_BROKEN, report_lines, verify_store
+
+    with _study_store(args.study_dir) as store:
+        report = verify_store(store)
+    for line in report_lines(report):
+        print(line)
+    return EXIT_SEAL_BROKEN if report.failed else 0
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
@@ -518,6 +552,18 @@ def build_parser() -> argparse.ArgumentParser:
         "annotator-N, for files that leave the team)",
     )
     ex.set_defaults(func=_cmd_export)
+
+    verify = sub.add_parser(
+        "verify",
+        help="check every model's and LLM's sealing commitment against the stored answers",
+        description="Recompute each model's and LLM annotator's commitment (SHA-256 over its "
+        "sealed answers, revision, prompt and the study id) from the study store, print it, "
+        "and say whether it matches the one recorded (and published) before annotation. "
+        "Exits 1 when a commitment does not match, a sealed answer changed after the first "
+        "annotation, or answers have no commitment.",
+    )
+    verify.add_argument("study_dir", metavar="STUDY_DIR")
+    verify.set_defaults(func=_cmd_verify)
 
     demo = sub.add_parser(
         "demo",

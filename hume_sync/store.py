@@ -21,7 +21,7 @@ from Label Studio. Design rules:
 - a ``schema_version`` table drives migrations (``MIGRATIONS``).
 
 Schema (version 1, 2: source order and opaque ids, 3: annotators and their own projects and
-tasks, 4: any registered task type)::
+tasks, 4: any registered task type, 5: sealing commitments)::
 
     schema_version(version PK, applied_at)
     meta(key PK, value)    -- schema_version, study_name, seed, spec_hash, spec, created_at,
@@ -42,6 +42,7 @@ tasks, 4: any registered task type)::
     ls_projects(subset_key FK, slot FK, ls_project_id, marker UNIQUE, created_at;
                 PK(subset_key, slot), UNIQUE(slot, ls_project_id))
     ls_tasks(hume_id FK, slot FK, ls_task_id; PK(hume_id, slot), UNIQUE(slot, ls_task_id))
+    commitments(seq PK AUTOINCREMENT, model_version, sha256, recorded_at, record JSON)
 
 Version 3 gives every annotator a *slot*: their own Label Studio server (``ls_url``), on which
 each of their subsets has its own project. Label Studio ids are only unique per server, so
@@ -51,6 +52,12 @@ longer read.
 
 Version 4 drops version 1's list of task types (a CHECK on ``subsets.task_type``): the store keeps
 a type's name as text and never judges it, so a newly registered type needs no store change.
+
+Version 5 adds ``commitments``: an append-only history of each model's and LLM's sealing
+commitment (:mod:`hume_sync.sealing`), one row each time ``predict`` finds that model's sealed
+answers changed, with when. ``record`` holds what the commitment covers besides the answers
+(scheme, study id, model revision, prompt) and a short digest per answer, so that ``verify`` can
+name the answers that changed. A store of version 4 gains the empty table and opens as before.
 """
 
 from __future__ import annotations
@@ -80,7 +87,7 @@ from hume_sync.study.records import TextItem
 
 STORE_NAME = "study.sqlite"
 SPEC_NAME = "study.yaml"
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 ANNOTATION_STATUSES: tuple[str, ...] = ("valid", "invalid", "cancelled")
 
 MIGRATIONS: dict[int, tuple[str, ...]] = {
@@ -242,6 +249,17 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         """DROP TABLE subsets""",
         """ALTER TABLE subsets_v4 RENAME TO subsets""",
     ),
+    # Sealing: each commitment ``predict`` recorded, in order, never updated (see module doc).
+    5: (
+        """CREATE TABLE commitments (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            model_version TEXT NOT NULL,
+            sha256 TEXT NOT NULL,
+            recorded_at TEXT NOT NULL,
+            record TEXT NOT NULL
+        )""",
+        """CREATE INDEX commitments_by_model ON commitments (model_version, seq)""",
+    ),
 }
 
 #: Migrations that rebuild a table other tables reference: they run with foreign keys off (the
@@ -357,6 +375,17 @@ class PredictionRecord:
     score: float | None = None
     sealed: bool = True
     created_at: str | None = None
+
+
+@dataclass(frozen=True)
+class CommitmentRow:
+    """One recorded sealing commitment (:mod:`hume_sync.sealing` makes and reads them)."""
+
+    seq: int
+    model_version: str
+    sha256: str
+    recorded_at: str
+    record: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -732,7 +761,48 @@ class Store:
             for r in self._conn.execute(sql, args).fetchall()
         ]
 
+    def annotation_times(self) -> list[str]:
+        """Label Studio's ``created_at`` of every annotation the store has ever pulled, deleted
+        ones included (they were given all the same): when annotation began, for sealing."""
+        rows = self._conn.execute(
+            "SELECT created_at FROM annotations WHERE created_at IS NOT NULL"
+        ).fetchall()
+        return [r[0] for r in rows]
+
+    def annotation_count(self) -> int:
+        """How many annotations were ever pulled (deleted ones included)."""
+        return int(self._conn.execute("SELECT COUNT(*) FROM annotations").fetchone()[0])
+
+    def commitments(self, model_version: str | None = None) -> list[CommitmentRow]:
+        """Recorded sealing commitments, oldest first (of one model, or of every model)."""
+        sql = "SELECT seq, model_version, sha256, recorded_at, record FROM commitments"
+        args: tuple[Any, ...] = ()
+        if model_version is not None:
+            sql += " WHERE model_version = ?"
+            args = (model_version,)
+        rows = self._conn.execute(sql + " ORDER BY seq", args).fetchall()
+        return [CommitmentRow(r[0], r[1], r[2], r[3], json.loads(r[4])) for r in rows]
+
     # ---- writers
+
+    def add_commitment(
+        self, model_version: str, sha256: str, record: Mapping[str, Any]
+    ) -> CommitmentRow | None:
+        """Append a commitment unless it equals the model's latest one (then None: no write)."""
+        with self.transaction() as conn:
+            last = conn.execute(
+                "SELECT sha256 FROM commitments WHERE model_version = ? ORDER BY seq DESC LIMIT 1",
+                (model_version,),
+            ).fetchone()
+            if last is not None and last[0] == sha256:
+                return None
+            cur = conn.execute(
+                "INSERT INTO commitments (model_version, sha256, recorded_at, record) "
+                "VALUES (?, ?, ?, ?)",
+                (model_version, sha256, _now(), dumps(dict(record))),
+            )
+            seq = int(cur.lastrowid or 0)
+        return self.commitments(model_version)[-1] if seq else None
 
     def set_meta(self, values: Mapping[str, str]) -> int:
         """Upsert ``meta`` rows in one transaction; returns how many changed (0: no write)."""

@@ -142,6 +142,7 @@ def report_json(report: StudyReport) -> dict[str, Any]:
         "model_meta": report.model_meta,
         "late_answers": report.total_left_out("late"),
         "invalid_answers": report.total_left_out("invalid"),
+        "sealing": None if report.sealing is None else report.sealing.to_dict(),
     }
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from hume_sync import task_types
+from hume_sync.sealing import SealReport, check_study
 from hume_sync.steps.late_answers import CLOSED_AT, closed_at, lateness
 from hume_sync.steps.predict import MODEL_FACTS_PREFIX
 from hume_sync.store import Store, SubsetRow, gold
@@ -74,6 +75,9 @@ class StudyReport:
     with_emails: bool = False
     #: Per model, the metadata known of it (:data:`MODEL_META_FIELDS`, absent ones left out).
     model_meta: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: Every model's and LLM's sealing commitment, recomputed from the store and judged
+    #: (:func:`hume_sync.sealing.check_study`).
+    sealing: SealReport | None = None
 
     @property
     def complete(self) -> bool:
@@ -333,4 +337,5 @@ def build_report(
         model_meta=model_metadata(
             sorted({m for r in reports for m in r.input.models}), extra_models, meta
         ),
+        sealing=check_study(store),
     )

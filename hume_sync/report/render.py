@@ -65,6 +65,12 @@ _COMMON_METHODS = {
     "named): humans ahead above +0.05, close within ±0.05, humans behind below −0.05 (the "
     "former 'easy when the human score is ≥ 0.7' said easy on every HUME subset and is "
     "dropped)",
+    "Sealing": "each model's and LLM's commitment is SHA-256 over the canonical JSON (keys "
+    "sorted, no whitespace, floats in shortest round-trip form) of its sealed answers in hume_id "
+    "order, its revision, its prompt and the study id (scheme hume-seal/1, hume_sync.sealing); "
+    "recorded by predict, recomputed here from the store; a sealed answer is flagged when it "
+    "no longer gives the recorded commitment, or was written or recommitted after the first "
+    "annotation's Label Studio created_at",
     "Sample size": "items needed for a ±0.05 interval: Wilson / Fisher z at the observed "
     "value; otherwise n × (bootstrap half-width / 0.05)²; none where the interval is not "
     "estimable (never fewer items than already annotated from a zero-width interval)",
@@ -87,6 +93,7 @@ _METHOD_ORDER = (
     "Difficulty",
     "Candidate gold errors",
     "Sample size",
+    "Sealing",
 )
 
 
@@ -452,7 +459,40 @@ def _summary_lines(report: StudyReport) -> list[str]:
         )
     if report.results_models:
         lines.append(f"Models added from the results folder: {len(report.results_models)}.")
+    broken = [c.model_version for c in report.sealing.checks if c.failed] if report.sealing else []
+    if broken:
+        lines.append(f"Sealing broken for {', '.join(broken)}: see the Sealing section.")
     return lines
+
+
+def _sealing_rows(report: StudyReport) -> tuple[list[str], list[list[Any]]]:
+    """One row per model and LLM: its commitment recomputed now, the verdict, what changed."""
+    header = ["model or LLM", "commitment (SHA-256, recomputed)", "answers", "sealing", "details"]
+    seal = report.sealing
+    rows = [
+        [
+            c.model_version,
+            c.recomputed,
+            str(c.n_answers),
+            "ok" if not c.problems else c.status,
+            list(c.problems) + [f"note: {n}" for n in c.notes] or "–",
+        ]
+        for c in (seal.checks if seal is not None else [])
+    ]
+    return header, rows
+
+
+def _sealing_line(report: StudyReport) -> str:
+    seal = report.sealing
+    if seal is None or not seal.checks:
+        return "No sealed model or LLM answers in this study."
+    first = seal.first_annotation_at or "none pulled"
+    verdict = (
+        "SEALING BROKEN: see the flagged rows"
+        if seal.failed
+        else "every commitment matches the stored answers"
+    )
+    return f"Study id {seal.study_id}; first annotation {first}; {verdict}."
 
 
 # ------------------------------------------------------------------------------------------
@@ -496,6 +536,9 @@ def markdown(report: StudyReport) -> str:
     out += ["### Candidate gold errors: annotators agree with each other, not with gold", ""]
     out += _md_table(item_header, q["suspects"]) if q["suspects"] else ["None.", ""]
     out += ["## Sample-size planning", "", *_md_table(*_planning_rows(report))]
+    out += ["## Sealing", "", md_text(_sealing_line(report)), ""]
+    header, rows = _sealing_rows(report)
+    out += _md_table(header, rows) if rows else []
     warn = [f"{s.input.key}: {w}" for s in report.subsets for w in s.warnings]
     warn += [
         f"{s.input.key}: {a.method}: {w}"
@@ -675,6 +718,10 @@ def html(report: StudyReport) -> str:
         _html_table(item_header, q["suspects"]) if q["suspects"] else "<p>None.</p>",
         "<h2>Sample-size planning</h2>",
         _html_table(*_planning_rows(report)),
+        '<h2 id="sealing">Sealing</h2>',
+        f'<p class="{"warn" if report.sealing and report.sealing.failed else ""}">'
+        f"{_h(_sealing_line(report))}</p>",
+        _html_table(*_sealing_rows(report)) if _sealing_rows(report)[1] else "",
         "<h2>Methods</h2><ul>"
         + "".join(f"<li><b>{_h(k)}</b>: {_h(v)}</li>" for k, v in methods(report))
         + "</ul>",

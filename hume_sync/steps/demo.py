@@ -177,6 +177,8 @@ def run_demo(
             f"[4/7] sealed predictions of {', '.join(DEFAULT_MODELS)} stored "
             f"({getattr(predicted, 'predictions_added', 0)} new)"
         )
+        for commitment in predicted.commitments:  # what a manager publishes before annotation
+            say(f"      {commitment.line()}")
         replayed = replay_example_answers(store, users, clients)
         say(f"[5/7] {replayed} recorded answer(s) of the two example annotators replayed")
         pulled = pull_study(store, clients)

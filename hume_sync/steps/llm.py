@@ -6,18 +6,20 @@ human annotators had (:mod:`ml_backend.llm`). Answers are stored as sealed predi
 answer, so it counts as a failure in the report and is never replaced by a default label. The
 full record of every call (raw text, usage, latency, cost, settings, endpoint) is appended to
 ``STUDY_DIR/llm/<name>.jsonl``; replies are cached in ``STUDY_DIR/cache/llm`` so that a rerun
-costs nothing.
+costs nothing. Once every subset is stored, the LLM's sealing commitment
+(:mod:`hume_sync.sealing`) is computed over its answers and its prompt (:func:`prompt_record`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hume_sync import task_types
+from hume_sync import sealing, task_types
 from hume_sync.file_modes import open_private_append, private_dir, private_file
 from hume_sync.progress import say
 from hume_sync.store import PredictionRecord, Store
@@ -31,6 +33,7 @@ class LLMSummary:
     statuses: Counter = field(default_factory=Counter)
     stored: int = 0
     log: Path | None = None
+    commitment: sealing.Commitment | None = None
 
 
 def llm_file_name(model_version: str) -> str:
@@ -43,6 +46,41 @@ def llm_file_name(model_version: str) -> str:
     check_component(name, "LLM name")
     model_folder_name(f"llm/{name}")
     return name
+
+
+def _subset_spec(sub: Any) -> tuple[Any, dict[str, Any]]:
+    """The subset's type and what its LLM prompts are built from: what the humans were shown."""
+    task_type = task_types.get(sub.task_type)
+    return task_type, {
+        "labels": task_type.ls_labels(sub.config),  # what the human interface shows
+        "n_groups": sub.config.get("n_groups"),
+        "language": sub.language,
+        "instructions": sub.config.get("instructions"),
+    }
+
+
+def prompt_record(store: Store, client: Any) -> dict[str, Any]:
+    """What an LLM's commitment holds as its prompt: the prompt version, the generation settings
+    and the SHA-256 of every message it was sent (canonical JSON of ``[hume_id, messages,
+    schema]`` per instance, in hume_id order), built as :func:`ml_backend.llm.annotate` builds
+    them; the endpoint and key are left out (where it ran, not what it was asked)."""
+    from ml_backend.llm import PROMPT_VERSION
+    from ml_backend.llm.task import build_prompt
+
+    prompts = []
+    for sub in store.subsets():
+        task_type, kwargs = _subset_spec(sub)
+        spec = task_type.llm_spec(**kwargs)
+        for inst in store.instances(sub.key):
+            prompt = build_prompt(task_type, spec, inst.content)
+            prompts.append([inst.hume_id, list(prompt.messages), prompt.schema])
+    prompts.sort(key=lambda p: p[0])
+    text = sealing.canonical_json(prompts).encode("utf-8")
+    return {
+        "prompt_version": PROMPT_VERSION,
+        "settings": client.settings.as_dict(),
+        "messages_sha256": hashlib.sha256(text).hexdigest(),
+    }
 
 
 def predict_llm(
@@ -66,16 +104,13 @@ def predict_llm(
     summary = LLMSummary(model_version=mv, log=log)
     for sub in store.subsets():
         instances = store.instances(sub.key)
-        task_type = task_types.get(sub.task_type)
+        task_type, kwargs = _subset_spec(sub)
         records = annotate(
             instances,
             task_type,
             client=client,
             cache=cache,
-            labels=task_type.ls_labels(sub.config),  # what the human interface shows
-            n_groups=sub.config.get("n_groups"),
-            language=sub.language,
-            instructions=sub.config.get("instructions"),
+            **kwargs,
             concurrency=concurrency,
             progress=progress,
         )
@@ -101,4 +136,7 @@ def predict_llm(
                 f"{k} {v}" for k, v in sorted(Counter(r["status"] for r in records).items())
             )
         )
+    summary.commitment = sealing.record_commitment(
+        store, mv, revision=None, prompt=prompt_record(store, client)
+    )
     return summary

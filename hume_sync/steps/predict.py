@@ -12,6 +12,9 @@ The model's mteb score on each subset (computed with gold, which only ``hume_syn
 kept in the store's ``meta`` table under ``model_score/<model_version>/<subset>``, with a digest
 of the instances and gold it was computed on; :func:`model_subset_scores` reads them back for
 export and flags scores whose instances changed since.
+
+Each model's sealing commitment (:mod:`hume_sync.sealing`) is computed from its stored answers
+once they are written, and recorded when it changed.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hume_sync import task_types
+from hume_sync import sealing, task_types
 from hume_sync.errors import PredictCommandError
 from hume_sync.file_modes import private_dir, private_file
 from hume_sync.store import (
@@ -216,6 +219,8 @@ class ModelSummary:
 @dataclass
 class PredictSummary:
     models: list[ModelSummary] = field(default_factory=list)
+    #: Per model, the commitment to its sealed answers (to publish before annotation opens).
+    commitments: list[sealing.Commitment] = field(default_factory=list)
 
     @property
     def predictions_added(self) -> int:
@@ -315,6 +320,12 @@ def predict_study(
                     chunk_size=chunk_size or DEFAULT_CHUNK_SIZE,
                     replace=replace,
                     progress=progress,
+                )
+            )
+            revision, prompt = sealing.encoder_identity(encoder)
+            summary.commitments.append(
+                sealing.record_commitment(
+                    store, encoder.model_version, revision=revision, prompt=prompt
                 )
             )
     return summary
