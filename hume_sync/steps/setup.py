@@ -8,9 +8,13 @@ Identity never depends on a title: the store records each project's id per subse
 every project carries a marker (``hume:<hash of study, subset, slot>``) in its description, so a
 run that died between creating a project and recording it finds it again instead of making a
 second one. Tasks already in a project are recognised by the ``hume_ref`` in their data, so a
-rerun imports only what is missing. Titles are for people: ``<study> · <task>/<subset>``,
-shortened in the middle to Label Studio's 50 characters, with a short hash when shortened so
-that two subsets never share a title.
+rerun imports only what is missing. A rerun asks Label Studio little: one listing of each
+server's projects (only the fields it checks), then, per project, a count of the tasks in each
+run of recorded ids (one request for a project set up in one go); only when those do not show
+exactly the recorded tasks does it read the tasks' ids and data (never their annotations).
+Titles are for people: ``<study> · <task>/<subset>``, shortened in the middle to Label
+Studio's 50 characters, with a short hash when shortened so that two subsets never share a
+title.
 
 A project deleted in Label Studio is reported with its subset and annotator; ``--recreate-missing``
 makes it again and re-imports its tasks (answers already pulled stay in the store).
@@ -137,9 +141,12 @@ def _description(subset: SubsetRow, marker: str) -> str:
     )
 
 
-#: The project fields setup checks on a rerun, and the only ones it asks Label Studio for (no
-#: per-project task counters).
-PROJECT_FIELDS = "id,label_config,maximum_annotations,show_collab_predictions"
+#: The project fields setup checks on a rerun, and the only ones it asks Label Studio for (of
+#: the per-project counters, only the number of tasks).
+PROJECT_FIELDS = "id,label_config,maximum_annotations,show_collab_predictions,task_number"
+#: At most this many runs of consecutive task ids are checked by counting (one request each)
+#: before setup reads the project's task list instead.
+MAX_ID_RUNS = 20
 
 
 def recorded_projects(
@@ -187,6 +194,38 @@ def _existing_tasks(client: LabelStudioClient, project_id: int) -> dict[str, int
         if ref is not None:
             out.setdefault(ref, task_id)
     return out
+
+
+def _id_runs(ids: list[int]) -> list[tuple[int, int]]:
+    """The runs of consecutive ids in ``ids``, as (first, last)."""
+    runs: list[tuple[int, int]] = []
+    for i in sorted(set(ids)):
+        if runs and i == runs[-1][1] + 1:
+            runs[-1] = (runs[-1][0], i)
+        else:
+            runs.append((i, i))
+    return runs
+
+
+def _recorded_tasks_all_there(
+    client: LabelStudioClient, project_id: int, task_ids: list[int], task_number: Any
+) -> bool:
+    """Whether the project holds exactly the recorded tasks, told without reading them.
+
+    The project has as many tasks as were recorded (``task_number``), and for each run of
+    consecutive recorded ids, as many tasks with an id in that run as the run is long: so every
+    recorded id is there and no other task is. One import gives consecutive ids, so a project
+    set up in one go costs one request, whatever its size. More than :data:`MAX_ID_RUNS` runs,
+    or an unknown count: False (the caller reads the task list)."""
+    if task_number is None or int(task_number) != len(set(task_ids)) or not task_ids:
+        return False
+    runs = _id_runs(task_ids)
+    if len(runs) > MAX_ID_RUNS:
+        return False
+    return all(
+        client.count_tasks_between(project_id, first, last) == last - first + 1
+        for first, last in runs
+    )
 
 
 def _check_project(
@@ -274,7 +313,18 @@ def setup_slot(
     )
     instances = store.instances(subset.key)
     recorded = store.slot_tasks(subset.key, annotator.slot)
-    existing = {} if created else _existing_tasks(client, project_id)
+    if created:
+        existing: dict[str, int] = {}
+    elif (
+        listed is not None
+        and all(i.hume_id in recorded for i in instances)
+        and _recorded_tasks_all_there(
+            client, project_id, list(recorded.values()), listed.get("task_number")
+        )
+    ):
+        existing = {i.hume_ref: recorded[i.hume_id] for i in instances}  # nothing to do
+    else:
+        existing = _existing_tasks(client, project_id)
     recovered = {
         i.hume_id: existing[i.hume_ref]
         for i in instances
