@@ -553,7 +553,7 @@ class LabelStudioClient:
         page is read at once, so that a missing project raises here.
         """
         size = max(1, int(page_size))
-        first = self._call(f"{op} (page 1)", lambda: fetch(1))
+        first = self._call(op, lambda: fetch(1))
 
         def pages() -> Iterator[list[T]]:
             items, total = first
