@@ -171,12 +171,8 @@ def _cmd_pull(args: argparse.Namespace) -> int:
         print(f"warning: not counted: {foreign}", file=sys.stderr)
     for missing in summary.missing_projects:
         print(f"warning: skipped {missing}; {recreate_hint(args.study_dir)}", file=sys.stderr)
-    if summary.late:
-        print(
-            f"note: {len(summary.late)} answer(s) given or changed after the study was closed; "
-            "export leaves them out unless --include-late",
-            file=sys.stderr,
-        )
+    for note in summary.late_notes():
+        print(note, file=sys.stderr)
     print(
         f"{summary.total('added')} annotation(s) added, {summary.total('updated')} updated, "
         f"{summary.total('deleted')} deleted, {summary.total('unchanged')} unchanged "

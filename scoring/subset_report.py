@@ -67,6 +67,9 @@ class SubsetInput:
     late: Mapping[str, int] = field(default_factory=dict)
     #: Of the late answers, those created before the close and edited after it.
     late_edited: Mapping[str, int] = field(default_factory=dict)
+    #: Answers that existed at the close and were deleted after it: in ``humans`` (as they were
+    #: at the close) unless ``late_included``, which lets the deletions count.
+    late_deleted: Mapping[str, int] = field(default_factory=dict)
     late_included: bool = False
 
     def left_out(self) -> dict[str, Any]:
@@ -75,6 +78,7 @@ class SubsetInput:
             "invalid": dict(self.invalid),
             "late": dict(self.late),
             "late_edited": dict(self.late_edited),
+            "late_deleted": dict(self.late_deleted),
             "late_included": self.late_included,
         }
 
@@ -328,6 +332,10 @@ def _left_out_warnings(inp: SubsetInput) -> list[str]:
     if n_late:
         fate = "included in the scores on request" if inp.late_included else "left out of scoring"
         out.append(f"{n_late} late answer(s) (given or changed after the close) {fate}")
+    n_deleted = sum(inp.late_deleted.values())
+    if n_deleted:
+        fate = "the deletions count on request" if inp.late_included else "scored as at the close"
+        out.append(f"{n_deleted} answer(s) deleted after the close: {fate}")
     return out
 
 

@@ -70,6 +70,9 @@ IMPORT_MAX_BYTES = 32 * 1024 * 1024
 PAGE_SIZE = 100
 # Tasks per page when annotations are read through the tasks API (a few pages per study).
 TASK_PAGE_SIZE = 1000
+# Tasks per page when only their ids and data are read (setup): Community sets no upper bound
+# (TASK_API_PAGE_SIZE_MAX unset), and 10,000 short tasks are a few MB.
+REF_PAGE_SIZE = 10_000
 # Bytes read at a time from a JSON export (parsed incrementally: memory stays one chunk).
 EXPORT_CHUNK_BYTES = 1 << 16
 # Label Studio writes a whole export file before it sends the first byte (about 70 s for 50,000
@@ -358,12 +361,12 @@ class LabelStudioClient:
     def list_projects(self, include: str | None = None) -> list[dict[str, Any]]:
         """All projects the token can see (all pages); ``include`` names the only fields to
         return (e.g. ``"id,title,description"``: Label Studio then counts no tasks)."""
-        return self._call(
-            "list projects",
-            lambda: [
-                _plain(p) for p in self._ls.projects.list(page_size=PAGE_SIZE, include=include)
-            ],
-        )
+
+        def fetch(n: int) -> tuple[list[dict[str, Any]], int]:
+            pager = self._ls.projects.list(page=n, page_size=PAGE_SIZE, include=include)
+            return [_plain(p) for p in pager.items or []], int(pager.response.count)
+
+        return [p for page in self._pages("list projects", fetch, PAGE_SIZE) for p in page]
 
     def find_projects_by_marker(self, marker: str) -> list[dict[str, Any]]:
         """Projects whose description carries ``marker`` (hume's identity mark, never a title).
@@ -476,13 +479,96 @@ class LabelStudioClient:
 
     def list_tasks(self, project_id: int, *, page_size: int = PAGE_SIZE) -> list[dict[str, Any]]:
         """Every task of a project with its annotations and predictions (fields="all")."""
-        return self._call(
-            f"list tasks of project {project_id}",
-            lambda: [
-                _plain(t)
-                for t in self._ls.tasks.list(project=project_id, fields="all", page_size=page_size)
-            ],
+        return [
+            t
+            for page in self._task_list_pages(project_id, page_size=page_size, fields="all")
+            for t in page
+        ]
+
+    def task_refs(self, project_id: int) -> list[tuple[int, Any]]:
+        """(task id, task data) of every task of a project, and nothing else: no annotations,
+        predictions or per-task counters (``include=id,data``), :data:`REF_PAGE_SIZE` tasks a
+        page. What ``setup`` needs to tell which tasks a project already has."""
+        pages = self._task_list_pages(
+            project_id, page_size=REF_PAGE_SIZE, fields="task_only", include="id,data"
         )
+        return [(int(t["id"]), t.get("data")) for page in pages for t in page]
+
+    def count_tasks_between(self, project_id: int, first_id: int, last_id: int) -> int:
+        """How many tasks of a project have an id from ``first_id`` to ``last_id`` (inclusive):
+        one request, whatever the project's size (a Data Manager id filter; the answer's
+        ``total`` is the count, and its one-task page is all that is serialised)."""
+        query = {
+            "filters": {
+                "conjunction": "and",
+                "items": [
+                    {
+                        "filter": "filter:tasks:id",
+                        "operator": "in",
+                        "type": "Number",
+                        "value": {"min": int(first_id), "max": int(last_id)},
+                    }
+                ],
+            }
+        }
+
+        def fetch() -> int:
+            pager = self._ls.tasks.list(
+                project=project_id,
+                fields="task_only",
+                include="id",
+                page=1,
+                page_size=1,
+                query=json.dumps(query),
+            )
+            return int(pager.response.total)
+
+        return self._call(f"count tasks {first_id}-{last_id} of project {project_id}", fetch)
+
+    def _task_list_pages(
+        self, project_id: int, *, page_size: int, fields: str, include: str | None = None
+    ) -> Iterator[list[dict[str, Any]]]:
+        """The pages of a project's tasks API (each with its own retries), up to the last one
+        the first answer's ``total`` says there is (:meth:`_pages`)."""
+
+        def fetch(n: int) -> tuple[list[dict[str, Any]], int]:
+            pager = self._ls.tasks.list(
+                project=project_id, fields=fields, include=include, page=n, page_size=page_size
+            )
+            return [_plain(t) for t in pager.items or []], int(pager.response.total)
+
+        return self._pages(f"list tasks of project {project_id}", fetch, page_size)
+
+    def _pages(
+        self, op: str, fetch: Callable[[int], tuple[list[T], int]], page_size: int
+    ) -> Iterator[list[T]]:
+        """Pages 1, 2, ... of a listing, asking for none past the last.
+
+        ``fetch(n)`` reads page ``n`` and the listing's total count (Label Studio sends it with
+        every page: ``total`` for tasks, ``count`` for projects). The SDK's own pagers ask for
+        one page more until Label Studio answers 404 "Invalid page", which the server logs as an
+        ERROR with a full traceback: a failure in the log that is not one. Here the listing ends
+        at page ``ceil(total / page_size)``, or earlier at a short or empty page (tasks removed
+        meanwhile); a 404 past page 1 (the list shrank between pages) also ends it. The first
+        page is read at once, so that a missing project raises here.
+        """
+        size = max(1, int(page_size))
+        first = self._call(op, lambda: fetch(1))
+
+        def pages() -> Iterator[list[T]]:
+            items, total = first
+            n = 1
+            while True:
+                yield items
+                if len(items) < size or n * size >= total:
+                    return
+                n += 1
+                try:
+                    items, total = self._call(f"{op} (page {n})", lambda n=n: fetch(n))
+                except LabelStudioNotFoundError:
+                    return
+
+        return pages()
 
     def export_annotated_tasks(self, project_id: int) -> AnnotatedTasks:
         """Every task that has annotations (skipped ones included), with its annotations,
@@ -589,35 +675,8 @@ class LabelStudioClient:
     def _task_pages(self, project_id: int) -> Iterator[dict[str, Any]]:
         """Annotated tasks through the tasks API, one page (each with its own retries) at a
         time; the first page is asked for at once, so that a missing project raises here."""
-        op = f"list tasks of project {project_id}"
-
-        def page(n: int) -> tuple[list[dict[str, Any]], bool]:
-            def fetch() -> tuple[list[dict[str, Any]], bool]:
-                pager = self._ls.tasks.list(
-                    project=project_id, fields="all", page=n, page_size=TASK_PAGE_SIZE
-                )
-                return [_plain(t) for t in pager.items or []], bool(pager.has_next)
-
-            try:
-                return self._call(f"{op} (page {n})", fetch)
-            except LabelStudioNotFoundError:
-                if n == 1:
-                    raise
-                return [], False  # Label Studio answers 404 for a page past the end
-
-        first = page(1)
-
-        def pages() -> Iterator[dict[str, Any]]:
-            items, more = first
-            n = 1
-            while True:
-                yield from (t for t in items if t.get("annotations"))
-                if not more or not items:
-                    return
-                n += 1
-                items, more = page(n)
-
-        return pages()
+        pages = self._task_list_pages(project_id, page_size=TASK_PAGE_SIZE, fields="all")
+        return (t for page in pages for t in page if t.get("annotations"))
 
     def _remove_export_files(self, project_id: int, filename: str) -> None:
         """Delete the result and info files one JSON export left in the server's export folder.

@@ -141,6 +141,7 @@ def report_json(report: StudyReport) -> dict[str, Any]:
         "annotator_names": "emails" if report.with_emails else "pseudonymous keys",
         "model_meta": report.model_meta,
         "late_answers": report.total_left_out("late"),
+        "late_deletions": report.total_left_out("late_deleted"),
         "invalid_answers": report.total_left_out("invalid"),
         "sealing": None if report.sealing is None else report.sealing.to_dict(),
     }

@@ -19,7 +19,7 @@ from typing import Any
 
 from hume_sync import task_types
 from hume_sync.sealing import SealReport, check_study
-from hume_sync.steps.late_answers import CLOSED_AT, closed_at, lateness
+from hume_sync.steps.late_answers import CLOSED_AT, closed_at, deleted_late, lateness
 from hume_sync.steps.predict import MODEL_FACTS_PREFIX
 from hume_sync.store import Store, SubsetRow, gold
 from hume_sync.task_types import TaskType
@@ -84,7 +84,7 @@ class StudyReport:
         return all(s.coverage["complete"] for s in self.subsets)
 
     def total_left_out(self, kind: str) -> int:
-        """Answers counted in every subset's ``invalid`` or ``late`` (``kind``)."""
+        """Answers counted in every subset's ``invalid``, ``late`` or ``late_deleted``."""
         return sum(sum(getattr(s.input, kind).values()) for s in self.subsets)
 
 
@@ -110,19 +110,30 @@ def human_answers(
     closed: datetime | None,
     include_late: bool,
     names: dict[str, str],
-) -> tuple[dict[str, dict[str, Any]], dict[str, int], dict[str, int], dict[str, int]]:
-    """(answers scored, invalid, late, late edited) of one subset, per annotator.
+) -> tuple[
+    dict[str, dict[str, Any]], dict[str, int], dict[str, int], dict[str, int], dict[str, int]
+]:
+    """(answers scored, invalid, late, late edited, late deleted) of one subset, per annotator.
 
     Invalid answers are never scored; late ones (see :mod:`hume_sync.steps.late_answers`) only with
-    ``include_late``. Both are counted, never dropped from the store.
+    ``include_late``. Both are counted, never dropped from the store. The close is a line in
+    time: an answer deleted in Label Studio after it is scored as it was (and counted), unless
+    ``include_late`` lets the deletion count; one deleted before it is as if never given.
     """
     ttype = task_types.get(sub.task_type)
     humans: dict[str, dict[str, Any]] = {}
     invalid: Counter[str] = Counter()
     late: Counter[str] = Counter()
     edited: Counter[str] = Counter()
-    for ann in store.annotations(sub.key):
+    deleted: Counter[str] = Counter()
+    for ann in store.annotations(sub.key, include_deleted=closed is not None):
         who = names.get(ann.annotator, ann.annotator)
+        if ann.deleted_at is not None:
+            if closed is None or ann.status != "valid" or not deleted_late(ann, closed):
+                continue  # gone before the close: as if never given
+            deleted[who] += 1
+            if include_late:
+                continue  # the deletion counts
         if ann.status == "invalid":
             invalid[who] += 1
         if ann.status != "valid" or ann.answer is None:
@@ -135,7 +146,8 @@ def human_answers(
                 if not include_late:
                     continue
         humans.setdefault(who, {})[ann.hume_id] = ttype.score_normalise_answer(ann.answer)
-    return humans, dict(invalid), dict(late), {k: v for k, v in edited.items() if v}
+    late_edited = {k: v for k, v in edited.items() if v}
+    return humans, dict(invalid), dict(late), late_edited, dict(deleted)
 
 
 def subset_inputs(
@@ -160,7 +172,9 @@ def subset_inputs(
     for sub in store.subsets():
         ttype = task_types.get(sub.task_type)
         instances = store.instances(sub.key)
-        humans, invalid, late, late_edited = human_answers(store, sub, closed, include_late, names)
+        humans, invalid, late, late_edited, late_deleted = human_answers(
+            store, sub, closed, include_late, names
+        )
         llms: dict[str, dict[str, Any]] = {}
         failures: dict[str, int] = {}
         model_answers: dict[str, dict[str, Any]] = {}
@@ -204,6 +218,7 @@ def subset_inputs(
                 invalid=invalid,
                 late=late,
                 late_edited=late_edited,
+                late_deleted=late_deleted,
                 late_included=include_late,
             )
         )

@@ -166,18 +166,34 @@ def _close_line(report: StudyReport) -> str:
         else "left out of every score (export --include-late keeps them)"
     )
     line = f"Annotation closed at {report.closed_at}; {n_late} late answer(s) {fate}."
+    n_deleted = report.total_left_out("late_deleted")
+    if n_deleted:
+        kept = (
+            "the deletions count (--include-late)"
+            if report.include_late
+            else "each still scored as it was at the close (export --include-late drops them)"
+        )
+        line += f" {n_deleted} answer(s) deleted in Label Studio after the close: {kept}."
     if any(s.input.late_edited for s in report.subsets):
         line += f" Note: {EDITED_NOTE}."
     return line
 
 
 def _left_out_rows(report: StudyReport) -> tuple[list[str], list[list[str]]]:
-    """Per subset and annotator: late answers (and those edited after the close), invalid."""
-    header = ["subset", "annotator", "late answers", "of which edited after the close", "invalid"]
+    """Per subset and annotator: late answers (and those edited after the close), invalid,
+    and answers deleted after the close."""
+    header = [
+        "subset",
+        "annotator",
+        "late answers",
+        "of which edited after the close",
+        "invalid",
+        "deleted after the close",
+    ]
     rows = []
     for s in report.subsets:
         inp = s.input
-        for who in sorted(set(inp.late) | set(inp.invalid)):
+        for who in sorted(set(inp.late) | set(inp.invalid) | set(inp.late_deleted)):
             rows.append(
                 [
                     inp.key,
@@ -185,6 +201,7 @@ def _left_out_rows(report: StudyReport) -> tuple[list[str], list[list[str]]]:
                     str(inp.late.get(who, 0)),
                     str(inp.late_edited.get(who, 0)),
                     str(inp.invalid.get(who, 0)),
+                    str(inp.late_deleted.get(who, 0)),
                 ]
             )
     return header, rows

@@ -13,6 +13,15 @@ Label Studio writes both times in UTC with a ``Z`` (``2026-01-31T09:15:02.123456
 server time zone gives an offset, which is honoured); a time without an offset is read as UTC.
 The close is stamped by the machine that ran ``close``, the annotation times by the Label
 Studio server: their clocks must agree to within the precision that matters to the study.
+
+A *late deletion* is an answer that existed at the close (created, or else last updated, at or
+before it) and was deleted in Label Studio after it: with the predictions in sight, an
+annotator could otherwise withdraw exactly the answers that look wrong. What existed at the
+close is what is scored, so ``export`` scores it as it was (as stored; one also edited after the
+close is late as a whole, as above) and lists it; ``--include-late`` lets the deletion count.
+Label Studio keeps no trace of a deleted annotation, so a deletion is dated by the pull that
+first finds it gone (the store's ``deleted_at``): one made before the close counts as before
+only if a pull between the two saw it gone. Pull before ``close`` to date deletions exactly.
 """
 
 from __future__ import annotations
@@ -62,6 +71,8 @@ class LateAnswer:
     updated_at: str | None
     #: Created before the close and changed after it (its pre-close answer is not stored).
     edited: bool
+    #: For a late deletion: when a pull first found it gone from Label Studio (UTC).
+    deleted_at: str | None = None
 
 
 def lateness(row: AnnotationRow, closed: datetime) -> tuple[bool, bool]:
@@ -73,6 +84,44 @@ def lateness(row: AnnotationRow, closed: datetime) -> tuple[bool, bool]:
     updated_late = updated is not None and updated > closed
     late = created_late or updated_late
     return late, late and not created_late and created is not None
+
+
+def deleted_late(row: AnnotationRow, closed: datetime) -> bool:
+    """Whether a deleted annotation existed at the close and was found gone only after it
+    (a late deletion); False for one still in Label Studio."""
+    if row.deleted_at is None:
+        return False
+    ref = f"annotation {row.ls_annotation_id}"
+    deleted = parse_time(row.deleted_at, what=f"{ref}'s deleted_at")
+    born = parse_time(row.created_at or row.updated_at, what=f"{ref}'s created_at")
+    return deleted is not None and deleted > closed and (born is None or born <= closed)
+
+
+def late_deletions(store: Store, subset: str | None = None) -> list[LateAnswer]:
+    """The valid answers of the study (or of one subset) that existed at the close and were
+    deleted after it (scored as at the close unless ``--include-late``); [] if open."""
+    closed = closed_at(store)
+    if closed is None:
+        return []
+    keys = [subset] if subset is not None else [s.key for s in store.subsets()]
+    out = []
+    for key in keys:
+        for row in store.annotations(key, include_deleted=True):
+            if row.status == "valid" and deleted_late(row, closed):
+                out.append(
+                    LateAnswer(
+                        key,
+                        row.annotator,
+                        row.hume_id,
+                        row.ls_task_id,
+                        row.ls_annotation_id,
+                        row.created_at,
+                        row.updated_at,
+                        edited=lateness(row, closed)[1],
+                        deleted_at=row.deleted_at,
+                    )
+                )
+    return out
 
 
 def late_answers(store: Store, subset: str | None = None) -> list[LateAnswer]:

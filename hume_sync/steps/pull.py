@@ -15,6 +15,9 @@ status ``invalid`` and its error, and reported with the annotator's email and a 
 the task in Label Studio (:func:`task_url`); a skipped task (``was_cancelled``) is kept with
 status ``cancelled``; neither stops the others. Valid answers given or changed after the study's
 close are listed as late (``late_answers``): export leaves them out unless ``--include-late``.
+An answer that existed at the close and is gone from Label Studio after it is a late deletion
+(``late_deletions``): marked deleted in the store like any other, listed, and still scored as it
+was at the close unless ``--include-late`` (the close is a line in time).
 Only the slot's own annotator counts: an answer made in their project by another account (the
 manager trying the interface) is reported and left out. A project deleted in Label Studio is
 reported and skipped; what was pulled from it before stays in the store.
@@ -31,7 +34,7 @@ import label_studio_configs
 from hume_sync import task_types
 from hume_sync.labelstudio.client import LabelStudioClient, LabelStudioNotFoundError
 from hume_sync.progress import progress
-from hume_sync.steps.late_answers import LateAnswer, late_answers
+from hume_sync.steps.late_answers import LateAnswer, late_answers, late_deletions
 from hume_sync.store import (
     AnnotationCounts,
     AnnotationRecord,
@@ -103,6 +106,9 @@ class PullSummary:
     #: Valid answers in the store given or changed after the study's close (export leaves them
     #: out unless --include-late); empty while the study is open.
     late: list[LateAnswer] = field(default_factory=list)
+    #: Answers that existed at the close and were deleted in Label Studio after it (export
+    #: scores them as at the close unless --include-late); empty while the study is open.
+    late_deleted: list[LateAnswer] = field(default_factory=list)
     skipped_subsets: list[str] = field(default_factory=list)
     unknown_tasks: int = 0
     foreign: list[ForeignAnnotation] = field(default_factory=list)
@@ -110,6 +116,27 @@ class PullSummary:
 
     def total(self, attr: str) -> int:
         return sum(getattr(c, attr) for c in self.counts.values())
+
+    def late_notes(self) -> list[str]:
+        """One line for the late answers and one for the late deletions, where there are any."""
+        out = []
+        if self.late:
+            out.append(
+                f"note: {len(self.late)} answer(s) given or changed after the study was closed; "
+                "export leaves them out unless --include-late"
+            )
+        if self.late_deleted:
+            shown = ", ".join(
+                f"{d.subset} task {d.ls_task_id} annotation {d.ls_annotation_id} ({d.annotator})"
+                for d in self.late_deleted[:5]
+            )
+            more = f" and {len(self.late_deleted) - 5} more" if len(self.late_deleted) > 5 else ""
+            out.append(
+                f"note: {len(self.late_deleted)} answer(s) given before the close were deleted "
+                f"in Label Studio after it ({shown}{more}); export still scores them as they "
+                "were at the close unless --include-late"
+            )
+        return out
 
 
 def author_id(annotation: dict[str, Any]) -> Any:
@@ -238,5 +265,6 @@ def pull_study(store: Store, client_for: ClientFor) -> PullSummary:
                 summary.unknown_tasks += found.unknown_tasks
             summary.counts[subset.key] = counts
     summary.late = late_answers(store)
+    summary.late_deleted = late_deletions(store)
     store.set_meta({PULLED_AT: datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")})
     return summary

@@ -8,9 +8,13 @@ Identity never depends on a title: the store records each project's id per subse
 every project carries a marker (``hume:<hash of study, subset, slot>``) in its description, so a
 run that died between creating a project and recording it finds it again instead of making a
 second one. Tasks already in a project are recognised by the ``hume_ref`` in their data, so a
-rerun imports only what is missing. Titles are for people: ``<study> · <task>/<subset>``,
-shortened in the middle to Label Studio's 50 characters, with a short hash when shortened so
-that two subsets never share a title.
+rerun imports only what is missing. A rerun asks Label Studio little: one listing of each
+server's projects (only the fields it checks), then, per project, a count of the tasks in each
+run of recorded ids (one request for a project set up in one go); only when those do not show
+exactly the recorded tasks does it read the tasks' ids and data (never their annotations).
+Titles are for people: ``<study> · <task>/<subset>``, shortened in the middle to Label
+Studio's 50 characters, with a short hash when shortened so that two subsets never share a
+title.
 
 A project deleted in Label Studio is reported with its subset and annotator; ``--recreate-missing``
 makes it again and re-imports its tasks (answers already pulled stay in the store).
@@ -33,7 +37,7 @@ from typing import Any
 from hume_sync import task_types
 from hume_sync.errors import SetupError
 from hume_sync.labelstudio.annotators import plan_seats
-from hume_sync.labelstudio.client import LabelStudioClient, LabelStudioNotFoundError
+from hume_sync.labelstudio.client import LabelStudioClient
 from hume_sync.progress import progress
 from hume_sync.store import AnnotatorRow, Store, SubsetRow, task_ref
 from scoring.languages import annotator_language as language_code
@@ -137,17 +141,40 @@ def _description(subset: SubsetRow, marker: str) -> str:
     )
 
 
-def missing_projects(store: Store, client_for: ClientFor) -> list[MissingProject]:
-    """Recorded projects that Label Studio no longer has (deleted there)."""
+#: The project fields setup checks on a rerun, and the only ones it asks Label Studio for (of
+#: the per-project counters, only the number of tasks).
+PROJECT_FIELDS = "id,label_config,maximum_annotations,show_collab_predictions,task_number"
+#: At most this many runs of consecutive task ids are checked by counting (one request each)
+#: before setup reads the project's task list instead.
+MAX_ID_RUNS = 20
+
+
+def recorded_projects(
+    store: Store, client_for: ClientFor
+) -> tuple[dict[tuple[str, int], dict[str, Any]], list[MissingProject]]:
+    """The recorded projects as their servers list them, by (subset, slot), and those that Label
+    Studio no longer has (deleted there). One listing per server (:data:`PROJECT_FIELDS` only),
+    not a GET per project: a rerun with nothing to do should cost next to nothing."""
     annotators = {a.slot: a for a in store.annotators()}
+    listed: dict[str, dict[int, dict[str, Any]]] = {}
+    found: dict[tuple[str, int], dict[str, Any]] = {}
     missing = []
     for p in store.slot_projects():
         a = annotators[p.slot]
-        try:
-            client_for(a.ls_url).get_project(p.ls_project_id)
-        except LabelStudioNotFoundError:
+        if a.ls_url not in listed:
+            projects = client_for(a.ls_url).list_projects(include=PROJECT_FIELDS)
+            listed[a.ls_url] = {int(x["id"]): x for x in projects}
+        project = listed[a.ls_url].get(p.ls_project_id)
+        if project is None:
             missing.append(MissingProject(p.subset_key, p.slot, a.email, a.ls_url, p.ls_project_id))
-    return missing
+        else:
+            found[(p.subset_key, p.slot)] = project
+    return found, missing
+
+
+def missing_projects(store: Store, client_for: ClientFor) -> list[MissingProject]:
+    """Recorded projects that Label Studio no longer has (deleted there)."""
+    return recorded_projects(store, client_for)[1]
 
 
 def recreate_hint(study_dir: str) -> str:
@@ -159,13 +186,72 @@ def recreate_hint(study_dir: str) -> str:
 
 def _existing_tasks(client: LabelStudioClient, project_id: int) -> dict[str, int]:
     """hume_ref → task id of the tasks already in the project (a store migrated from schema 1
-    keeps the ``hume_id`` its tasks were imported with as their reference: ``task_ref``)."""
+    keeps the ``hume_id`` its tasks were imported with as their reference: ``task_ref``). Only
+    ids and data are read (:meth:`LabelStudioClient.task_refs`), never annotations."""
     out: dict[str, int] = {}
-    for task in client.list_tasks(project_id):
-        ref = task_ref(task.get("data"))
+    for task_id, data in client.task_refs(project_id):
+        ref = task_ref(data)
         if ref is not None:
-            out.setdefault(ref, int(task["id"]))
+            out.setdefault(ref, task_id)
     return out
+
+
+def _id_runs(ids: list[int]) -> list[tuple[int, int]]:
+    """The runs of consecutive ids in ``ids``, as (first, last)."""
+    runs: list[tuple[int, int]] = []
+    for i in sorted(set(ids)):
+        if runs and i == runs[-1][1] + 1:
+            runs[-1] = (runs[-1][0], i)
+        else:
+            runs.append((i, i))
+    return runs
+
+
+def _recorded_tasks_all_there(
+    client: LabelStudioClient, project_id: int, task_ids: list[int], task_number: Any
+) -> bool:
+    """Whether the project holds exactly the recorded tasks, told without reading them.
+
+    The project has as many tasks as were recorded (``task_number``), and for each run of
+    consecutive recorded ids, as many tasks with an id in that run as the run is long: so every
+    recorded id is there and no other task is. One import gives consecutive ids, so a project
+    set up in one go costs one request, whatever its size. More than :data:`MAX_ID_RUNS` runs,
+    or an unknown count: False (the caller reads the task list)."""
+    if task_number is None or int(task_number) != len(set(task_ids)) or not task_ids:
+        return False
+    runs = _id_runs(task_ids)
+    if len(runs) > MAX_ID_RUNS:
+        return False
+    return all(
+        client.count_tasks_between(project_id, first, last) == last - first + 1
+        for first, last in runs
+    )
+
+
+def _check_project(
+    client: LabelStudioClient, project: dict[str, Any], config: str
+) -> tuple[int, bool]:
+    """Put a recorded project's settings back where they drifted, in one PATCH at most (none
+    when nothing drifted); (project id, labelling config restored)."""
+    project_id = int(project["id"])
+    fields: dict[str, Any] = {}
+    if int(project.get("maximum_annotations") or 0) != ANNOTATIONS_PER_TASK:
+        fields["maximum_annotations"] = ANNOTATIONS_PER_TASK
+    # Community lets every member edit the interface of a project they can open: put ours
+    # back (results are checked against ours on pull anyway).
+    restored = str(project.get("label_config") or "").strip() != config.strip()
+    if restored:
+        fields["label_config"] = config
+    if bool(project.get("show_collab_predictions")):  # predictions stay out of sight
+        fields["show_collab_predictions"] = False
+    if fields:
+        updated = client.update_project(project_id, **fields)
+        if bool(updated.get("show_collab_predictions")):
+            raise SetupError(
+                f"Label Studio at {client.url} did not keep show_collab_predictions=False "
+                f"(project {project_id})"
+            )
+    return project_id, restored
 
 
 def _ensure_project(
@@ -175,24 +261,18 @@ def _ensure_project(
     annotator: AnnotatorRow,
     study_name: str,
     marker: str,
+    listed: dict[str, Any] | None = None,
 ) -> tuple[int, bool, bool, bool]:
-    """(project id, created, found again by its marker, labelling config restored)."""
+    """(project id, created, found again by its marker, labelling config restored).
+
+    ``listed``: the recorded project as its server listed it (:func:`recorded_projects`);
+    without it, a recorded project is read with one GET."""
     config = render_subset_config(subset)
     recorded = next((p for p in store.slot_projects(subset.key) if p.slot == annotator.slot), None)
     if recorded is not None:
-        project = client.get_project(recorded.ls_project_id)
-        fields: dict[str, Any] = {}
-        if int(project.get("maximum_annotations") or 0) != ANNOTATIONS_PER_TASK:
-            fields["maximum_annotations"] = ANNOTATIONS_PER_TASK
-        # Community lets every member edit the interface of a project they can open: put ours
-        # back (results are checked against ours on pull anyway).
-        restored = str(project.get("label_config") or "").strip() != config.strip()
-        if restored:
-            fields["label_config"] = config
-        if fields:
-            client.update_project(recorded.ls_project_id, **fields)
-        client.assert_collab_predictions(recorded.ls_project_id, False)
-        return recorded.ls_project_id, False, False, restored
+        project = listed if listed is not None else client.get_project(recorded.ls_project_id)
+        project_id, restored = _check_project(client, project, config)
+        return project_id, False, False, restored
     found = client.find_projects_by_marker(marker)
     if len(found) > 1:
         ids = ", ".join(str(p.get("id")) for p in found)
@@ -218,18 +298,33 @@ def _ensure_project(
 
 
 def setup_slot(
-    client: LabelStudioClient, store: Store, subset: SubsetRow, annotator: AnnotatorRow
+    client: LabelStudioClient,
+    store: Store,
+    subset: SubsetRow,
+    annotator: AnnotatorRow,
+    listed: dict[str, Any] | None = None,
 ) -> ProjectSetup:
     """Create (or find) the subset's project on the annotator's server and import what is
-    missing."""
+    missing (``listed``: the recorded project as its server listed it, if known)."""
     meta = store.meta()
     marker = project_marker(store.study_uid(), subset.key, annotator.slot)
     project_id, created, found, restored = _ensure_project(
-        client, store, subset, annotator, meta.get("study_name", "hume"), marker
+        client, store, subset, annotator, meta.get("study_name", "hume"), marker, listed
     )
     instances = store.instances(subset.key)
     recorded = store.slot_tasks(subset.key, annotator.slot)
-    existing = {} if created else _existing_tasks(client, project_id)
+    if created:
+        existing: dict[str, int] = {}
+    elif (
+        listed is not None
+        and all(i.hume_id in recorded for i in instances)
+        and _recorded_tasks_all_there(
+            client, project_id, list(recorded.values()), listed.get("task_number")
+        )
+    ):
+        existing = {i.hume_ref: recorded[i.hume_id] for i in instances}  # nothing to do
+    else:
+        existing = _existing_tasks(client, project_id)
     recovered = {
         i.hume_id: existing[i.hume_ref]
         for i in instances
@@ -275,7 +370,7 @@ def setup_study(
 ) -> SetupSummary:
     """Set up every subset on its annotators' servers; safe to run again at any point."""
     summary = SetupSummary(legacy_ids=store.id_scheme == "source")
-    missing = missing_projects(store, client_for)
+    listed, missing = recorded_projects(store, client_for)
     if missing and not recreate_missing:
         shown = "; ".join(str(m) for m in missing[:3])
         more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
@@ -296,7 +391,9 @@ def setup_study(
             summary.open_seats.append(OpenSeat(subset.key, language_code(subset.language)))
             continue
         annotator = annotators[slot]
-        done = setup_slot(client_for(annotator.ls_url), store, subset, annotator)
+        done = setup_slot(
+            client_for(annotator.ls_url), store, subset, annotator, listed.get((subset.key, slot))
+        )
         done.recreated = (subset.key, slot) in recreated
         summary.projects.append(done)
     return summary

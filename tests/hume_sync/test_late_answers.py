@@ -1,4 +1,5 @@
-"""The close is a line in time: answers given or changed after ``closed_at`` are late.
+"""The close is a line in time: answers given or changed after ``closed_at`` are late, and
+answers that existed at the close and were deleted after it are still scored as they were.
 
 Time stamps are read as Label Studio writes them; `export` leaves late answers out of every
 score unless ``--include-late``, and counts them per subset and annotator either way. The
@@ -19,7 +20,9 @@ from hume_sync.cli import main
 from hume_sync.steps.late_answers import (
     EDITED_NOTE,
     LateAnswerError,
+    deleted_late,
     late_answers,
+    late_deletions,
     lateness,
     parse_time,
 )
@@ -72,6 +75,30 @@ def test_parse_time_rejects_what_is_not_a_stamp(text):
 )
 def test_lateness_compares_both_times_with_the_close(created, updated, expected):
     assert lateness(row(created, updated), parse_time(CLOSED)) == expected
+
+
+@pytest.mark.parametrize(
+    ("created", "updated", "deleted", "expected"),
+    [
+        (BEFORE, BEFORE, None, False),  # still in Label Studio
+        (BEFORE, BEFORE, AFTER, True),  # existed at the close, gone after it
+        (BEFORE, AFTER, AFTER, True),  # edited, then deleted, after the close
+        (BEFORE, BEFORE, BEFORE, False),  # found gone before the close: as if never given
+        (BEFORE, BEFORE, CLOSED, False),  # found gone at the close itself: not after it
+        (AFTER, AFTER, AFTER, False),  # given after the close: never existed at it
+        (CLOSED, CLOSED, AFTER, True),  # given at the close itself: it existed then
+        (None, BEFORE, AFTER, True),  # creation unknown: its last update dates it
+        (None, AFTER, AFTER, False),
+        (None, None, AFTER, True),  # nothing known: kept, as what may have existed
+    ],
+)
+def test_deleted_late_is_existing_at_the_close_and_gone_after_it(
+    created, updated, deleted, expected
+):
+    deleted_row = AnnotationRow(
+        1, "t/s/1", 1, "a", "x", created_at=created, updated_at=updated, deleted_at=deleted
+    )
+    assert deleted_late(deleted_row, parse_time(CLOSED)) is expected
 
 
 @pytest.fixture
@@ -160,6 +187,7 @@ def test_export_leaves_late_answers_out_and_counts_them(study, tmp_path, capsys)
         "invalid": {"b": 1},
         "late": {"a": 1, "b": 4},
         "late_edited": {"a": 1},
+        "late_deleted": {},
         "late_included": False,
     }
     assert s["coverage"]["annotations"] == 7 + 4
@@ -221,3 +249,65 @@ def test_a_corrupt_close_stamp_is_a_one_line_error(study, tmp_path, capsys):
     assert err == (
         "hume-sync export: error: the store's closed_at 'not a time' is not an ISO 8601 time stamp"
     )
+
+
+def delete_in_label_studio(study: dict, ls_ids: set[int]) -> None:
+    """What pull does when Label Studio no longer has these annotations: the subset's batch
+    without them (they get ``deleted_at``, the time of this pull: after CLOSED)."""
+    with Store.open(study["dir"]) as store:
+        kept = [r for r in store.annotations(SUBSET) if r.ls_annotation_id not in ls_ids]
+        records = [AnnotationRecord(**{k: getattr(r, k) for k in FIELDS}) for r in kept]
+        counts = store.upsert_annotations(records, subset=SUBSET)
+    assert counts.deleted == len(ls_ids)
+
+
+FIELDS = [f for f in AnnotationRecord.__dataclass_fields__]
+
+
+def test_answers_deleted_after_the_close_are_scored_as_at_the_close(study, tmp_path, capsys):
+    # 'b' withdraws two of its wrong pre-close answers (items 0 and 1) after the close; 'a'
+    # withdraws item 0, which it had edited after the close (late as a whole anyway).
+    delete_in_label_studio(study, {200, 201, 100})
+    with Store.open(study["dir"]) as store:
+        listed = late_deletions(store)
+    assert sorted((d.annotator, d.ls_annotation_id, d.edited) for d in listed) == [
+        ("a", 100, True),
+        ("b", 200, False),
+        ("b", 201, False),
+    ]
+    assert all(d.deleted_at is not None and d.deleted_at > CLOSED for d in listed)
+
+    data = export(study, tmp_path)
+    s = subset_of(data)
+    # As at the close: 'b' still scored on items 0-3 (all wrong), 'a' on items 1-7 (all right).
+    assert s["human"]["per_rater"] == {"a": 1.0, "b": 0.0}
+    assert s["coverage"]["annotations"] == 7 + 4
+    assert s["left_out"]["late_deleted"] == {"a": 1, "b": 2}
+    assert s["left_out"]["late"] == {"a": 1, "b": 4}
+    assert "3 answer(s) deleted after the close: scored as at the close" in s["warnings"]
+    assert data["late_deletions"] == 3
+    md = data["_md"]
+    assert "3 answer(s) deleted in Label Studio after the close: each still scored" in md
+    assert f"| {SUBSET} | a | 1 | 1 | 0 | 1 |" in md and f"| {SUBSET} | b | 4 | 0 | 1 | 2 |" in md
+
+    data = export(study, tmp_path, "--include-late")
+    s = subset_of(data)
+    # The deletions count: 'a' on items 1-7 (all right), 'b' on items 2-7 (2 wrong, 4 right).
+    assert s["human"]["per_rater"] == {"a": 1.0, "b": pytest.approx(4 / 6)}
+    assert s["coverage"]["annotations"] == 7 + 6
+    assert "the deletions count (--include-late)" in data["_md"]
+
+
+def test_an_answer_found_gone_before_the_close_is_not_scored(study, tmp_path):
+    delete_in_label_studio(study, {200})
+    conn = sqlite3.connect(study["dir"] / "study.sqlite")  # that pull ran before the close
+    with conn:
+        conn.execute(
+            "UPDATE annotations SET deleted_at = ? WHERE ls_annotation_id = 200", (BEFORE,)
+        )
+    conn.close()
+    with Store.open(study["dir"]) as store:
+        assert late_deletions(store) == []
+    s = subset_of(export(study, tmp_path))
+    assert s["left_out"]["late_deleted"] == {}
+    assert s["coverage"]["annotations"] == 7 + 3  # 'b' on items 1-3 only

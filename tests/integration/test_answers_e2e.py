@@ -10,7 +10,9 @@
   annotator opens the link `pull` printed, sorts the rest and updates, and the answer becomes
   valid; an untouched reranking card submits every candidate as not relevant.
 - Answers given or changed after `close --force` are left out by `export` and kept with
-  `--include-late`, with the numbers checked.
+  `--include-late`, with the numbers checked; answers given before the close and deleted by
+  their annotators after it are listed by `pull` and still scored as at the close, unless
+  `--include-late`.
 
 Screenshots of the browser steps go to ``$HUME_TEST_SCREENSHOTS`` (else a temporary folder).
 """
@@ -380,3 +382,52 @@ def test_answers_after_the_close_are_left_out_unless_include_late(study, capsys)
     assert s["human"]["per_rater"] == {b_key: pytest.approx(5 / 6), a_key: 0.5}
     assert s["coverage"]["annotations"] == 12 and data["include_late"] is True
     assert "4 late answer(s) included in every score (--include-late)" in md
+
+
+def test_answers_deleted_after_the_close_are_scored_as_at_the_close(study, capsys):
+    """After the close (the test above): each annotator deletes, through Label Studio's API with
+    their own token, one answer they gave before it."""
+    a, b = study["a"], study["b"]
+    with Store.open(study["dir"]) as store:
+        assert "closed_at" in store.meta()
+    insts = study["instances"][CLASSIFICATION]
+    gone = {}
+    for who, srv, slot, inst in ((a, "a", 1, insts[0]), (b, "b", 2, insts[1])):
+        task = study["tasks"][slot][CLASSIFICATION][inst.hume_id]
+        own = who.server.client(who.token)
+        [ann] = [x for x in own.list_annotations(task) if x["completed_by"] == who.user_id]
+        own.sdk.annotations.delete(id=ann["id"])  # DELETE /api/annotations/<id>/
+        assert own.list_annotations(task) == []
+        gone[srv] = ann["id"]
+    out, err = pull(study, capsys)
+    assert "2 deleted" in out
+    assert "note: 2 answer(s) given before the close were deleted in Label Studio after it" in err
+    assert f"annotation {gone['a']} (annotator-1)" in err
+    assert f"annotation {gone['b']} (annotator-2)" in err
+    with Store.open(study["dir"]) as store:  # marked deleted, as any deletion
+        live = {(r.slot, r.ls_annotation_id) for r in store.annotations(CLASSIFICATION)}
+    assert (1, gone["a"]) not in live and (2, gone["b"]) not in live
+
+    b_key, a_key = "annotator-2", "annotator-1"
+    reports = {}
+    for flags in ((), ("--include-late",)):
+        out_dir = study["dir"].parent / ("report-deleted" + "".join(flags))
+        assert main(["export", str(study["dir"]), "--out", str(out_dir), *flags]) == 0
+        data = json.loads((out_dir / "scores.json").read_text())
+        reports[flags] = (
+            next(x for x in data["subsets"] if x["subset"] == CLASSIFICATION),
+            data,
+            (out_dir / "report.md").read_text(),
+        )
+    s, data, md = reports[()]
+    # As at the close, as before the deletions: B on items 1-5 (all right), A on 0-2 (wrong).
+    assert s["human"]["per_rater"] == {b_key: 1.0, a_key: 0.0}
+    assert s["coverage"]["annotations"] == 5 + 3
+    assert s["left_out"]["late_deleted"] == {b_key: 1, a_key: 1}
+    assert data["late_deletions"] == 2
+    assert "2 answer(s) deleted in Label Studio after the close: each still scored" in md
+    s, data, md = reports[("--include-late",)]
+    # The deletions count: B on items 0 (changed to wrong after the close) and 2-5 (right),
+    # 4 of 5; A on items 1-2 (wrong) and 3-5 (right, after the close), 3 of 5.
+    assert s["human"]["per_rater"] == {b_key: pytest.approx(4 / 5), a_key: pytest.approx(3 / 5)}
+    assert s["coverage"]["annotations"] == 5 + 5
