@@ -24,6 +24,7 @@ import secrets
 import shutil
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -44,6 +45,9 @@ __all__ = [
 COMPOSE_DB = "labelstudio"
 COMPOSE_USER = "labelstudio"
 UNPRIVILEGED_USER = "nobody"
+#: The database Label Studio migrates once per cluster; annotators' databases are copies of it.
+LS_TEMPLATE_DB = "hume_ls_template"
+_TEMPLATE_LOCK = threading.Lock()
 _VERSION_DIR = re.compile(r"^\d+(\.\d+)?$")
 
 
@@ -114,15 +118,40 @@ class PostgresCluster:
             "POSTGRE_PORT": str(self.port),
         }
 
-    def database(self, name: str) -> PostgresCluster:
-        """Another database of the cluster, owned by the same role (created if missing): the
-        same cluster seen through that database (e.g. one per annotator's Label Studio)."""
-        if not re.fullmatch(r"[a-z_][a-z0-9_]*", name):
-            raise ValueError(f"not a plain database name: {name!r}")
+    def database(self, name: str, *, template: str | None = None) -> PostgresCluster:
+        """Another database of the cluster, owned by the same role (created if missing, as a
+        copy of `template` when given): the same cluster seen through that database (e.g. one
+        per annotator's Label Studio)."""
+        for n in (name, template or name):
+            if not re.fullmatch(r"[a-z_][a-z0-9_]*", n):
+                raise ValueError(f"not a plain database name: {n!r}")
         exists = self.psql(f"SELECT 1 FROM pg_database WHERE datname = '{name}'", dbname="postgres")
         if not exists:
-            self.psql(f"CREATE DATABASE {name} OWNER {self.user}", dbname="postgres")
+            copy = f" TEMPLATE {template}" if template else ""
+            self.psql(f"CREATE DATABASE {name} OWNER {self.user}{copy}", dbname="postgres")
         return replace(self, dbname=name)
+
+    def label_studio_database(self, name: str) -> PostgresCluster:
+        """`database(name)` already migrated by Label Studio: a copy (``CREATE DATABASE ...
+        TEMPLATE``, a file copy in the server) of one database migrated once per cluster, as
+        hume_sync/labelstudio/prepared_db.py does for SQLite. The template is made under a
+        lock (servers may be prepared from threads) and holds no user, token or session: Label
+        Studio creates those at each server's first start."""
+        from hume_sync.labelstudio import server  # the product's own way to migrate
+
+        with _TEMPLATE_LOCK:
+            made = self.psql(
+                f"SELECT 1 FROM pg_database WHERE datname = '{LS_TEMPLATE_DB}'", dbname="postgres"
+            )
+            if not made:
+                building = self.database(f"{LS_TEMPLATE_DB}_build")
+                server.migrate_database(building.label_studio_env(), timeout=900)
+                # renamed once complete: a failed migration never becomes the template
+                self.psql(
+                    f"ALTER DATABASE {building.dbname} RENAME TO {LS_TEMPLATE_DB}",
+                    dbname="postgres",
+                )
+        return self.database(name, template=LS_TEMPLATE_DB)
 
     def psql(self, sql: str, *, dbname: str | None = None) -> list[list[str]]:
         """Run `sql` over TCP with the role's password; rows as lists of strings."""

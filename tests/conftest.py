@@ -188,7 +188,9 @@ def annotator_servers_pg(
 ) -> Iterator[list[AnnotatorServer]]:
     """`annotator_servers` on PostgreSQL: each annotator's Label Studio has its own database in
     the private cluster, as each annotator service of docker-compose.yml has."""
-    envs = [postgres_cluster.database(f"annotator_{n}").label_studio_env() for n in (1, 2)]
+    envs = [
+        postgres_cluster.label_studio_database(f"annotator_{n}").label_studio_env() for n in (1, 2)
+    ]
     for servers in _running_servers(
         tmp_path_factory, ["label-studio-pg-annotator-a", "label-studio-pg-annotator-b"], envs
     ):
