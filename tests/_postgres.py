@@ -133,11 +133,13 @@ class PostgresCluster:
 
     def label_studio_database(self, name: str) -> PostgresCluster:
         """`database(name)` already migrated by Label Studio: a copy (``CREATE DATABASE ...
-        TEMPLATE``, a file copy in the server) of one database migrated once per cluster, as
-        hume_sync/labelstudio/prepared_db.py does for SQLite. The template is made under a
-        lock (servers may be prepared from threads) and holds no user, token or session: Label
-        Studio creates those at each server's first start."""
-        from hume_sync.labelstudio import server  # the product's own way to migrate
+        TEMPLATE``, a file copy inside the server) of one database per cluster, which is
+        restored from a schema dump cached beside the SQLite templates
+        (hume_sync/labelstudio/prepared_db.py; keyed by the same fingerprint and the server's
+        major version) or, the first time, migrated by Label Studio and then dumped. Made under
+        a lock; holds no user, token or session (Label Studio creates those at each server's
+        first start), and a half-made one is never used (renamed once complete)."""
+        from hume_sync.labelstudio import prepared_db, server  # the product's own way
 
         with _TEMPLATE_LOCK:
             made = self.psql(
@@ -145,13 +147,43 @@ class PostgresCluster:
             )
             if not made:
                 building = self.database(f"{LS_TEMPLATE_DB}_build")
-                server.migrate_database(building.label_studio_env(), timeout=900)
-                # renamed once complete: a failed migration never becomes the template
+                env = building.label_studio_env()
+                (major,) = building.psql("SHOW server_version_num")[0]
+                dump = prepared_db.cache_dir() / (
+                    f"{server.migration_fingerprint(env)}-pg{int(major) // 10000}.sql"
+                )
+                if dump.is_file():
+                    building.psql(dump.read_text(encoding="utf-8"))
+                else:
+                    server.migrate_database(env, timeout=900)
+                    _write_private(dump, building.pg_dump())
                 self.psql(
                     f"ALTER DATABASE {building.dbname} RENAME TO {LS_TEMPLATE_DB}",
                     dbname="postgres",
                 )
         return self.database(name, template=LS_TEMPLATE_DB)
+
+    def pg_dump(self) -> str:
+        """This database as SQL (schema and rows), without owners or grants: a copy restores
+        into a database of any role."""
+        return _run(
+            [
+                str(self.bindir / "pg_dump"),
+                "--no-owner",
+                "--no-privileges",
+                "--no-comments",
+                "-h",
+                self.host,
+                "-p",
+                str(self.port),
+                "-U",
+                self.user,
+                "-d",
+                self.dbname,
+            ],
+            self,
+            env={"PGPASSWORD": self.password, "PGCONNECT_TIMEOUT": "10"},
+        )
 
     def psql(self, sql: str, *, dbname: str | None = None) -> list[list[str]]:
         """Run `sql` over TCP with the role's password; rows as lists of strings."""
@@ -203,6 +235,19 @@ class PostgresCluster:
             with contextlib.suppress(subprocess.CalledProcessError, subprocess.TimeoutExpired):
                 self.pg_ctl("stop", "-m", "fast")
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+def _write_private(path: Path, text: str) -> None:
+    """Write `text` to `path` (0600) through a temporary file: readers see all of it or none."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def _identity() -> tuple[int | None, int | None]:

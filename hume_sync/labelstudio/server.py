@@ -65,6 +65,7 @@ __all__ = [
     "find_executable",
     "free_port",
     "migrate_database",
+    "migration_fingerprint",
     "read_credentials",
     "start",
     "start_timeout",
@@ -408,6 +409,16 @@ def migrate_database(
             raise ServerStartError("Label Studio's migrations ran past the start limit") from None
         except RuntimeError as exc:
             raise ServerStartError(f"Label Studio's migrations failed: {exc}") from None
+
+
+def migration_fingerprint(
+    extra_env: Mapping[str, str] | None = None, *, executable: Path | None = None
+) -> str:
+    """What a database migrated for a server started with `extra_env` depends on (the Label
+    Studio environment and the settings its migrations read: ``prepared_db.fingerprint``); a
+    key for caching such a database elsewhere, e.g. a PostgreSQL dump (tests/_postgres.py)."""
+    exe = Path(executable) if executable else find_executable()
+    return prepared_db.fingerprint(exe, _child_env(Path(tempfile.gettempdir()), extra_env))
 
 
 def _kill_group(pid: int, timeout: float = 30.0) -> None:

@@ -153,3 +153,23 @@ def test_servers_from_one_template_share_no_secret(twins) -> None:
         assert page.status_code >= 400 or resp.status_code != 302
     emails = LabelStudioClient(b.url, b.token).user_emails().values()
     assert "intruder@hume.test" not in emails
+
+
+@pytest.mark.postgres
+def test_postgres_servers_start_from_a_copied_template(annotator_servers_pg, postgres_cluster):
+    """The PostgreSQL servers' databases are copies of one migrated template database
+    (tests/_postgres.py): neither server migrated, the template holds no account, token or
+    session, and each server's admin token is refused by the other."""
+    from tests._postgres import LS_TEMPLATE_DB
+
+    template = postgres_cluster.database(LS_TEMPLATE_DB)
+    for table in ("htx_user", "organization", "authtoken_token", "django_session"):
+        assert template.psql(f"SELECT count(*) FROM {table}") == [["0"]], table
+    (migrations,) = template.psql("SELECT count(*) FROM django_migrations")[0]
+    assert int(migrations) > 300
+    a, b = (srv.server for srv in annotator_servers_pg)
+    for ls in (a, b):
+        assert MIGRATING not in (ls.data_dir / server.LOG_FILE).read_text(encoding="utf-8")
+        assert _whoami(ls.url, ls.token) == 200
+    assert _whoami(b.url, a.token) == 401 and _whoami(a.url, b.token) == 401
+    assert _secret_key(a.data_dir) != _secret_key(b.data_dir)
