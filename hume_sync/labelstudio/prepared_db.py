@@ -138,20 +138,13 @@ def fingerprint(executable: Path, env: Mapping[str, str]) -> str:
     return digest.hexdigest()[:20]
 
 
-def _remaining(deadline: float) -> float:
-    left = deadline - time.monotonic()
-    if left <= 0:
-        raise TimeoutError
-    return left
-
-
 def migrate(
     executable: Path, data_dir: Path, env: Mapping[str, str], deadline: float, log_path: Path
 ) -> None:
     """Apply Label Studio's migrations to the database `env` names (SQLite in `data_dir`, or a
     PostgreSQL database) and exit: ``label-studio version`` migrates like ``start`` does, then
-    prints its versions instead of serving. TimeoutError past `deadline` (the process group is
-    killed), RuntimeError when it fails (the last line of its output says why)."""
+    prints its versions instead of serving. TimeoutError(`log_path`) past `deadline` (the process
+    group is killed), RuntimeError when it fails (the last line of its output says why)."""
     argv = [str(executable), "version", "--data-dir", str(data_dir)]
     with open(log_path, "ab") as log:
         os.fchmod(log.fileno(), 0o600)
@@ -170,7 +163,7 @@ def migrate(
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
-        raise TimeoutError from None
+        raise TimeoutError(str(log_path)) from None
     if code != 0:
         tail = log_path.read_text(encoding="utf-8", errors="replace").strip().splitlines()
         raise RuntimeError(
@@ -179,15 +172,17 @@ def migrate(
 
 
 @contextlib.contextmanager
-def _locked(path: Path, deadline: float) -> Iterator[None]:
-    """An exclusive flock on `path`, waited for until `deadline` (TimeoutError)."""
+def _locked(path: Path, deadline: float, log_path: Path) -> Iterator[None]:
+    """An exclusive flock on `path`, waited for until `deadline` (then TimeoutError(`log_path`):
+    the log of the build that holds it)."""
     with open(path, "a") as fh:
         while True:
             try:
                 fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
                 break
             except BlockingIOError:
-                _remaining(deadline)
+                if time.monotonic() >= deadline:
+                    raise TimeoutError(str(log_path)) from None
                 time.sleep(0.2)
         try:
             yield
@@ -199,21 +194,22 @@ def template(executable: Path, env: Mapping[str, str], key: str, deadline: float
     """The template database for fingerprint `key`, built first when it is not cached yet.
 
     `env` is the server's environment (its data folder is replaced by the build's own).
-    TimeoutError past `deadline`; RuntimeError when the migrations fail.
+    TimeoutError(the build's log) past `deadline`; RuntimeError when the migrations fail.
     """
     root = cache_dir()
     root.mkdir(mode=0o700, parents=True, exist_ok=True)
     path = root / f"{key}.sqlite3"
     if path.is_file():
         return path
-    with _locked(root / f"{key}.lock", deadline):
+    log = root / f"{key}.build.log"
+    with _locked(root / f"{key}.lock", deadline, log):
         if path.is_file():  # built by the start we waited for
             return path
         build = Path(tempfile.mkdtemp(prefix=f".build-{key}-", dir=root))
         try:
             child = {**env, "LABEL_STUDIO_BASE_DATA_DIR": str(build)}
             # appended: one build per fingerprint, unless someone removes the template
-            migrate(executable, build, child, deadline, root / f"{key}.build.log")
+            migrate(executable, build, child, deadline, log)
             built = build / DATABASE_FILE
             os.chmod(built, 0o600)
             os.replace(built, path)

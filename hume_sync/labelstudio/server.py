@@ -380,12 +380,15 @@ def _seed_database(
     """Give a new data folder a copy of the prepared, migrated database (``prepared_db``).
 
     A template that cannot be built is not fatal: the note goes to the server's log and Label
-    Studio migrates this database itself, as without a template. TimeoutError past `deadline`.
+    Studio migrates this database itself, as without a template. TimeoutError(the build's log)
+    past `deadline`.
     """
     key = prepared_db.fingerprint(exe, env)
     try:
         path = prepared_db.template(exe, env, key, deadline)
         prepared_db.seed(data_dir, path)
+    except TimeoutError:  # an OSError too, but not a reason to go on
+        raise
     except (RuntimeError, OSError, sqlite3.Error) as exc:
         with open(log_path, "a", encoding="utf-8") as log:
             log.write(f"hume: no prepared database ({exc}); Label Studio migrates this one\n")
@@ -568,9 +571,10 @@ def _start_locked(
     if not (data_dir / prepared_db.DATABASE_FILE).exists() and prepared_db.applies(env):
         try:
             _seed_database(data_dir, exe, env, deadline, log_path)
-        except TimeoutError:
+        except TimeoutError as exc:  # still migrating its template: that log says how far
+            where = exc.args[0] if exc.args else log_path
             raise ServerStartError(
-                f"Label Studio {_timed_out(url, timeout)}; its log: {log_path}"
+                f"Label Studio {_timed_out(url, timeout)}; the migrations' log: {where}"
             ) from None
     env["LABEL_STUDIO_USERNAME"] = creds["username"]
     env["LABEL_STUDIO_PASSWORD"] = creds["password"]
