@@ -205,6 +205,8 @@ def template(executable: Path, env: Mapping[str, str], key: str, deadline: float
     with _locked(root / f"{key}.lock", deadline, log):
         if path.is_file():  # built by the start we waited for
             return path
+        for stale in root.glob(f".build-{key}-*"):  # of a build killed outright (the lock is ours)
+            shutil.rmtree(stale, ignore_errors=True)
         build = Path(tempfile.mkdtemp(prefix=f".build-{key}-", dir=root))
         try:
             child = {**env, "LABEL_STUDIO_BASE_DATA_DIR": str(build)}

@@ -33,7 +33,8 @@ SCHEMA_TABLES = {
 
 @pytest.fixture(scope="module")
 def twins(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[server.ServerInfo]]:
-    """Two servers started at the same time on an empty template cache."""
+    """Two servers started at the same time on a template cache holding only what a build
+    killed outright (kill -9) leaves: its folder, with the SECRET_KEY no server uses."""
     try:
         server.find_executable()
     except server.ServerStartError as exc:
@@ -43,6 +44,9 @@ def twins(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[server.Serv
     mp.setenv("XDG_CACHE_HOME", str(root / "cache"))
     mp.delenv(prepared_db.TEMPLATE_SWITCH, raising=False)
     dirs = [root / "a", root / "b"]
+    killed = prepared_db.cache_dir() / f".build-{server.migration_fingerprint()}-killed"
+    killed.mkdir(parents=True)
+    (killed / ".env").write_text("SECRET_KEY=left-behind\n", encoding="utf-8")
     try:
         with ThreadPoolExecutor(max_workers=2) as pool:
             infos = list(pool.map(lambda d: server.start(d, server.free_port(), timeout=600), dirs))
@@ -83,6 +87,7 @@ def test_two_first_starts_build_the_template_once_and_copy_it(twins) -> None:
     path = _template(a)
     build_log = path.with_name(path.name.replace(".sqlite3", ".build.log"))
     assert build_log.read_text(encoding="utf-8").count(MIGRATING) == 1
+    assert path.name == f"{server.migration_fingerprint()}.sqlite3"
     assert not list(path.parent.glob(".build-*")), "a build folder was left behind"
     for info in twins:
         log = (info.data_dir / server.LOG_FILE).read_text(encoding="utf-8")
