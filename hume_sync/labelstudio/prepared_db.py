@@ -13,15 +13,17 @@ What the template holds: the schema, Django's content types and permissions, the
 records; no user, organization, token or session (tests/integration/test_prepared_db.py checks
 this on a real template, and that two servers copied from one share no account, token, session
 or secret). What Label Studio keeps secret per server stays per server: ``SECRET_KEY`` (which
-signs session cookies and JWTs) is generated into each data folder's ``.env`` at its first start
-and is never part of the template; the admin's password and token are hume's, per data folder.
+signs JWTs and the session itself: its SESSION_ENGINE keeps sessions in signed cookies) is
+generated into each data folder's ``.env`` at its first start and is never part of the template;
+the admin's password and token are hume's, per data folder.
 
 Templates are cached per user under ``$XDG_CACHE_HOME/hume/label-studio-templates`` (else
 ``~/.cache/hume/...``), one file per *fingerprint*: every installed distribution and its version
-as the ``label-studio`` executable's interpreter sees them, plus the server's settings, so an
-upgrade or another setting builds a new one. One build at a time under a file lock (concurrent
-first starts wait for it and then copy); a build writes into a private temporary folder and moves
-the finished file into place, so a failed or killed build leaves no half-made template.
+as the ``label-studio`` executable's interpreter sees them, plus the few settings its migrations
+read (``_MIGRATION_SETTINGS``), so an upgrade or such a setting builds a new one. One build at
+a time under a file lock (concurrent first starts wait for it and then copy); a build writes
+into a private temporary folder and moves the finished file into place, so a failed or killed
+build leaves no half-made template.
 ``HUME_LS_TEMPLATE=off`` makes every new server migrate from scratch, as before.
 """
 
