@@ -183,6 +183,17 @@ def _cmd_pull(args: argparse.Namespace) -> int:
     return 0
 
 
+def _positive_seconds(text: str) -> float:
+    """An argparse type: a number of seconds above 0 (and finite)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"not a number of seconds above 0: {text!r}")
+    return value
+
+
 def _parse_revisions(values: Sequence[str] | None) -> dict[str, str]:
     out: dict[str, str] = {}
     for value in values or []:
@@ -213,7 +224,14 @@ def _cmd_annotators_add(args: argparse.Namespace) -> int:
 
     with _study_store(args.study_dir) as store:
         langs = parse_languages(args.languages) if args.languages else None
-        result = add_annotator(store, args.email, langs, url=args.url, port=args.port)
+        result = add_annotator(
+            store,
+            args.email,
+            langs,
+            url=args.url,
+            port=args.port,
+            start_timeout=args.start_timeout,
+        )
     a = result.annotator
     what = "registered" if result.registered else "already registered"
     print(f"{a.email}: {what} as slot {a.slot} ({a.key}), languages {', '.join(a.languages)}")
@@ -639,6 +657,13 @@ def _add_annotators_parser(sub: argparse._SubParsersAction) -> None:
         "LABEL_STUDIO_API_KEY); default: an embedded one under $HUME_HOME/annotators",
     )
     add.add_argument("--port", type=int, help="port of a new embedded server (default: free)")
+    add.add_argument(
+        "--start-timeout",
+        type=_positive_seconds,
+        metavar="SECONDS",
+        help="how long a new embedded server may take to answer (default: "
+        "$HUME_LS_START_TIMEOUT, else 240)",
+    )
     add.set_defaults(func=_cmd_annotators_add)
     listing = actions.add_parser("list", help="the study's annotators, their servers and subsets")
     listing.add_argument("study_dir", metavar="STUDY_DIR")

@@ -24,6 +24,7 @@ import secrets
 import shutil
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -44,6 +45,9 @@ __all__ = [
 COMPOSE_DB = "labelstudio"
 COMPOSE_USER = "labelstudio"
 UNPRIVILEGED_USER = "nobody"
+#: The database Label Studio migrates once per cluster; annotators' databases are copies of it.
+LS_TEMPLATE_DB = "hume_ls_template"
+_TEMPLATE_LOCK = threading.Lock()
 _VERSION_DIR = re.compile(r"^\d+(\.\d+)?$")
 
 
@@ -114,15 +118,72 @@ class PostgresCluster:
             "POSTGRE_PORT": str(self.port),
         }
 
-    def database(self, name: str) -> PostgresCluster:
-        """Another database of the cluster, owned by the same role (created if missing): the
-        same cluster seen through that database (e.g. one per annotator's Label Studio)."""
-        if not re.fullmatch(r"[a-z_][a-z0-9_]*", name):
-            raise ValueError(f"not a plain database name: {name!r}")
+    def database(self, name: str, *, template: str | None = None) -> PostgresCluster:
+        """Another database of the cluster, owned by the same role (created if missing, as a
+        copy of `template` when given): the same cluster seen through that database (e.g. one
+        per annotator's Label Studio)."""
+        for n in (name, template or name):
+            if not re.fullmatch(r"[a-z_][a-z0-9_]*", n):
+                raise ValueError(f"not a plain database name: {n!r}")
         exists = self.psql(f"SELECT 1 FROM pg_database WHERE datname = '{name}'", dbname="postgres")
         if not exists:
-            self.psql(f"CREATE DATABASE {name} OWNER {self.user}", dbname="postgres")
+            copy = f" TEMPLATE {template}" if template else ""
+            self.psql(f"CREATE DATABASE {name} OWNER {self.user}{copy}", dbname="postgres")
         return replace(self, dbname=name)
+
+    def label_studio_database(self, name: str) -> PostgresCluster:
+        """`database(name)` already migrated by Label Studio: a copy (``CREATE DATABASE ...
+        TEMPLATE``, a file copy inside the server) of one database per cluster, which is
+        restored from a schema dump cached beside the SQLite templates
+        (hume_sync/labelstudio/prepared_db.py; keyed by the same fingerprint and the server's
+        major version) or, the first time, migrated by Label Studio and then dumped. Made under
+        a lock; holds no user, token or session (Label Studio creates those at each server's
+        first start), and a half-made one is never used (renamed once complete)."""
+        from hume_sync.labelstudio import prepared_db, server  # the product's own way
+
+        with _TEMPLATE_LOCK:
+            made = self.psql(
+                f"SELECT 1 FROM pg_database WHERE datname = '{LS_TEMPLATE_DB}'", dbname="postgres"
+            )
+            if not made:
+                building = self.database(f"{LS_TEMPLATE_DB}_build")
+                env = building.label_studio_env()
+                (major,) = building.psql("SHOW server_version_num")[0]
+                dump = prepared_db.cache_dir() / (
+                    f"{server.migration_fingerprint(env)}-pg{int(major) // 10000}.sql"
+                )
+                if dump.is_file():
+                    building.psql(dump.read_text(encoding="utf-8"))
+                else:
+                    server.migrate_database(env, timeout=900)
+                    _write_private(dump, building.pg_dump())
+                self.psql(
+                    f"ALTER DATABASE {building.dbname} RENAME TO {LS_TEMPLATE_DB}",
+                    dbname="postgres",
+                )
+        return self.database(name, template=LS_TEMPLATE_DB)
+
+    def pg_dump(self) -> str:
+        """This database as SQL (schema and rows), without owners or grants: a copy restores
+        into a database of any role."""
+        return _run(
+            [
+                str(self.bindir / "pg_dump"),
+                "--no-owner",
+                "--no-privileges",
+                "--no-comments",
+                "-h",
+                self.host,
+                "-p",
+                str(self.port),
+                "-U",
+                self.user,
+                "-d",
+                self.dbname,
+            ],
+            self,
+            env={"PGPASSWORD": self.password, "PGCONNECT_TIMEOUT": "10"},
+        )
 
     def psql(self, sql: str, *, dbname: str | None = None) -> list[list[str]]:
         """Run `sql` over TCP with the role's password; rows as lists of strings."""
@@ -174,6 +235,19 @@ class PostgresCluster:
             with contextlib.suppress(subprocess.CalledProcessError, subprocess.TimeoutExpired):
                 self.pg_ctl("stop", "-m", "fast")
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+def _write_private(path: Path, text: str) -> None:
+    """Write `text` to `path` (0600) through a temporary file: readers see all of it or none."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def _identity() -> tuple[int | None, int | None]:

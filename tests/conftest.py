@@ -7,7 +7,9 @@ it carry ``@pytest.mark.labelstudio``. It is stopped (its process group terminat
 works in a Label Studio of their own), each with its annotator's account; `annotator_servers_pg`
 are the same on a private PostgreSQL cluster (`postgres_cluster`, tests/_postgres.py), one
 database each, with docker-compose.yml's database settings; tests that use them also carry
-``@pytest.mark.postgres``.
+``@pytest.mark.postgres``. Every one of them starts from a prepared, already-migrated database
+(SQLite: hume_sync/labelstudio/prepared_db.py, as for users; PostgreSQL: a template database,
+tests/_postgres.py), so a start costs about a restart once the template is cached.
 """
 
 from __future__ import annotations
@@ -145,7 +147,8 @@ def _with_annotators(servers: list[LSServer]) -> list[AnnotatorServer]:
 
 @pytest.fixture(scope="session")
 def ls_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LSServer]:
-    """A real Label Studio on SQLite (cold start about 30-60 s), shared by the whole session."""
+    """A real Label Studio on SQLite, shared by the whole session (about 6-8 s from the cached
+    template; the first session on a machine builds the template first, about 30 s)."""
     for (one,) in _running_servers(tmp_path_factory, ["label-studio"], [None]):
         yield one
 
@@ -188,7 +191,9 @@ def annotator_servers_pg(
 ) -> Iterator[list[AnnotatorServer]]:
     """`annotator_servers` on PostgreSQL: each annotator's Label Studio has its own database in
     the private cluster, as each annotator service of docker-compose.yml has."""
-    envs = [postgres_cluster.database(f"annotator_{n}").label_studio_env() for n in (1, 2)]
+    envs = [
+        postgres_cluster.label_studio_database(f"annotator_{n}").label_studio_env() for n in (1, 2)
+    ]
     for servers in _running_servers(
         tmp_path_factory, ["label-studio-pg-annotator-a", "label-studio-pg-annotator-b"], envs
     ):

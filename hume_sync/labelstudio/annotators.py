@@ -144,12 +144,16 @@ class AddResult:
 
 
 def _connect(
-    email: str, url: str | None, port: int | None, base: Path | None
+    email: str,
+    url: str | None,
+    port: int | None,
+    base: Path | None,
+    start_timeout: float | None = None,
 ) -> tuple[LabelStudioClient, bool]:
     """The annotator's server: an embedded one (started if needed) or the one at ``url``."""
     if url is None:
         data_dir = ls_servers.annotator_home(email, base) / "label-studio"
-        info = ls_servers.start_embedded(data_dir, port)
+        info = ls_servers.start_embedded(data_dir, port, timeout=start_timeout)
         return LabelStudioClient(info.url, info.token), not info.already_running
     if not re.match(r"https?://[^/\s]+", url):
         raise AnnotatorError(f"--url must start with http:// or https://, got {url!r}")
@@ -172,8 +176,12 @@ def add_annotator(
     url: str | None = None,
     port: int | None = None,
     base: Path | None = None,
+    start_timeout: float | None = None,
 ) -> AddResult:
     """Register ``email`` in the study with their own Label Studio; idempotent.
+
+    ``start_timeout``: seconds a new embedded server may take to answer
+    (default: ``server.start_timeout()``).
 
     ``languages`` defaults to every language of the study. Registering the same email again
     only updates the languages (projects already made stay).
@@ -188,7 +196,7 @@ def add_annotator(
             f"{email} is already slot {known.slot} with the Label Studio at {known.ls_url}"
         )
     if known is None:
-        client, started = _connect(email, url, port, base)
+        client, started = _connect(email, url, port, base, start_timeout)
     else:  # already set up: its server must answer (embedded ones: 'hume-sync up')
         client, started = ls_servers.client_for(known.ls_url), False
         client.whoami()

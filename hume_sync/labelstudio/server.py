@@ -10,6 +10,9 @@ port when the asked one is busy, so the port is checked first and the running se
 with the token afterwards; ``--data-dir`` is ignored when ``DATABASE_NAME`` or
 ``LABEL_STUDIO_BASE_DATA_DIR`` are already in the environment, so the child gets a cleaned
 environment; the admin user and token are only created on the first start (a restart keeps them).
+A new server's database is a copy of a prepared, already-migrated one (``prepared_db``), so a first
+start costs about what a restart does. How long a start may take: ``timeout``, else
+``$HUME_LS_START_TIMEOUT``, else 240 s.
 The admin's name, password and token reach the server through its environment
 (LABEL_STUDIO_USERNAME/PASSWORD/USER_TOKEN), never its command line, which other users can read.
 """
@@ -25,8 +28,10 @@ import secrets
 import shutil
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.parse
@@ -42,6 +47,7 @@ from hume_sync.errors import (
     ServerError,
     ServerStartError,
 )
+from hume_sync.labelstudio import prepared_db
 
 __all__ = [
     "CREDENTIALS_FILE",
@@ -58,8 +64,11 @@ __all__ = [
     "embedded_data_dir",
     "find_executable",
     "free_port",
+    "migrate_database",
+    "migration_fingerprint",
     "read_credentials",
     "start",
+    "start_timeout",
     "status",
     "stop",
 ]
@@ -70,6 +79,8 @@ LOG_FILE = "label-studio.log"
 DEFAULT_PORT = 8080
 DEFAULT_USERNAME = "admin@hume.local"
 HOST = "127.0.0.1"
+START_TIMEOUT_ENV = "HUME_LS_START_TIMEOUT"
+DEFAULT_START_TIMEOUT = 240.0
 
 # No phone-home: every outbound call Label Studio 1.23.2 makes on its own, turned off
 # (label_studio/core/settings/{base,label_studio}.py). The same values are in
@@ -337,6 +348,82 @@ def _child_env(data_dir: Path, extra_env: Mapping[str, str] | None) -> dict[str,
     return env
 
 
+def start_timeout(timeout: float | None = None) -> float:
+    """Seconds a start may take: `timeout`, else $HUME_LS_START_TIMEOUT, else 240 (a cold start
+    on a loaded machine came within 48 s of 240 before new servers got a prepared database)."""
+    if timeout is None:
+        raw = os.environ.get(START_TIMEOUT_ENV, "").strip()
+        if not raw:
+            return DEFAULT_START_TIMEOUT
+        try:
+            timeout = float(raw)
+        except ValueError:
+            timeout = float("nan")
+        if not timeout > 0 or timeout == float("inf"):
+            raise ServerStartError(
+                f"{START_TIMEOUT_ENV} must be a number of seconds above 0, got {raw!r}"
+            )
+    return float(timeout)
+
+
+def _timed_out(url: str, timeout: float) -> str:
+    """The reason for a start that ran out of time, with what to do about it."""
+    return (
+        f"did not answer GET {url}/health within {timeout:g} s (raise the limit with "
+        f"'annotators add --start-timeout SECONDS' or {START_TIMEOUT_ENV}=SECONDS)"
+    )
+
+
+def _seed_database(
+    data_dir: Path, exe: Path, env: Mapping[str, str], deadline: float, log_path: Path
+) -> None:
+    """Give a new data folder a copy of the prepared, migrated database (``prepared_db``).
+
+    A template that cannot be built is not fatal: the note goes to the server's log and Label
+    Studio migrates this database itself, as without a template. TimeoutError(the build's log)
+    past `deadline`.
+    """
+    key = prepared_db.fingerprint(exe, env)
+    try:
+        path = prepared_db.template(exe, env, key, deadline)
+        prepared_db.seed(data_dir, path)
+    except TimeoutError:  # an OSError too, but not a reason to go on
+        raise
+    except (RuntimeError, OSError, sqlite3.Error) as exc:
+        with open(log_path, "a", encoding="utf-8") as log:
+            log.write(f"hume: no prepared database ({exc}); Label Studio migrates this one\n")
+
+
+def migrate_database(
+    extra_env: Mapping[str, str], *, timeout: float | None = None, executable: Path | None = None
+) -> None:
+    """Apply Label Studio's migrations to the database `extra_env` names (e.g. a PostgreSQL
+    template database, see tests/_postgres.py) without serving it: what a first start does
+    before it creates its admin. The throw-away data folder (and its SECRET_KEY) is removed."""
+    exe = Path(executable) if executable else find_executable()
+    deadline = time.monotonic() + start_timeout(timeout)
+    with tempfile.TemporaryDirectory(prefix="hume-ls-migrate-") as tmp:
+        folder = Path(tmp)
+        try:
+            prepared_db.migrate(
+                exe, folder, _child_env(folder, extra_env), deadline, folder / LOG_FILE
+            )
+        except TimeoutError:
+            raise ServerStartError("Label Studio's migrations ran past the start limit") from None
+        except RuntimeError as exc:
+            raise ServerStartError(f"Label Studio's migrations failed: {exc}") from None
+
+
+def migration_fingerprint(
+    extra_env: Mapping[str, str] | None = None, *, executable: Path | None = None
+) -> str:
+    """What a database migrated for a server started with `extra_env` depends on (the Label
+    Studio environment and the settings its migrations read: ``prepared_db.fingerprint``); a
+    key for caching such a database elsewhere, e.g. a PostgreSQL dump (tests/_postgres.py)."""
+    exe = Path(executable) if executable else find_executable()
+    return prepared_db.fingerprint(exe, _child_env(Path(tempfile.gettempdir()), extra_env))
+
+
 def _kill_group(pid: int, timeout: float = 30.0) -> None:
     """SIGTERM the process group of `pid`, then SIGKILL it if it does not exit in time."""
     for sig in (signal.SIGTERM, signal.SIGKILL):
@@ -382,7 +469,7 @@ def start(
     port: int = DEFAULT_PORT,
     *,
     username: str = DEFAULT_USERNAME,
-    timeout: float = 240.0,
+    timeout: float | None = None,
     executable: Path | str | None = None,
     extra_env: Mapping[str, str] | None = None,
 ) -> ServerInfo:
@@ -391,7 +478,9 @@ def start(
     Idempotent: when the server of `data_dir` already runs and answers, its info is returned
     (with its own port, which may differ from `port`). The first start creates the admin user
     with a generated password and token; later starts reuse them from ``credentials.json``.
+    `timeout`: seconds until it must answer (default: ``start_timeout()``).
     """
+    timeout = start_timeout(timeout)
     data_dir = Path(data_dir or default_data_dir()).expanduser().resolve()
     try:
         data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -478,6 +567,15 @@ def _start_locked(
     # read (/proc/<pid>/environ), not through --username/--password/--user-token, which any local
     # user could read in the process list. Label Studio reads LABEL_STUDIO_<NAME> for each.
     env = _child_env(data_dir, extra_env)
+    deadline = time.monotonic() + timeout
+    if not (data_dir / prepared_db.DATABASE_FILE).exists() and prepared_db.applies(env):
+        try:
+            _seed_database(data_dir, exe, env, deadline, log_path)
+        except TimeoutError as exc:  # still migrating its template: that log says how far
+            where = exc.args[0] if exc.args else log_path
+            raise ServerStartError(
+                f"Label Studio {_timed_out(url, timeout)}; the migrations' log: {where}"
+            ) from None
     env["LABEL_STUDIO_USERNAME"] = creds["username"]
     env["LABEL_STUDIO_PASSWORD"] = creds["password"]
     env["LABEL_STUDIO_USER_TOKEN"] = creds["token"]
@@ -508,7 +606,6 @@ def _start_locked(
             f"Label Studio {reason}" + (f" ({cause})" if cause else "") + f"; its log: {log_path}"
         )
 
-    deadline = time.monotonic() + timeout
     while True:
         if proc.poll() is not None:
             raise fail(f"exited with code {proc.returncode} during start-up")
@@ -517,7 +614,7 @@ def _start_locked(
         if _healthy(url):
             break
         if time.monotonic() > deadline:
-            raise fail(f"did not answer GET {url}/health within {timeout:.0f} s")
+            raise fail(_timed_out(url, timeout))
         time.sleep(0.5)
 
     # /health says *a* server answers on the port; the token says it is ours.

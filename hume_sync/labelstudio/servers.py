@@ -137,15 +137,18 @@ def _port_of(url: str) -> int | None:
         return None
 
 
-def start_embedded(data_dir: Path, port: int | None = None) -> server.ServerInfo:
+def start_embedded(
+    data_dir: Path, port: int | None = None, *, timeout: float | None = None
+) -> server.ServerInfo:
     """Start (or find running) the embedded server of ``data_dir``; remembered in the registry.
 
     Without ``port`` a server started before keeps its port, a new one gets a free one.
+    ``timeout``: seconds it may take (default: ``server.start_timeout()``).
     """
     if port is None:
         creds = server.read_credentials(data_dir) if data_dir.exists() else None
         port = (_port_of(creds["url"]) if creds else None) or server.free_port()
-    info = server.start(data_dir, port)
+    info = server.start(data_dir, port, timeout=timeout)
     remember(info.url, data_dir=info.data_dir)
     return info
 
