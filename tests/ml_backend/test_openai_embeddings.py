@@ -75,7 +75,8 @@ def settings(server: EmbeddingServer, **kw: Any) -> ServerSettings:
 
 
 def _study(tmp_path: Path) -> tuple[Path, dict[str, list[dict[str, Any]]]]:
-    """A study of four types from real data (SIB-200, STS Benchmark); returns its sources."""
+    """A study of all five types from real data (SIB-200, STS Benchmark, SICK); returns its
+    sources."""
     src = tmp_path / "src"
     src.mkdir()
     train = labelled(sib_rows("train"))
@@ -110,7 +111,14 @@ def _study(tmp_path: Path) -> tuple[Path, dict[str, list[dict[str, Any]]]]:
                 ],
             }
         )
-    sources = {"test": test, "train": train, "clu": clu, "sts": pairs, "rr": queries}
+    from tests.hume_sync.task_types.test_pair_classification_model import sick_pairs
+
+    sick, labels = sick_pairs(40)
+    nli = [
+        {"id": str(n + 1), **p, "label": g}
+        for n, (p, g) in enumerate(zip(sick, labels, strict=True))
+    ]
+    sources = {"test": test, "train": train, "clu": clu, "sts": pairs, "rr": queries, "nli": nli}
     for name, rows in sources.items():
         write_jsonl(src / f"{name}.jsonl", rows)
     tasks = [
@@ -147,6 +155,13 @@ def _study(tmp_path: Path) -> tuple[Path, dict[str, list[dict[str, Any]]]]:
             "sampling": "all",
             "subsets": [{"language": "eng-Latn", "size": len(queries)}],
         },
+        {
+            "name": "SICKPairs",
+            "type": "pair_classification",
+            "source": {"path": str(src / "nli.jsonl")},
+            "sampling": "all",
+            "subsets": [{"language": "eng-Latn", "size": len(nli)}],
+        },
     ]
     study = tmp_path / "study"
     study.mkdir()
@@ -167,7 +182,7 @@ def test_server_scores_equal_in_process_and_mteb_through_the_store(
         predict_study(study, store, encoders=[remote, minilm], progress=False)
         scores = model_subset_scores(store)
     served, local = scores[f"emb:openai:{SERVED}"], scores[f"emb:{SERVED}"]
-    assert set(served) == set(local) and len(served) == 4
+    assert set(served) == set(local) and len(served) == 5
     for key in served:
         assert served[key].scores is not None
         numbers = [k for k, v in local[key].scores.items() if isinstance(v, int | float)]
@@ -225,7 +240,17 @@ def test_server_scores_equal_in_process_and_mteb_through_the_store(
     rr, _ = run_mteb(
         "HUMEWikipediaRerankingMultilingual", "en", rr_data, mteb_minilm, tmp_path / "m-rr"
     )
+    from tests.hume_sync.task_types.test_pair_classification_model import TYPE, run_mteb_pairs
+
+    nli = src["nli"]
+    pairs, _ = run_mteb_pairs(
+        mteb_minilm,
+        [{"sentence1": r["sentence1"], "sentence2": r["sentence2"]} for r in nli],
+        [r["label"] for r in nli],
+        tmp_path / "m-pairs",
+    )
     for key, theirs, keys in (
+        ("SICKPairs/default", pairs, tuple(TYPE.model_score_names)),
         ("SIB200Classification/default", cls, CLS_KEYS),
         ("SIB200Clustering/eng_Latn", clu, ("v_measure",)),
         ("STSBenchmark/default", sts, STS_KEYS),
@@ -239,29 +264,6 @@ def test_server_scores_equal_in_process_and_mteb_through_the_store(
     assert sum(x["inputs"] for x in lines) == remote.remote.usage.inputs > 0
     assert all(x["tokens"] and x["tokens"] <= x["estimated_tokens"] * 2 for x in lines)
     assert KEY not in log.read_text("utf-8")
-
-
-def test_server_pair_classification_equals_in_process_and_mteb(
-    tmp_path: Path, server: EmbeddingServer, minilm: Any, mteb_minilm: Any
-) -> None:
-    """Pair classification has no local source in a study: the type's model run is compared."""
-    from tests.hume_sync.task_types.test_pair_classification_model import (
-        MTEB_TASK,
-        TYPE,
-        run_mteb_pairs,
-        sick_pairs,
-    )
-
-    contents, gold = sick_pairs(80)
-    remote = load_openai_encoder(settings(server))
-    served = TYPE.model_run(remote, contents, gold, task_name=MTEB_TASK)
-    local = TYPE.model_run(minilm, contents, gold, task_name=MTEB_TASK)
-    theirs, _ = run_mteb_pairs(mteb_minilm, contents, gold, tmp_path)
-    keys = list(TYPE.model_score_names)
-    for what, other in (("in-process", local.scores), ("mteb", theirs)):
-        diff = max_diff(served.scores, other, keys)
-        report(f"server vs {what}, pair classification", diff, served.main_score)
-        assert diff <= TOL
 
 
 # ----------------------------------------------------------------------------- faults
