@@ -497,7 +497,7 @@ def _load_served(model: str, server: Mapping[str, Any], batch_size: int | None) 
     with _REGISTRY_LOCK:
         encoder = _REGISTRY.get(key)
         if encoder is None:
-            encoder = load_openai_encoder(settings, batch_size=batch_size or DEFAULT_BATCH_SIZE)
+            encoder = load_openai_encoder(settings, batch_size=batch_size)
             _REGISTRY[key] = encoder
         return encoder
 

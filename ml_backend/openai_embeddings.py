@@ -238,9 +238,16 @@ def _short(text: str) -> str:
     return first[:120]
 
 
-def load_openai_encoder(settings: ServerSettings, *, batch_size: int = 32) -> MtebModelEncoder:
+def load_openai_encoder(
+    settings: ServerSettings, *, batch_size: int | None = None
+) -> MtebModelEncoder:
     """The served model beneath mteb's wrapper for it (its prompts and instructions), or beneath
-    a plain sentence-transformers wrapper (text as is) when mteb does not know the name."""
+    a plain sentence-transformers wrapper (text as is) when mteb does not know the name.
+
+    ``batch_size`` (texts per wrapper call, hence per cache call) defaults to enough for
+    ``concurrency`` full requests, so that requests really are in flight together."""
+    if batch_size is None:
+        batch_size = settings.max_batch_inputs * settings.concurrency
     remote: list[RemoteEmbeddingModel] = []
 
     def beneath(*args: Any, **kwargs: Any) -> RemoteEmbeddingModel:
