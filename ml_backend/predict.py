@@ -182,14 +182,17 @@ def predict_job(job: SubsetJob, encoder: Encoder, cache: EmbeddingCache) -> Subs
 
 
 def protocol_notes(job: SubsetJob, encoder: Encoder) -> list[str]:
-    """How the encoder departs from mteb's protocol on this job (its ``protocol_note``), so that
-    the score's ``method`` never presents such a number as mteb's."""
+    """Which path made the embeddings (an encoder's ``method_note``: mteb's wrapper, device or
+    server) and how the encoder departs from mteb's protocol on this job (its
+    ``protocol_note``), so that the score's ``method`` never presents such a number as mteb's."""
+    path = getattr(encoder, "method_note", None)
+    which = [path()] if callable(path) else []  # which path made the embeddings
     note = getattr(encoder, "protocol_note", None)
     if not callable(note):
-        return []
+        return which
     roles = dict.fromkeys(group.role for group in job.task.model_encode_groups(job))
     found = [note(role=r, **_context(job)) for r in roles]
-    return list(dict.fromkeys(n for n in found if n))
+    return which + list(dict.fromkeys(n for n in found if n))
 
 
 class _Bar:

@@ -41,6 +41,8 @@ from hume_sync.study.model_view import ModelView, model_view
 DEFAULT_MODELS: tuple[str, ...] = ("all-MiniLM-L6-v2",)
 CACHE_DIR = Path("cache") / "embeddings"
 CACHE_FILE = "embeddings.sqlite"
+#: One JSON line per embedding-server request: inputs, tokens, cost, attempts.
+SERVER_LOG = "server_requests.jsonl"
 SCORE_PREFIX = "model_score/"
 #: ``meta`` key prefix of what each model said of itself (``ml_backend.encoders.model_facts``).
 MODEL_FACTS_PREFIX = "model_meta/"
@@ -281,6 +283,7 @@ def predict_study(
     chunk_size: int | None = None,
     replace: bool = False,
     progress: bool = True,
+    loading: Mapping[str, Any] | None = None,
 ) -> PredictSummary:
     """Predict every subset with every model and store sealed answers and subset scores.
 
@@ -289,6 +292,7 @@ def predict_study(
     before any work, so an unknown model fails at once with a one-line ``ModelLoadError``.
     A stored prediction that would change (new model revision under the same name, changed
     data) is refused unless ``replace``; changes below ``ANSWER_TOLERANCE`` are not changes.
+    ``loading``: ``load_encoder``'s ``device``, ``batch_size`` and ``server`` settings.
     """
     from ml_backend.embedding_cache import DEFAULT_CHUNK_SIZE, EmbeddingCache
     from ml_backend.encoders import load_encoder
@@ -304,7 +308,7 @@ def predict_study(
     if encoders is None:
         if not models:
             raise PredictCommandError("no model given")
-        encoders = [load_encoder(m) for m in dict.fromkeys(models)]
+        encoders = [load_encoder(m, **_loading(study_dir, loading)) for m in dict.fromkeys(models)]
     digests = {job.key: _instances_digest(store, job.key) for job in jobs}
     summary = PredictSummary()
     with EmbeddingCache(private_cache_path(study_dir)) as cache:
@@ -329,6 +333,16 @@ def predict_study(
                 )
             )
     return summary
+
+
+def _loading(study_dir: str | Path, loading: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``load_encoder`` keywords; an embedding server's requests are logged in the cache dir."""
+    out = {k: v for k, v in (loading or {}).items() if v is not None}
+    server = {k: v for k, v in dict(out.get("server") or {}).items() if v is not None}
+    if server.get("base_url"):
+        server.setdefault("log_path", Path(study_dir) / CACHE_DIR / SERVER_LOG)
+    out["server"] = server
+    return out
 
 
 def _predict_model(

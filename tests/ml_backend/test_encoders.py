@@ -102,10 +102,14 @@ def test_load_encoder_caches_per_process(minilm: Any) -> None:
     assert load_encoder(str(packaged_minilm_path())) is minilm
     assert isinstance(minilm, Encoder)
     assert minilm.model_version == "emb:sentence-transformers/all-MiniLM-L6-v2"
-    # a second encoder over the same weights shares the loaded model (no second load)
-    other = SentenceTransformerEncoder(packaged_minilm_path(), name="minilm-copy")
-    assert other.model is minilm.model
-    assert other.model_version == "emb:minilm-copy"
+    # the packaged MiniLM goes through mteb's own wrapper (mteb's registry knows the model)
+    assert type(minilm).__name__ == "MtebModelEncoder"
+    assert "mteb's SentenceTransformerEncoderWrapper" in minilm.method_note()
+    # hume's own adapter: a second encoder over the same weights shares the loaded model
+    one = SentenceTransformerEncoder(packaged_minilm_path(), name="minilm-copy")
+    other = SentenceTransformerEncoder(packaged_minilm_path(), name="minilm-copy-2")
+    assert other.model is one.model
+    assert other.model_version == "emb:minilm-copy-2"
 
 
 @pytest.mark.model
