@@ -549,6 +549,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     _add_dashboard_parser(sub)
     _add_annotators_parser(sub)
+    _add_deploy_parser(sub)
     _add_predict_parser(sub)
     _add_close_and_reveal_parsers(sub)
 
@@ -683,6 +684,47 @@ def _add_annotators_parser(sub: argparse._SubParsersAction) -> None:
     listing.add_argument("study_dir", metavar="STUDY_DIR")
     listing.add_argument("--json", action="store_true", help="machine-readable output")
     listing.set_defaults(func=_cmd_annotators_list)
+
+
+def _cmd_deploy(args: argparse.Namespace) -> int:
+    from hume_sync.steps import deploy, deploy_kubernetes
+
+    kube = args.target == "kubernetes"
+    write = deploy_kubernetes.deploy_kubernetes if kube else deploy.deploy_compose
+    out = Path(args.out)
+    with _study_store(args.study_dir) as store:
+        slots = write(store, Path(args.study_dir), out, args.annotator, force=args.force)
+    print(f"wrote {out} for the manager and {len(slots) - 1} annotators (secrets: 0600, not shown)")
+    for s in slots:
+        print(f"  {s.service:<14} port {s.port}  {s.email or '(the manager)'}")
+    print("next:")
+    for step in deploy.next_steps(slots, Path(args.study_dir), out, args.target):
+        print(f"  {step}")
+    return 0
+
+
+def _add_deploy_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "deploy",
+        help="write a team's servers (Compose or Kubernetes) for the study's annotators",
+        description="Write one Label Studio per annotator, the manager's, PostgreSQL (a database "
+        "each) and the ML backend (reading the study folder), with generated secrets in a 0600 "
+        "file. Annotators: those registered in the study, then every --annotator EMAIL.",
+    )
+    p.add_argument("target", choices=["compose", "kubernetes"])
+    p.add_argument("study_dir", metavar="STUDY_DIR")
+    p.add_argument("--out", required=True, metavar="DIR", help="the folder to write (new)")
+    p.add_argument(
+        "--annotator",
+        action="append",
+        default=[],
+        metavar="EMAIL",
+        help="an annotator not registered yet (repeatable; register them after the servers run)",
+    )
+    p.add_argument(
+        "--force", action="store_true", help="replace DIR (the secrets of its .env are kept)"
+    )
+    p.set_defaults(func=_cmd_deploy)
 
 
 def _add_predict_parser(sub: argparse._SubParsersAction) -> None:
