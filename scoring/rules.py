@@ -96,6 +96,25 @@ class ScoringRules(ABC):
         """HUME's aggregation of several annotators into one human score (``per_rater`` holds
         each annotator's own score). One LLM annotator is scored by this too, alone."""
 
+    def score_model(
+        self, gold: Mapping[Hashable, Any], answers: Mapping[Hashable, Any]
+    ) -> Score | None:
+        """An embedding model's stored per-item answers scored by the metric the report prints
+        for the model, as one rater, so that :func:`score_per_item` decomposes it and the paired
+        comparison with humans is like for like; ``None`` where the type has no per-item
+        decomposition of the model's score (then the comparison is "unpaired").
+
+        Default: the human rule alone, right where a model stores what an annotator does.
+        """
+        return self.score_human(gold, {"rater": answers})
+
+    @property
+    def score_model_compared(self) -> str | None:
+        """Where the model's side of the paired comparison is not the printed model score even
+        on a complete study, what it is instead (the report prints it beside the comparison);
+        ``None`` where the two are the same metric."""
+        return None
+
     def score_normalise_answer(self, answer: Any) -> Any:
         """An answer (or gold) as stored (JSON) turned into the shape scoring compares.
 

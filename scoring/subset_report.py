@@ -390,7 +390,7 @@ def evaluate_subset(inp: SubsetInput) -> SubsetReport:
     no_interval = "not estimable" if note and interval is None else "no human interval"
     positions = {
         name: paired[name]["position"]
-        if name in paired
+        if "low" in paired.get(name, {})
         else (intervals.compare_to_interval(value, interval) if interval else no_interval)
         for name, value in {**inp.models, **{k: v.value for k, v in llm_scores.items()}}.items()
     }
@@ -445,12 +445,20 @@ def paired_comparison(
     inp: SubsetInput,
     answers: Mapping[Hashable, Any],
     humans_on: dict[tuple[Hashable, ...], Any] | None = None,
+    *,
+    model: bool = False,
 ) -> dict[str, Any] | None:
     """Humans against one rater (model or LLM) on the items both answered, paired.
 
-    Both sides are scored by the type's human rule on those items (the rater as one annotator)
-    and decomposed per item (``score_per_item``); one seeded set of item resamples gives both
-    scores, so the (human − rater) difference keeps the pairing. ``position`` says where the
+    Like for like: the humans by the type's human rule, an LLM annotator by the same rule (as
+    one annotator, which is its printed score), an embedding model (``model``) by the metric
+    the report prints for it (the type's ``score_model``: for reranking the model's own
+    ranking and per-query trec_eval AP, never its similarities read as marks). Each side is
+    decomposed per item (``score_per_item``); one seeded set of item resamples gives both
+    scores, so the (human − rater) difference keeps the pairing. ``rater_metric`` names what
+    the rater's side is where it is not its printed score (the type's
+    ``score_model_compared``). A model whose type has no per-item decomposition of its score
+    gets ``position`` "unpaired" and ``why``. ``position`` says where the
     rater stands: "above" / "below" the humans when the interval excludes 0, else "inside".
     ``None`` where the type has no per-item decomposition or fewer than 3 items are shared.
     ``humans_on`` keeps the humans' score and records per set of shared items, so raters who
@@ -459,10 +467,16 @@ def paired_comparison(
     t = inp.task_type
     answered = {i for a in inp.humans.values() for i, v in a.items() if v is not None}
     common = [i for i in inp.gold if i in answered and answers.get(i) is not None]
-    if len(common) < 3:
-        return None
     gold = {i: inp.gold[i] for i in common}
+    mine = {i: answers[i] for i in common}
     try:
+        r = t.score_model(gold, mine) if model and common else None
+        if model and common and r is None:
+            return _unpaired(f"a {t.name} model score has no per-item decomposition")
+        if len(common) < 3:
+            return None
+        if not model:
+            r = t.score_human(gold, {"rater": mine})
         key = tuple(common)
         cache = {} if humans_on is None else humans_on
         if key not in cache:
@@ -472,7 +486,7 @@ def paired_comparison(
             h = t.score_human(gold, {r: a for r, a in humans.items() if a})
             cache[key] = (h, t.score_per_item(gold, h))
         h, ph = cache[key]
-        r = t.score_human(gold, {"rater": {i: answers[i] for i in common}})
+        assert r is not None
         pr = t.score_per_item(gold, r)
         if ph is None or pr is None or len(ph[0]) != len(pr[0]):
             return None
@@ -491,15 +505,22 @@ def paired_comparison(
         "human_on_items": h.value,
         "rater_on_items": r.value,
         "position": position,
+        "rater_metric": (t.score_model_compared if model else None) or "its printed score",
         "details": dict(iv.details),
     }
+
+
+def _unpaired(why: str) -> dict[str, Any]:
+    return {"position": "unpaired", "why": why}
 
 
 def _paired_all(inp: SubsetInput) -> dict[str, dict[str, Any]]:
     out = {}
     humans_on: dict[tuple[Hashable, ...], Any] = {}
-    for name, answers in {**inp.model_answers, **inp.llms}.items():
-        cmp = paired_comparison(inp, answers, humans_on)
+    raters = [(n, a, True) for n, a in inp.model_answers.items()]
+    raters += [(n, a, False) for n, a in inp.llms.items()]
+    for name, answers, is_model in raters:
+        cmp = paired_comparison(inp, answers, humans_on, model=is_model)
         if cmp is not None:
             out[name] = cmp
     return out

@@ -35,8 +35,11 @@ _COMMON_METHODS = {
     'too, or there is nothing to resample (one clustering set), the interval is "not '
     'estimable" and so is the items-for-±0.05 line',
     "Significance": "humans and each model or LLM with per-item answers are compared on the "
-    "items both answered: both scored by the type's human rule on those items (the rater as "
-    "one annotator), human − rater with a seeded paired bootstrap over items (2000 resamples, "
+    "items both answered, each side by the metric printed for it: humans and LLMs by the "
+    "type's human rule, a model by its own metric (reranking: its own ranking, per-query "
+    "trec_eval AP as mteb's MAP; classification: the accuracy of its majority vote over "
+    "mteb's runs, named in the cell), human − rater with a seeded paired bootstrap over "
+    "items (2000 resamples, "
     "the same resamples for both sides, percentile 95 % interval); above/below when that "
     "interval excludes 0, else inside. A rater without per-item answers (a model known only "
     "by its MTEB score, a clustering set) is placed by its score against the human interval, "
@@ -318,13 +321,16 @@ def _vs_humans(s: Any, name: str) -> list[str]:
     """Where a rater stands against the humans, and the paired difference behind it."""
     pos = s.model_positions.get(name, "")
     cmp = s.paired.get(name)
-    if cmp is None:
-        return [f"{pos} (unpaired)" if pos in ("above", "inside", "below") else pos, "–"]
-    # Both sides scored on the shared items by the human rule: the rater's side can differ
-    # from its MTEB score (the score column), so both are printed.
+    if cmp is None or "low" not in cmp:
+        why = "" if cmp is None else f": {cmp.get('why', '')}"
+        return [f"{pos} (unpaired{why})" if pos in ("above", "inside", "below") else pos, "–"]
+    # Each side scored on the shared items by the metric printed for it; where the type
+    # compares another metric for models (a vote over runs), the cell says which.
+    metric = cmp.get("rater_metric") or "its printed score"
+    what = "" if metric == "its printed score" else f"; rater side: {metric}"
     diff = (
         f"{_f(cmp['human_on_items'])} − {_f(cmp['rater_on_items'])} = {_f(cmp['difference'])} "
-        f"[{_f(cmp['low'])}, {_f(cmp['high'])}] {cmp['method']}, {cmp['n_items']} items"
+        f"[{_f(cmp['low'])}, {_f(cmp['high'])}] {cmp['method']}, {cmp['n_items']} items{what}"
     )
     return [pos, diff]
 

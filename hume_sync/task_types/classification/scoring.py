@@ -42,6 +42,10 @@ class ClassificationScoring(ScoringRules):
     score_headline_agreement = "fleiss_kappa"
     score_human_machine_statistic = "cohen_kappa"
 
+    #: The stored per-item model answer is the majority label over mteb's 10 runs; the mean
+    #: accuracy over runs (the printed score) has no per-item form in the store.
+    score_model_compared = "accuracy of the model's majority vote over mteb's 10 runs"
+
     def score_human(self, gold: Mapping[Hashable, Any], answers: Mapping[str, Any]) -> Score:
         return aggregation.human_classification(gold, answers)
 

@@ -220,6 +220,9 @@ class PairClassificationScoring(ScoringRules):
     score_headline_agreement: str = "fleiss_kappa"
     score_human_machine_statistic: str = "cohen_kappa"
     #: Bootstrap settings of :meth:`score_interval` (seeded: the same answers, the same bounds).
+    #: A model stores its 1/0 decisions (at mteb's best-accuracy threshold): their AP, not
+    #: mteb's max AP over the similarities (the printed score), is what has a per-item form.
+    score_model_compared: str = "AP of the model's stored 1/0 decisions"
     score_bootstrap_resamples: int = 2000
     score_bootstrap_seed: int = 0
 
