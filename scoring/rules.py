@@ -108,6 +108,10 @@ class ScoringRules(ABC):
         """
         return self.score_human(gold, {"rater": answers})
 
+    #: Whether an answer is a label from a fixed set (classification, yes/no), so that a
+    #: model-based aggregate of annotators (Dawid–Skene, :mod:`scoring.panel`) applies.
+    score_answers_are_labels: bool = False
+
     @property
     def score_model_compared(self) -> str | None:
         """Where the model's side of the paired comparison is not the printed model score even
@@ -121,6 +125,12 @@ class ScoringRules(ABC):
         Most types store exactly what they compare; override where JSON changes the shape.
         """
         return answer
+
+    def score_normalise_model_answer(self, answer: Any) -> Any:
+        """An embedding model's stored answer in the shape :meth:`score_model` reads; defaults
+        to :meth:`score_normalise_answer`. Override where a model stores scores that the
+        annotators' form would round away (reranking similarities are not 0/1 marks)."""
+        return self.score_normalise_answer(answer)
 
     def score_ties(self, score: Score) -> Mapping[str, Any] | None:
         """Items whose aggregate was decided by a tie rule, and the score under other rules.

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from scoring import agreement, intervals
+from scoring import agreement, intervals, panel
 from scoring.errors import ScoringError
 from scoring.records import Agreement, Interval, Score
 from scoring.rules import ScoringRules, items_by_bootstrap_scaling
@@ -114,6 +114,12 @@ class SubsetReport:
     paired: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: The human score against the best embedding model on the subset (see :func:`difficulty`).
     difficulty: dict[str, Any] | None = None
+    #: Which human (:mod:`scoring.panel`): aggregate, mean / best / worst annotator,
+    #: Dawid–Skene, each with its interval or why not.
+    human_panel: dict[str, Any] = field(default_factory=dict)
+    #: Per model or LLM: the paired comparison with the best annotator alone and a verdict
+    #: naming them ("above humans" only when that interval excludes 0).
+    vs_best: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def headline_agreement(self) -> Agreement | None:
@@ -141,6 +147,8 @@ class SubsetReport:
             "above_every_annotator": self.above_every_annotator,
             "paired": self.paired,
             "difficulty": self.difficulty,
+            "human_panel": self.human_panel,
+            "vs_best": self.vs_best,
             "agreement": [a.to_dict() for a in self.agreement],
             "low_agreement": self.low_agreement,
             "human_llm_agreement": {k: v.to_dict() for k, v in self.human_llm_agreement.items()},
@@ -399,6 +407,7 @@ def evaluate_subset(inp: SubsetInput) -> SubsetReport:
     if human is not None:
         rank = 1 + sum(1 for v in everyone if v > human.value)
     disagreements, suspects = _item_lists(inp)
+    hp, vs_best = _panel(inp, human, interval, note)
     planning = _planning(inp, human, interval, boot, own, note) if human and (own or note) else {}
     return SubsetReport(
         input=inp,
@@ -422,7 +431,22 @@ def evaluate_subset(inp: SubsetInput) -> SubsetReport:
         above_every_annotator=above,
         paired=paired,
         difficulty=difficulty(human, inp.models),
+        human_panel=hp,
+        vs_best=vs_best,
     )
+
+
+def _panel(
+    inp: SubsetInput, human: Score | None, interval: Interval | None, note: str | None
+) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """The human panel and each rater's paired verdict against the best annotator."""
+    if human is None:
+        return {}, {}
+    hp = panel.human_panel(inp.task_type, inp.gold, inp.humans, human, interval, note, inp.seed)
+    vs_best = panel.verdicts_against_best(
+        hp, lambda hs: _paired_all(replace(inp, humans=hs)), inp.humans
+    )
+    return hp, vs_best
 
 
 def difficulty(human: Score | None, models: Mapping[str, float]) -> dict[str, Any] | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html as html_lib
 import math
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from hume_sync import task_types
@@ -44,6 +45,13 @@ _COMMON_METHODS = {
     "interval excludes 0, else inside. A rater without per-item answers (a model known only "
     "by its MTEB score, a clustering set) is placed by its score against the human interval, "
     "marked 'unpaired'",
+    "Which human": "per subset: HUME's aggregate; each annotator's own score (seeded BCa "
+    "bootstrap over items); the mean annotator (joint percentile bootstrap, where all "
+    "answered the same items); the best and the worst annotator; for label answers a "
+    "Dawid–Skene aggregate (crowd-kit, 100 EM iterations) scored as one rater. 'not "
+    "estimable' says why where a number or interval cannot be had",
+    "Above humans": "only when the paired interval of (best annotator − rater), on the items "
+    "both answered, lies below 0; every such verdict names the best annotator",
     "Agreement": "bands: ≤0.2 slight, ≤0.4 fair, ≤0.6 moderate, ≤0.8 substantial, >0.8 "
     "excellent; low agreement: κ < 0.4 or ρ < 0.6",
     "Table": "mean over task-language subsets, each weighted equally; only raters with every "
@@ -335,6 +343,53 @@ def _vs_humans(s: Any, name: str) -> list[str]:
     return [pos, diff]
 
 
+def _panel_cell(e: Mapping[str, Any] | None) -> str:
+    """One panel entry: value [interval], or value and why there is no interval."""
+    if not e:
+        return "–"
+    who = f"{e['annotator']}: " if e.get("annotator") else ""
+    if e.get("value") is None:
+        return f"{who}{e.get('note') or 'not estimable'}"
+    iv = e.get("interval")
+    if iv:
+        return f"{who}{_f(e['value'])} [{_f(iv['low'])}, {_f(iv['high'])}]"
+    return f"{who}{_f(e['value'])} ({e.get('note') or 'no interval'})"
+
+
+_PANEL_COLUMNS = (
+    ("aggregate", "aggregate (HUME)"),
+    ("mean_annotator", "mean annotator"),
+    ("best_annotator", "best annotator"),
+    ("worst_annotator", "worst annotator"),
+    ("dawid_skene", "Dawid–Skene"),
+)
+
+
+def _panel_rows(report: StudyReport) -> tuple[list[str], list[list[str]]]:
+    """Which human, per subset (scoring.panel)."""
+    header = ["subset", *[h for _, h in _PANEL_COLUMNS]]
+    rows = [
+        [s.input.key, *[_panel_cell(s.human_panel.get(k)) for k, _ in _PANEL_COLUMNS]]
+        for s in report.subsets
+        if s.human_panel
+    ]
+    return header, rows
+
+
+def _vs_best_rows(report: StudyReport) -> tuple[list[str], list[list[str]]]:
+    """Each rater against the best annotator alone, paired, with the verdict naming them."""
+    header = ["subset", "rater", "verdict", "best annotator − rater (paired)"]
+    rows = []
+    for s in report.subsets:
+        for name, c in sorted(s.vs_best.items()):
+            if "low" not in c:
+                rows.append([s.input.key, name, f"unpaired: {c.get('why', '')}", "–"])
+                continue
+            diff = f"{_f(c['difference'])} [{_f(c['low'])}, {_f(c['high'])}], {c['n_items']} items"
+            rows.append([s.input.key, name, c["verdict"], diff])
+    return header, rows
+
+
 def _ties_cell(s: Any) -> str:
     """Tied items and the expected score under a random tie-break; ⚑ when the aggregate is
     above every annotator."""
@@ -474,6 +529,10 @@ def markdown(report: StudyReport) -> str:
     out += _md_table(header, rows) if rows else ["No late or invalid answers.", ""]
     out += ["## Table 1: mean over subsets (%)", "", *_md_table(*_table1(report))]
     out += ["## Per subset", "", *_md_table(*_subset_rows(report))]
+    out += ["## Which human, per subset", "", *_md_table(*_panel_rows(report))]
+    header, rows = _vs_best_rows(report)
+    if rows:
+        out += ["## Against the best annotator", "", *_md_table(header, rows)]
     out += ["## Models and LLM annotators against the humans", ""]
     out += _md_table(*_model_rows(report))
     header, rows = _llm_agreement_rows(report)
@@ -659,6 +718,10 @@ def html(report: StudyReport) -> str:
         _subset_plots(report),
         "<h2>Per subset</h2>",
         _html_table(*_subset_rows(report)),
+        "<h2>Which human, per subset</h2>",
+        _html_table(*_panel_rows(report)),
+        "<h2>Against the best annotator</h2>",
+        _html_table(*_vs_best_rows(report)),
         "<h2>Agreement per task</h2>",
         _agreement_plot(report),
         "<h2>Models and LLM annotators against the humans</h2>",

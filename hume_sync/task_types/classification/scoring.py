@@ -35,6 +35,8 @@ class ClassificationScoring(ScoringRules):
         "Agreement": "Fleiss' κ (+ pairwise Cohen κ, percentage, Krippendorff α)",
         "Candidate gold errors": "all annotators (≥ 2) agree on a label other than gold",
     }
+    #: Answers are labels: the report adds a Dawid–Skene aggregate (scoring.panel).
+    score_answers_are_labels = True
     score_main_name = "accuracy"
     score_mteb_main_name = "accuracy"
     score_main_range = (0.0, 1.0)

@@ -209,6 +209,8 @@ class PairClassificationScoring(ScoringRules):
         "Candidate gold errors": "all annotators (≥ 2) give the same answer, not gold's",
     }
 
+    #: Answers are labels: the report adds a Dawid–Skene aggregate (scoring.panel).
+    score_answers_are_labels = True
     score_main_name: str = "max_ap"
     score_main_label: str = "max AP"
     score_mteb_main_name: str = "max_ap"

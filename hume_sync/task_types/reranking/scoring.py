@@ -73,6 +73,12 @@ class RerankingScoring(ScoringRules):
             return {str(k): int(v) for k, v in answer.items()}
         return answer
 
+    def score_normalise_model_answer(self, answer: Any) -> Any:
+        """A model's similarities stay floats: as marks (int) they became 0 or 1."""
+        if isinstance(answer, Mapping):
+            return {str(k): float(v) for k, v in answer.items()}
+        return answer
+
     def score_agreements(
         self, gold: Mapping[Hashable, Any], humans: Mapping[str, Mapping[Hashable, Any]]
     ) -> list[Agreement]:
