@@ -3,13 +3,14 @@
 "Humans" is not one number (Tedeschi et al., ACL 2023): the report gives, per subset, HUME's
 aggregate (as before), the mean annotator, the best and the worst annotator, and for label
 answers a model-based aggregate (Dawid–Skene, from crowd-kit: not written here), each with its
-interval. A model is "above humans" only when its paired interval against the **best**
-annotator excludes 0 (:func:`verdicts_against_best`), and each verdict names that annotator.
+interval, and a leave-one-out noise ceiling (:func:`noise_ceiling`). A model is "above humans"
+only when its paired interval against the **best** annotator excludes 0
+(:func:`verdicts_against_best`), and each verdict names that annotator.
 
 Every type-specific step is asked of the task type object (``score_human``,
-``score_per_item``, ``score_answers_are_labels``); where a number cannot be had (one annotator,
-no per-item form, every resample equal, fewer than 3 items) its entry reads "not estimable" and
-why, never NaN or a zero-width interval.
+``score_per_item``, ``score_answers_are_labels``, ``score_consensus``); where a number cannot
+be had (one annotator, no per-item form, every resample equal, fewer than 3 items) its entry
+reads "not estimable" and why, never NaN or a zero-width interval.
 """
 
 from __future__ import annotations
@@ -163,6 +164,43 @@ def dawid_skene(
     return _entry(s.value, iv, why, method="Dawid–Skene (crowd-kit, 100 EM iterations)")
 
 
+def noise_ceiling(
+    t: Any, humans: Mapping[str, Mapping[Hashable, Any]], n_min_items: int = MIN_ITEMS
+) -> dict:
+    """Leave-one-out noise ceiling: each annotator scored against the others' consensus (the
+    type's ``score_consensus``) on the items both have, then the mean over annotators. For
+    correlation scores (``score_ceiling_spearman_brown``) also the Spearman–Brown step-up of
+    that mean to all k annotators, k·r / (1 + (k − 1)·r). No interval: the leave-one-out
+    scores share annotators, so they are not independent draws."""
+    if len(humans) < 2:
+        return _entry(None, None, "not estimable: one annotator")
+    per: dict[str, float] = {}
+    for r in sorted(humans):
+        others = {o: a for o, a in humans.items() if o != r}
+        consensus = t.score_consensus(others)
+        if consensus is None:
+            return _entry(None, None, f"not estimable: a {t.name} answer has no consensus")
+        mine = {i: v for i, v in humans[r].items() if v is not None and i in consensus}
+        if len(mine) < n_min_items:
+            continue
+        try:
+            v = t.score_human({i: consensus[i] for i in mine}, {r: mine}).value
+        except ScoringError:
+            continue
+        if math.isfinite(v):
+            per[r] = float(v)
+    if not per:
+        return _entry(None, None, f"not estimable: no annotator shares {n_min_items} items")
+    mean = float(np.mean(list(per.values())))
+    extra: dict[str, Any] = {"per_annotator": per, "method": "leave-one-out mean"}
+    if getattr(t, "score_ceiling_spearman_brown", False):
+        k = len(humans)
+        denom = 1 + (k - 1) * mean
+        extra["spearman_brown"] = None if denom <= 0 else k * mean / denom
+        extra["spearman_brown_k"] = k
+    return _entry(mean, None, "no interval: leave-one-out scores share annotators", **extra)
+
+
 def human_panel(
     t: Any,
     gold: Mapping[Hashable, Any],
@@ -193,6 +231,7 @@ def human_panel(
         panel["best_annotator"] = {**panel["annotators"][best], "annotator": best}
         panel["worst_annotator"] = {**panel["annotators"][worst], "annotator": worst}
     panel["dawid_skene"] = dawid_skene(t, gold, humans, seed)
+    panel["noise_ceiling"] = noise_ceiling(t, humans)
     return panel
 
 
@@ -222,4 +261,10 @@ def verdicts_against_best(
     return out
 
 
-__all__ = ["annotator_scores", "dawid_skene", "human_panel", "verdicts_against_best"]
+__all__ = [
+    "annotator_scores",
+    "dawid_skene",
+    "human_panel",
+    "noise_ceiling",
+    "verdicts_against_best",
+]

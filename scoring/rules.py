@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
+from collections import Counter
 from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
@@ -125,6 +126,18 @@ class ScoringRules(ABC):
         Most types store exactly what they compare; override where JSON changes the shape.
         """
         return answer
+
+    def score_consensus(
+        self, answers: Mapping[str, Mapping[Hashable, Any]]
+    ) -> Mapping[Hashable, Any] | None:
+        """The annotators' consensus per item in gold's shape (the noise ceiling scores one
+        annotator against the others' consensus, :mod:`scoring.panel`); ``None`` where the
+        type has none (a clustering partition has no per-item consensus)."""
+        return None
+
+    #: Whether the noise ceiling is also stepped up to all annotators (Spearman–Brown), for
+    #: scores that are correlations with a mean rating (STS).
+    score_ceiling_spearman_brown: bool = False
 
     def score_normalise_model_answer(self, answer: Any) -> Any:
         """An embedding model's stored answer in the shape :meth:`score_model` reads; defaults
@@ -240,4 +253,22 @@ def items_by_bootstrap_scaling(
     return needed, method
 
 
-__all__ = ["PerItem", "ScoringRules", "items_by_bootstrap_scaling"]
+def majority_consensus(
+    answers: Mapping[str, Mapping[Hashable, Any]], tie: Callable[[list[Any]], Any] = min
+) -> dict[Hashable, Any]:
+    """Per item the most frequent answer, a tie going to ``tie`` of the tied answers (HUME's
+    alphabetically first label: ``min``). Why by hand: a plain count, no library call."""
+    per_item: dict[Hashable, list[Any]] = {}
+    for a in answers.values():
+        for item, v in a.items():
+            if v is not None:
+                per_item.setdefault(item, []).append(v)
+    out = {}
+    for item, values in per_item.items():
+        counts = Counter(values)
+        top = max(counts.values())
+        out[item] = tie([v for v, c in counts.items() if c == top])
+    return out
+
+
+__all__ = ["PerItem", "ScoringRules", "items_by_bootstrap_scaling", "majority_consensus"]

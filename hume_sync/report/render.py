@@ -48,7 +48,9 @@ _COMMON_METHODS = {
     "Which human": "per subset: HUME's aggregate; each annotator's own score (seeded BCa "
     "bootstrap over items); the mean annotator (joint percentile bootstrap, where all "
     "answered the same items); the best and the worst annotator; for label answers a "
-    "Dawid–Skene aggregate (crowd-kit, 100 EM iterations) scored as one rater. 'not "
+    "Dawid–Skene aggregate (crowd-kit, 100 EM iterations) scored as one rater; a noise "
+    "ceiling with 2 or more annotators: each scored against the others' consensus (majority, "
+    "mean rating for STS, with the Spearman–Brown step-up to all annotators). 'not "
     "estimable' says why where a number or interval cannot be had",
     "Above humans": "only when the paired interval of (best annotator − rater), on the items "
     "both answered, lies below 0; every such verdict names the best annotator",
@@ -353,7 +355,9 @@ def _panel_cell(e: Mapping[str, Any] | None) -> str:
     iv = e.get("interval")
     if iv:
         return f"{who}{_f(e['value'])} [{_f(iv['low'])}, {_f(iv['high'])}]"
-    return f"{who}{_f(e['value'])} ({e.get('note') or 'no interval'})"
+    sb = e.get("spearman_brown")
+    sb = "" if sb is None else f"; Spearman–Brown to {e['spearman_brown_k']}: {_f(sb)}"
+    return f"{who}{_f(e['value'])}{sb} ({e.get('note') or 'no interval'})"
 
 
 _PANEL_COLUMNS = (
@@ -362,6 +366,7 @@ _PANEL_COLUMNS = (
     ("best_annotator", "best annotator"),
     ("worst_annotator", "worst annotator"),
     ("dawid_skene", "Dawid–Skene"),
+    ("noise_ceiling", "noise ceiling (leave-one-out)"),
 )
 
 

@@ -113,3 +113,31 @@ def test_above_humans_only_against_the_best_annotator_and_named() -> None:
     flip = {"a": "b", "b": "a"}
     rep = _study(lambda g: {i: flip[v] for i, v in g.items()})  # always wrong
     assert rep.vs_best["m"]["verdict"] == "below the best annotator (x)"
+
+
+def test_noise_ceiling_hand_checked() -> None:
+    """Classification example, each against the majority of the other two (a tie to the
+    alphabetically first label). x vs (y, z): the consensus is b at i5 (c/b), b at i10, a at
+    i11 (a/c), so x misses i5 and i11: 10/12. y vs (x, z): misses i1, i5, i11: 9/12. z vs
+    (x, y): misses i5, i10, i11: 9/12. Ceiling (10 + 9 + 9) / 36 = 7/9."""
+    h = examples("classification").SCORING["humans"]
+    c = panel.noise_ceiling(CLS, h)
+    assert c["per_annotator"] == pytest.approx({"x": 10 / 12, "y": 9 / 12, "z": 9 / 12})
+    assert c["value"] == pytest.approx(7 / 9)
+    assert "spearman_brown" not in c
+    assert "one annotator" in panel.noise_ceiling(CLS, {"x": h["x"]})["note"]
+
+
+def test_noise_ceiling_spearman_brown_for_sts() -> None:
+    """Two annotators on 4 pairs: each against the other alone; x = (1, 2, 3, 4), y = (1, 2, 4,
+    3) have Spearman ρ = 1 − 6·2 / (4·15) = 0.8 both ways, so the ceiling is 0.8 and the
+    Spearman–Brown step-up to k = 2 is 2·0.8 / 1.8 = 8/9."""
+    t = task_types.get("sts")
+    x = {f"p{k}": v for k, v in enumerate([1, 2, 3, 4])}
+    y = {f"p{k}": v for k, v in enumerate([1, 2, 4, 3])}
+    c = panel.noise_ceiling(t, {"x": x, "y": y})
+    assert c["value"] == pytest.approx(0.8)
+    assert c["spearman_brown"] == pytest.approx(8 / 9)
+    clu = task_types.get("clustering")
+    ex = examples("clustering").SCORING
+    assert "no consensus" in panel.noise_ceiling(clu, ex["humans"])["note"]

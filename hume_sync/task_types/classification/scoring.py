@@ -9,7 +9,7 @@ import numpy as np
 
 from scoring import aggregation, agreement, intervals
 from scoring.records import Agreement, Interval, Score
-from scoring.rules import PerItem, ScoringRules
+from scoring.rules import PerItem, ScoringRules, majority_consensus
 
 
 class ClassificationScoring(ScoringRules):
@@ -62,6 +62,12 @@ class ClassificationScoring(ScoringRules):
             "rule": "alphabetical",
             "scores": dict(rules),
         }
+
+    def score_consensus(
+        self, answers: Mapping[str, Mapping[Hashable, Any]]
+    ) -> Mapping[Hashable, Any] | None:
+        """The majority label, ties to the alphabetically first (HUME's vote)."""
+        return majority_consensus(answers)
 
     def score_agreements(
         self, gold: Mapping[Hashable, Any], humans: Mapping[str, Mapping[Hashable, Any]]

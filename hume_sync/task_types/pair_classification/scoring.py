@@ -42,7 +42,7 @@ from scoring import agreement, intervals, kernels, metrics
 from scoring.aggregation import human_classification
 from scoring.errors import DegenerateInputError, InvalidInputError
 from scoring.records import Agreement, Interval, Score
-from scoring.rules import PerItem, ScoringRules, items_by_bootstrap_scaling
+from scoring.rules import PerItem, ScoringRules, items_by_bootstrap_scaling, majority_consensus
 
 Answers = Mapping[Any, Mapping[Hashable, Any]]
 
@@ -231,6 +231,12 @@ class PairClassificationScoring(ScoringRules):
     def score_human(self, gold: Mapping[Hashable, Any], answers: Answers) -> Score:
         """AP of the vote shares (``value``); the vote's accuracy and the rest in ``details``."""
         return human_pair_classification(gold, answers)
+
+    def score_consensus(
+        self, answers: Mapping[str, Mapping[Hashable, Any]]
+    ) -> Mapping[Hashable, Any] | None:
+        """The majority answer, a tie counted as No (as the vote beside the AP)."""
+        return majority_consensus(answers)
 
     def score_agreements(
         self, gold: Mapping[Hashable, Any], humans: Mapping[str, Mapping[Hashable, Any]]

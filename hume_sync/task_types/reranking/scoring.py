@@ -79,6 +79,19 @@ class RerankingScoring(ScoringRules):
             return {str(k): float(v) for k, v in answer.items()}
         return answer
 
+    def score_consensus(
+        self, answers: Mapping[str, Mapping[Hashable, Any]]
+    ) -> Mapping[Hashable, Any] | None:
+        """Per query and candidate the majority mark, a tie counted as not relevant."""
+        marks: dict[Hashable, dict[str, list[int]]] = {}
+        for a in answers.values():
+            for q, m in a.items():
+                for c, v in (m or {}).items():
+                    marks.setdefault(q, {}).setdefault(str(c), []).append(int(v))
+        return {
+            q: {c: int(2 * sum(v) > len(v)) for c, v in cands.items()} for q, cands in marks.items()
+        }
+
     def score_agreements(
         self, gold: Mapping[Hashable, Any], humans: Mapping[str, Mapping[Hashable, Any]]
     ) -> list[Agreement]:
