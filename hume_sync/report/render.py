@@ -19,6 +19,7 @@ from hume_sync.report.plots import Bar
 from hume_sync.report.safe_text import md_cell, md_text
 from hume_sync.steps.late_answers import EDITED_NOTE
 from scoring.subset_report import SubsetReport, degenerate
+from scoring.tasks import normalise_language
 
 if TYPE_CHECKING:
     from hume_sync.report.model import StudyReport
@@ -227,7 +228,47 @@ def _table1(report: StudyReport) -> tuple[list[str], list[list[str]]]:
         ]
         for r in report.rows
     ]
+    rows += _table1_panel_rows(report, types, langs, len(meta))
     return header, rows
+
+
+def _table1_panel_rows(
+    report: StudyReport, types: list[str], langs: list[str], n_meta: int
+) -> list[list[str]]:
+    """Which human, across the study: each panel entry's mean over the subsets where it is
+    estimable (unranked; per-subset intervals are in "Which human, per subset")."""
+    n = len(report.ids)
+    rows = []
+    for key, label in _PANEL_COLUMNS[1:]:
+        got = [
+            (s, e["value"])
+            for s in report.subsets
+            if (e := s.human_panel.get(key)) and e.get("value") is not None
+        ]
+        if not got:
+            continue
+
+        def mean(vals: list[float]) -> float | None:
+            return sum(vals) / len(vals) if vals else None
+
+        by_type = [mean([v for s, v in got if s.input.task_type.name == t]) for t in types]
+        by_lang = [
+            mean([v for s, v in got if normalise_language(s.input.language) == g]) for g in langs
+        ]
+        rows.append(
+            [
+                "–",
+                "–",
+                f"humans: {label}",
+                "human panel",
+                _pct(mean([v for _, v in got])),
+                f"{len(got)}/{n}",
+                *[_pct(v) for v in by_type],
+                *[_pct(v) for v in by_lang],
+                *["–"] * n_meta,
+            ]
+        )
+    return rows
 
 
 #: Model metadata columns of Table 1: (key, header); a column shows when any model knows it.
@@ -342,7 +383,9 @@ def _vs_humans(s: Any, name: str) -> list[str]:
         f"{_f(cmp['human_on_items'])} − {_f(cmp['rater_on_items'])} = {_f(cmp['difference'])} "
         f"[{_f(cmp['low'])}, {_f(cmp['high'])}] {cmp['method']}, {cmp['n_items']} items{what}"
     )
-    return [pos, diff]
+    # This verdict is against HUME's aggregate; "above humans" needs the best annotator
+    # (the section "Against the best annotator"), so the cell names its human.
+    return [f"{pos} HUME's aggregate", diff]
 
 
 def _panel_cell(e: Mapping[str, Any] | None) -> str:
@@ -412,7 +455,7 @@ def _model_rows(report: StudyReport) -> tuple[list[str], list[list[str]]]:
         "rater",
         "kind",
         "score",
-        "vs humans",
+        "vs humans (aggregate)",
         "human − rater (paired)",
         "failed answers",
     ]

@@ -80,6 +80,8 @@ def test_model_side_is_the_metric_printed_for_it(name: str) -> None:
         assert t.score_model_compared in cell and f"{compared:.3f}" in cell
     assert _consistent(cmp["position"], cmp["rater_on_items"], cmp["human_on_items"])
     assert cmp["position"] == rep.model_positions["m"]
+    # The cell names the human its verdict refers to.
+    assert _vs_humans(rep, "m")[0] == f"{cmp['position']} HUME's aggregate"
     if t.score_model_compared is None:
         assert _consistent(rep.model_positions["m"], printed, rep.human.value)
 
