@@ -239,15 +239,27 @@ def verdicts_against_best(
     panel: Mapping[str, Any],
     compare: Callable[[Mapping[str, Mapping[Hashable, Any]]], Mapping[str, dict]],
     humans: Mapping[str, Mapping[Hashable, Any]],
+    raters: tuple[str, ...] = (),
 ) -> dict[str, dict[str, Any]]:
     """Each model's or LLM's paired comparison with the best annotator alone (``compare`` runs
     the paired comparison against the given humans); ``verdict`` names that annotator and says
-    "above humans" only when the interval of (best annotator − rater) is wholly below 0."""
+    "above humans" only when the interval of (best annotator − rater) is wholly below 0.
+    ``raters`` with per-item answers that share too few items with that annotator get a
+    "not estimable" entry with the reason."""
     best = panel.get("best_annotator", {}).get("annotator")
     if best is None:
         return {}
-    out = {}
-    for name, cmp in compare({best: humans[best]}).items():
+    compared = compare({best: humans[best]})
+    out: dict[str, dict[str, Any]] = {
+        name: {
+            "human": f"best annotator {best}",
+            "position": "not estimable",
+            "why": f"not estimable: fewer than {MIN_ITEMS} items shared with {best}",
+        }
+        for name in raters
+        if name not in compared
+    }
+    for name, cmp in compared.items():
         if "low" not in cmp:
             out[name] = {**cmp, "human": f"best annotator {best}"}
             continue

@@ -444,7 +444,10 @@ def _panel(
         return {}, {}
     hp = panel.human_panel(inp.task_type, inp.gold, inp.humans, human, interval, note, inp.seed)
     vs_best = panel.verdicts_against_best(
-        hp, lambda hs: _paired_all(replace(inp, humans=hs)), inp.humans
+        hp,
+        lambda hs: _paired_all(replace(inp, humans=hs)),
+        inp.humans,
+        (*inp.model_answers, *inp.llms),
     )
     return hp, vs_best
 

@@ -431,7 +431,9 @@ def _vs_best_rows(report: StudyReport) -> tuple[list[str], list[list[str]]]:
     for s in report.subsets:
         for name, c in sorted(s.vs_best.items()):
             if "low" not in c:
-                rows.append([s.input.key, name, f"unpaired: {c.get('why', '')}", "–"])
+                why = c.get("why", "")
+                word = why if c.get("position") == "not estimable" else f"unpaired: {why}"
+                rows.append([s.input.key, name, word, "–"])
                 continue
             diff = f"{_f(c['difference'])} [{_f(c['low'])}, {_f(c['high'])}], {c['n_items']} items"
             rows.append([s.input.key, name, c["verdict"], diff])

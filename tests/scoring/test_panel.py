@@ -141,3 +141,25 @@ def test_noise_ceiling_spearman_brown_for_sts() -> None:
     clu = task_types.get("clustering")
     ex = examples("clustering").SCORING
     assert "no consensus" in panel.noise_ceiling(clu, ex["humans"])["note"]
+
+
+def test_too_few_items_shared_with_the_best_annotator_is_not_estimable() -> None:
+    """The best annotator answered 2 items only: no paired verdict, and the entry says why."""
+    gold = {f"i{k}": "ab"[k % 2] for k in range(6)}
+    x = {i: gold[i] for i in ("i0", "i1")}  # right on both: the best
+    y = {i: ("b" if g == "a" else "a") for i, g in gold.items()}  # always wrong
+    rep = evaluate_subset(
+        SubsetInput(
+            key="T/en",
+            task_name="T",
+            hf_subset="en",
+            task_type=CLS,
+            language="en",
+            gold=gold,
+            humans={"x": x, "y": y},
+            models={"m": 1.0},
+            model_answers={"m": dict(gold)},
+        )
+    )
+    v = rep.vs_best["m"]
+    assert v["position"] == "not estimable" and "fewer than 3 items shared with x" in v["why"]
