@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
+from collections import Counter
 from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
@@ -96,12 +97,53 @@ class ScoringRules(ABC):
         """HUME's aggregation of several annotators into one human score (``per_rater`` holds
         each annotator's own score). One LLM annotator is scored by this too, alone."""
 
+    def score_model(
+        self, gold: Mapping[Hashable, Any], answers: Mapping[Hashable, Any]
+    ) -> Score | None:
+        """An embedding model's stored per-item answers scored by the metric the report prints
+        for the model, as one rater, so that :func:`score_per_item` decomposes it and the paired
+        comparison with humans is like for like; ``None`` where the type has no per-item
+        decomposition of the model's score (then the comparison is "unpaired").
+
+        Default: the human rule alone, right where a model stores what an annotator does.
+        """
+        return self.score_human(gold, {"rater": answers})
+
+    #: Whether an answer is a label from a fixed set (classification, yes/no), so that a
+    #: model-based aggregate of annotators (Dawid–Skene, :mod:`scoring.panel`) applies.
+    score_answers_are_labels: bool = False
+
+    @property
+    def score_model_compared(self) -> str | None:
+        """Where the model's side of the paired comparison is not the printed model score even
+        on a complete study, what it is instead (the report prints it beside the comparison);
+        ``None`` where the two are the same metric."""
+        return None
+
     def score_normalise_answer(self, answer: Any) -> Any:
         """An answer (or gold) as stored (JSON) turned into the shape scoring compares.
 
         Most types store exactly what they compare; override where JSON changes the shape.
         """
         return answer
+
+    def score_consensus(
+        self, answers: Mapping[str, Mapping[Hashable, Any]]
+    ) -> Mapping[Hashable, Any] | None:
+        """The annotators' consensus per item in gold's shape (the noise ceiling scores one
+        annotator against the others' consensus, :mod:`scoring.panel`); ``None`` where the
+        type has none (a clustering partition has no per-item consensus)."""
+        return None
+
+    #: Whether the noise ceiling is also stepped up to all annotators (Spearman–Brown), for
+    #: scores that are correlations with a mean rating (STS).
+    score_ceiling_spearman_brown: bool = False
+
+    def score_normalise_model_answer(self, answer: Any) -> Any:
+        """An embedding model's stored answer in the shape :meth:`score_model` reads; defaults
+        to :meth:`score_normalise_answer`. Override where a model stores scores that the
+        annotators' form would round away (reranking similarities are not 0/1 marks)."""
+        return self.score_normalise_answer(answer)
 
     def score_ties(self, score: Score) -> Mapping[str, Any] | None:
         """Items whose aggregate was decided by a tie rule, and the score under other rules.
@@ -211,4 +253,22 @@ def items_by_bootstrap_scaling(
     return needed, method
 
 
-__all__ = ["PerItem", "ScoringRules", "items_by_bootstrap_scaling"]
+def majority_consensus(
+    answers: Mapping[str, Mapping[Hashable, Any]], tie: Callable[[list[Any]], Any] = min
+) -> dict[Hashable, Any]:
+    """Per item the most frequent answer, a tie going to ``tie`` of the tied answers (HUME's
+    alphabetically first label: ``min``). Why by hand: a plain count, no library call."""
+    per_item: dict[Hashable, list[Any]] = {}
+    for a in answers.values():
+        for item, v in a.items():
+            if v is not None:
+                per_item.setdefault(item, []).append(v)
+    out = {}
+    for item, values in per_item.items():
+        counts = Counter(values)
+        top = max(counts.values())
+        out[item] = tie([v for v, c in counts.items() if c == top])
+    return out
+
+
+__all__ = ["PerItem", "ScoringRules", "items_by_bootstrap_scaling", "majority_consensus"]

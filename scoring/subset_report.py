@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from scoring import agreement, intervals
+from scoring import agreement, intervals, panel
 from scoring.errors import ScoringError
 from scoring.records import Agreement, Interval, Score
 from scoring.rules import ScoringRules, items_by_bootstrap_scaling
@@ -118,6 +118,12 @@ class SubsetReport:
     paired: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: The human score against the best embedding model on the subset (see :func:`difficulty`).
     difficulty: dict[str, Any] | None = None
+    #: Which human (:mod:`scoring.panel`): aggregate, mean / best / worst annotator,
+    #: Dawid–Skene, each with its interval or why not.
+    human_panel: dict[str, Any] = field(default_factory=dict)
+    #: Per model or LLM: the paired comparison with the best annotator alone and a verdict
+    #: naming them ("above humans" only when that interval excludes 0).
+    vs_best: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def headline_agreement(self) -> Agreement | None:
@@ -145,6 +151,8 @@ class SubsetReport:
             "above_every_annotator": self.above_every_annotator,
             "paired": self.paired,
             "difficulty": self.difficulty,
+            "human_panel": self.human_panel,
+            "vs_best": self.vs_best,
             "agreement": [a.to_dict() for a in self.agreement],
             "low_agreement": self.low_agreement,
             "human_llm_agreement": {k: v.to_dict() for k, v in self.human_llm_agreement.items()},
@@ -398,7 +406,7 @@ def evaluate_subset(inp: SubsetInput) -> SubsetReport:
     no_interval = "not estimable" if note and interval is None else "no human interval"
     positions = {
         name: paired[name]["position"]
-        if name in paired
+        if "low" in paired.get(name, {})
         else (intervals.compare_to_interval(value, interval) if interval else no_interval)
         for name, value in {**inp.models, **{k: v.value for k, v in llm_scores.items()}}.items()
     }
@@ -407,6 +415,7 @@ def evaluate_subset(inp: SubsetInput) -> SubsetReport:
     if human is not None:
         rank = 1 + sum(1 for v in everyone if v > human.value)
     disagreements, suspects = _item_lists(inp)
+    hp, vs_best = _panel(inp, human, interval, note)
     planning = _planning(inp, human, interval, boot, own, note) if human and (own or note) else {}
     return SubsetReport(
         input=inp,
@@ -430,7 +439,25 @@ def evaluate_subset(inp: SubsetInput) -> SubsetReport:
         above_every_annotator=above,
         paired=paired,
         difficulty=difficulty(human, inp.models),
+        human_panel=hp,
+        vs_best=vs_best,
     )
+
+
+def _panel(
+    inp: SubsetInput, human: Score | None, interval: Interval | None, note: str | None
+) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """The human panel and each rater's paired verdict against the best annotator."""
+    if human is None:
+        return {}, {}
+    hp = panel.human_panel(inp.task_type, inp.gold, inp.humans, human, interval, note, inp.seed)
+    vs_best = panel.verdicts_against_best(
+        hp,
+        lambda hs: _paired_all(replace(inp, humans=hs)),
+        inp.humans,
+        (*inp.model_answers, *inp.llms),
+    )
+    return hp, vs_best
 
 
 def difficulty(human: Score | None, models: Mapping[str, float]) -> dict[str, Any] | None:
@@ -453,12 +480,20 @@ def paired_comparison(
     inp: SubsetInput,
     answers: Mapping[Hashable, Any],
     humans_on: dict[tuple[Hashable, ...], Any] | None = None,
+    *,
+    model: bool = False,
 ) -> dict[str, Any] | None:
     """Humans against one rater (model or LLM) on the items both answered, paired.
 
-    Both sides are scored by the type's human rule on those items (the rater as one annotator)
-    and decomposed per item (``score_per_item``); one seeded set of item resamples gives both
-    scores, so the (human − rater) difference keeps the pairing. ``position`` says where the
+    Like for like: the humans by the type's human rule, an LLM annotator by the same rule (as
+    one annotator, which is its printed score), an embedding model (``model``) by the metric
+    the report prints for it (the type's ``score_model``: for reranking the model's own
+    ranking and per-query trec_eval AP, never its similarities read as marks). Each side is
+    decomposed per item (``score_per_item``); one seeded set of item resamples gives both
+    scores, so the (human − rater) difference keeps the pairing. ``rater_metric`` names what
+    the rater's side is where it is not its printed score (the type's
+    ``score_model_compared``). A model whose type has no per-item decomposition of its score
+    gets ``position`` "unpaired" and ``why``. ``position`` says where the
     rater stands: "above" / "below" the humans when the interval excludes 0, else "inside".
     ``None`` where the type has no per-item decomposition or fewer than 3 items are shared.
     ``humans_on`` keeps the humans' score and records per set of shared items, so raters who
@@ -467,10 +502,16 @@ def paired_comparison(
     t = inp.task_type
     answered = {i for a in inp.humans.values() for i, v in a.items() if v is not None}
     common = [i for i in inp.gold if i in answered and answers.get(i) is not None]
-    if len(common) < 3:
-        return None
     gold = {i: inp.gold[i] for i in common}
+    mine = {i: answers[i] for i in common}
     try:
+        r = t.score_model(gold, mine) if model and common else None
+        if model and common and r is None:
+            return _unpaired(f"a {t.name} model score has no per-item decomposition")
+        if len(common) < 3:
+            return None
+        if not model:
+            r = t.score_human(gold, {"rater": mine})
         key = tuple(common)
         cache = {} if humans_on is None else humans_on
         if key not in cache:
@@ -480,7 +521,7 @@ def paired_comparison(
             h = t.score_human(gold, {r: a for r, a in humans.items() if a})
             cache[key] = (h, t.score_per_item(gold, h))
         h, ph = cache[key]
-        r = t.score_human(gold, {"rater": {i: answers[i] for i in common}})
+        assert r is not None
         pr = t.score_per_item(gold, r)
         if ph is None or pr is None or len(ph[0]) != len(pr[0]):
             return None
@@ -499,15 +540,22 @@ def paired_comparison(
         "human_on_items": h.value,
         "rater_on_items": r.value,
         "position": position,
+        "rater_metric": (t.score_model_compared if model else None) or "its printed score",
         "details": dict(iv.details),
     }
+
+
+def _unpaired(why: str) -> dict[str, Any]:
+    return {"position": "unpaired", "why": why}
 
 
 def _paired_all(inp: SubsetInput) -> dict[str, dict[str, Any]]:
     out = {}
     humans_on: dict[tuple[Hashable, ...], Any] = {}
-    for name, answers in {**inp.model_answers, **inp.llms}.items():
-        cmp = paired_comparison(inp, answers, humans_on)
+    raters = [(n, a, True) for n, a in inp.model_answers.items()]
+    raters += [(n, a, False) for n, a in inp.llms.items()]
+    for name, answers, is_model in raters:
+        cmp = paired_comparison(inp, answers, humans_on, model=is_model)
         if cmp is not None:
             out[name] = cmp
     return out

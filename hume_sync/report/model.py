@@ -182,7 +182,7 @@ def subset_inputs(
             if not pred.model_version.startswith("llm:"):
                 if pred.answer is not None:  # per-item, for the paired comparison
                     model_answers.setdefault(pred.model_version, {})[pred.hume_id] = (
-                        ttype.score_normalise_answer(pred.answer)
+                        ttype.score_normalise_model_answer(pred.answer)
                     )
                 continue
             if pred.answer is None:  # parse error, invalid answer or endpoint error

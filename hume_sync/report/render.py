@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html as html_lib
 import math
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from hume_sync import task_types
@@ -18,6 +19,7 @@ from hume_sync.report.plots import Bar
 from hume_sync.report.safe_text import md_cell, md_text
 from hume_sync.steps.late_answers import EDITED_NOTE
 from scoring.subset_report import SubsetReport, degenerate
+from scoring.tasks import normalise_language
 
 if TYPE_CHECKING:
     from hume_sync.report.model import StudyReport
@@ -35,12 +37,24 @@ _COMMON_METHODS = {
     'too, or there is nothing to resample (one clustering set), the interval is "not '
     'estimable" and so is the items-for-±0.05 line',
     "Significance": "humans and each model or LLM with per-item answers are compared on the "
-    "items both answered: both scored by the type's human rule on those items (the rater as "
-    "one annotator), human − rater with a seeded paired bootstrap over items (2000 resamples, "
+    "items both answered, each side by the metric printed for it: humans and LLMs by the "
+    "type's human rule, a model by its own metric (reranking: its own ranking, per-query "
+    "trec_eval AP as mteb's MAP; classification: the accuracy of its majority vote over "
+    "mteb's runs, named in the cell), human − rater with a seeded paired bootstrap over "
+    "items (2000 resamples, "
     "the same resamples for both sides, percentile 95 % interval); above/below when that "
     "interval excludes 0, else inside. A rater without per-item answers (a model known only "
     "by its MTEB score, a clustering set) is placed by its score against the human interval, "
     "marked 'unpaired'",
+    "Which human": "per subset: HUME's aggregate; each annotator's own score (seeded BCa "
+    "bootstrap over items); the mean annotator (joint percentile bootstrap, where all "
+    "answered the same items); the best and the worst annotator; for label answers a "
+    "Dawid–Skene aggregate (crowd-kit, 100 EM iterations) scored as one rater; a noise "
+    "ceiling with 2 or more annotators: each scored against the others' consensus (majority, "
+    "mean rating for STS, with the Spearman–Brown step-up to all annotators). 'not "
+    "estimable' says why where a number or interval cannot be had",
+    "Above humans": "only when the paired interval of (best annotator − rater), on the items "
+    "both answered, lies below 0; every such verdict names the best annotator",
     "Agreement": "bands: ≤0.2 slight, ≤0.4 fair, ≤0.6 moderate, ≤0.8 substantial, >0.8 "
     "excellent; low agreement: κ < 0.4 or ρ < 0.6",
     "Table": "mean over task-language subsets, each weighted equally; only raters with every "
@@ -238,7 +252,47 @@ def _table1(report: StudyReport) -> tuple[list[str], list[list[str]]]:
         ]
         for r in report.rows
     ]
+    rows += _table1_panel_rows(report, types, langs, len(meta))
     return header, rows
+
+
+def _table1_panel_rows(
+    report: StudyReport, types: list[str], langs: list[str], n_meta: int
+) -> list[list[str]]:
+    """Which human, across the study: each panel entry's mean over the subsets where it is
+    estimable (unranked; per-subset intervals are in "Which human, per subset")."""
+    n = len(report.ids)
+    rows = []
+    for key, label in _PANEL_COLUMNS[1:]:
+        got = [
+            (s, e["value"])
+            for s in report.subsets
+            if (e := s.human_panel.get(key)) and e.get("value") is not None
+        ]
+        if not got:
+            continue
+
+        def mean(vals: list[float]) -> float | None:
+            return sum(vals) / len(vals) if vals else None
+
+        by_type = [mean([v for s, v in got if s.input.task_type.name == t]) for t in types]
+        by_lang = [
+            mean([v for s, v in got if normalise_language(s.input.language) == g]) for g in langs
+        ]
+        rows.append(
+            [
+                "–",
+                "–",
+                f"humans: {label}",
+                "human panel",
+                _pct(mean([v for _, v in got])),
+                f"{len(got)}/{n}",
+                *[_pct(v) for v in by_type],
+                *[_pct(v) for v in by_lang],
+                *["–"] * n_meta,
+            ]
+        )
+    return rows
 
 
 #: Model metadata columns of Table 1: (key, header); a column shows when any model knows it.
@@ -342,15 +396,72 @@ def _vs_humans(s: Any, name: str) -> list[str]:
     """Where a rater stands against the humans, and the paired difference behind it."""
     pos = s.model_positions.get(name, "")
     cmp = s.paired.get(name)
-    if cmp is None:
-        return [f"{pos} (unpaired)" if pos in ("above", "inside", "below") else pos, "–"]
-    # Both sides scored on the shared items by the human rule: the rater's side can differ
-    # from its MTEB score (the score column), so both are printed.
+    if cmp is None or "low" not in cmp:
+        why = "" if cmp is None else f": {cmp.get('why', '')}"
+        return [f"{pos} (unpaired{why})" if pos in ("above", "inside", "below") else pos, "–"]
+    # Each side scored on the shared items by the metric printed for it; where the type
+    # compares another metric for models (a vote over runs), the cell says which.
+    metric = cmp.get("rater_metric") or "its printed score"
+    what = "" if metric == "its printed score" else f"; rater side: {metric}"
     diff = (
         f"{_f(cmp['human_on_items'])} − {_f(cmp['rater_on_items'])} = {_f(cmp['difference'])} "
-        f"[{_f(cmp['low'])}, {_f(cmp['high'])}] {cmp['method']}, {cmp['n_items']} items"
+        f"[{_f(cmp['low'])}, {_f(cmp['high'])}] {cmp['method']}, {cmp['n_items']} items{what}"
     )
-    return [pos, diff]
+    # This verdict is against HUME's aggregate; "above humans" needs the best annotator
+    # (the section "Against the best annotator"), so the cell names its human.
+    return [f"{pos} HUME's aggregate", diff]
+
+
+def _panel_cell(e: Mapping[str, Any] | None) -> str:
+    """One panel entry: value [interval], or value and why there is no interval."""
+    if not e:
+        return "–"
+    who = f"{e['annotator']}: " if e.get("annotator") else ""
+    if e.get("value") is None:
+        return f"{who}{e.get('note') or 'not estimable'}"
+    iv = e.get("interval")
+    if iv:
+        return f"{who}{_f(e['value'])} [{_f(iv['low'])}, {_f(iv['high'])}]"
+    sb = e.get("spearman_brown")
+    sb = "" if sb is None else f"; Spearman–Brown to {e['spearman_brown_k']}: {_f(sb)}"
+    return f"{who}{_f(e['value'])}{sb} ({e.get('note') or 'no interval'})"
+
+
+_PANEL_COLUMNS = (
+    ("aggregate", "aggregate (HUME)"),
+    ("mean_annotator", "mean annotator"),
+    ("best_annotator", "best annotator"),
+    ("worst_annotator", "worst annotator"),
+    ("dawid_skene", "Dawid–Skene"),
+    ("noise_ceiling", "noise ceiling (leave-one-out)"),
+)
+
+
+def _panel_rows(report: StudyReport) -> tuple[list[str], list[list[str]]]:
+    """Which human, per subset (scoring.panel)."""
+    header = ["subset", *[h for _, h in _PANEL_COLUMNS]]
+    rows = [
+        [s.input.key, *[_panel_cell(s.human_panel.get(k)) for k, _ in _PANEL_COLUMNS]]
+        for s in report.subsets
+        if s.human_panel
+    ]
+    return header, rows
+
+
+def _vs_best_rows(report: StudyReport) -> tuple[list[str], list[list[str]]]:
+    """Each rater against the best annotator alone, paired, with the verdict naming them."""
+    header = ["subset", "rater", "verdict", "best annotator − rater (paired)"]
+    rows = []
+    for s in report.subsets:
+        for name, c in sorted(s.vs_best.items()):
+            if "low" not in c:
+                why = c.get("why", "")
+                word = why if c.get("position") == "not estimable" else f"unpaired: {why}"
+                rows.append([s.input.key, name, word, "–"])
+                continue
+            diff = f"{_f(c['difference'])} [{_f(c['low'])}, {_f(c['high'])}], {c['n_items']} items"
+            rows.append([s.input.key, name, c["verdict"], diff])
+    return header, rows
 
 
 def _ties_cell(s: Any) -> str:
@@ -370,7 +481,7 @@ def _model_rows(report: StudyReport) -> tuple[list[str], list[list[str]]]:
         "rater",
         "kind",
         "score",
-        "vs humans",
+        "vs humans (aggregate)",
         "human − rater (paired)",
         "failed answers",
     ]
@@ -525,6 +636,10 @@ def markdown(report: StudyReport) -> str:
     out += _md_table(header, rows) if rows else ["No late or invalid answers.", ""]
     out += ["## Table 1: mean over subsets (%)", "", *_md_table(*_table1(report))]
     out += ["## Per subset", "", *_md_table(*_subset_rows(report))]
+    out += ["## Which human, per subset", "", *_md_table(*_panel_rows(report))]
+    header, rows = _vs_best_rows(report)
+    if rows:
+        out += ["## Against the best annotator", "", *_md_table(header, rows)]
     out += ["## Models and LLM annotators against the humans", ""]
     out += _md_table(*_model_rows(report))
     header, rows = _llm_agreement_rows(report)
@@ -713,6 +828,10 @@ def html(report: StudyReport) -> str:
         _subset_plots(report),
         "<h2>Per subset</h2>",
         _html_table(*_subset_rows(report)),
+        "<h2>Which human, per subset</h2>",
+        _html_table(*_panel_rows(report)),
+        "<h2>Against the best annotator</h2>",
+        _html_table(*_vs_best_rows(report)),
         "<h2>Agreement per task</h2>",
         _agreement_plot(report),
         "<h2>Models and LLM annotators against the humans</h2>",

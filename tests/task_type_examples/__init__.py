@@ -29,7 +29,11 @@ What an example module holds (every name in :data:`FIELDS`):
 - ``REVEAL_PINNED``: ``[(model version, stored answer, score, rule, sha256[:16])]`` of the
   Label Studio prediction ``ml_backend.reveal.ls_prediction`` builds from ``CONFIG`` and
   ``CONTENT``;
-- ``REVEAL_SHOWN``: ``(an embedding model's stored answer, how the interface shows it)``.
+- ``REVEAL_SHOWN``: ``(an embedding model's stored answer, how the interface shows it)``;
+- ``MODEL_PAIRED``: ``(answers, printed, compared)``: an embedding model's stored answer per
+  item of ``SCORING``, its printed (mteb) score there, and, worked out by hand, the score the
+  paired comparison gives its side (the printed one where the type compares like for like;
+  ``None`` where the type's model score has no per-item form: "unpaired").
 
 And a simulated annotator, for the tests and benchmarks that play annotators or models (so that
 none of them branches on a type's name; gold in the store's shape, answers in the interface's):
@@ -78,6 +82,7 @@ FIELDS: tuple[str, ...] = (
     "stored_prediction",
     "items_in",
     "check_revealed",
+    "MODEL_PAIRED",
 )
 
 #: Instructions a study sets (with a placeholder and a ``$`` that must stay literal).

@@ -28,6 +28,14 @@ SCORING: dict[str, Any] = {
     },
 }
 
+
+#: One partition per set: no per-item form, so models are unpaired.
+MODEL_PAIRED: tuple[Any, float, float | None] = (
+    {"set": {f"t{k}": g for k, g in enumerate("111222333")}},
+    1.0,
+    None,
+)
+
 LLM_PARAMS: dict[str, Any] = {"n_groups": 3}
 LLM_PROMPTS = {
     ("eng-Latn", None): "a64196a58f0548e5",

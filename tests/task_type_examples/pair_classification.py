@@ -38,6 +38,15 @@ SCORING: dict[str, Any] = {
     },
 }
 
+
+#: Stored decisions, gold with the last positive missed: sklearn AP of 0/1 scores is
+#: 6/7 · 1 + 1/7 · 7/12 = 6/7 + 1/12; mteb printed the max AP over similarities.
+MODEL_PAIRED: tuple[Any, float, float | None] = (
+    {f"p{k}": int(g) for k, g in enumerate("110100101100")},
+    0.97,
+    6 / 7 + 1 / 12,
+)
+
 LLM_PARAMS: dict[str, Any] = {}
 LLM_PROMPTS = {
     ("eng-Latn", None): "73959407ab0aed6e",

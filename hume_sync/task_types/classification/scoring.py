@@ -9,7 +9,7 @@ import numpy as np
 
 from scoring import aggregation, agreement, intervals
 from scoring.records import Agreement, Interval, Score
-from scoring.rules import PerItem, ScoringRules
+from scoring.rules import PerItem, ScoringRules, majority_consensus
 
 
 class ClassificationScoring(ScoringRules):
@@ -35,12 +35,18 @@ class ClassificationScoring(ScoringRules):
         "Agreement": "Fleiss' κ (+ pairwise Cohen κ, percentage, Krippendorff α)",
         "Candidate gold errors": "all annotators (≥ 2) agree on a label other than gold",
     }
+    #: Answers are labels: the report adds a Dawid–Skene aggregate (scoring.panel).
+    score_answers_are_labels = True
     score_main_name = "accuracy"
     score_mteb_main_name = "accuracy"
     score_main_range = (0.0, 1.0)
     score_annotator_method = "accuracy"
     score_headline_agreement = "fleiss_kappa"
     score_human_machine_statistic = "cohen_kappa"
+
+    #: The stored per-item model answer is the majority label over mteb's 10 runs; the mean
+    #: accuracy over runs (the printed score) has no per-item form in the store.
+    score_model_compared = "accuracy of the model's majority vote over mteb's 10 runs"
 
     def score_human(self, gold: Mapping[Hashable, Any], answers: Mapping[str, Any]) -> Score:
         return aggregation.human_classification(gold, answers)
@@ -56,6 +62,12 @@ class ClassificationScoring(ScoringRules):
             "rule": "alphabetical",
             "scores": dict(rules),
         }
+
+    def score_consensus(
+        self, answers: Mapping[str, Mapping[Hashable, Any]]
+    ) -> Mapping[Hashable, Any] | None:
+        """The majority label, ties to the alphabetically first (HUME's vote)."""
+        return majority_consensus(answers)
 
     def score_agreements(
         self, gold: Mapping[Hashable, Any], humans: Mapping[str, Mapping[Hashable, Any]]

@@ -50,6 +50,12 @@ class ClusteringScoring(ScoringRules):
     def score_interval(self, score: Score) -> Interval:
         return intervals.annotator_range(dict(score.per_rater), estimate=score.value)
 
+    def score_model(
+        self, gold: Mapping[Hashable, Any], answers: Mapping[Hashable, Any]
+    ) -> Score | None:
+        """One partition per set: no per-item decomposition, so models are unpaired."""
+        return None
+
     def score_per_item(self, gold: Mapping[Hashable, Any], score: Score) -> PerItem | None:
         """One set per subset: there is nothing to resample."""
         return None

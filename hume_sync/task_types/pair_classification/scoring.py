@@ -42,7 +42,7 @@ from scoring import agreement, intervals, kernels, metrics
 from scoring.aggregation import human_classification
 from scoring.errors import DegenerateInputError, InvalidInputError
 from scoring.records import Agreement, Interval, Score
-from scoring.rules import PerItem, ScoringRules, items_by_bootstrap_scaling
+from scoring.rules import PerItem, ScoringRules, items_by_bootstrap_scaling, majority_consensus
 
 Answers = Mapping[Any, Mapping[Hashable, Any]]
 
@@ -209,6 +209,8 @@ class PairClassificationScoring(ScoringRules):
         "Candidate gold errors": "all annotators (≥ 2) give the same answer, not gold's",
     }
 
+    #: Answers are labels: the report adds a Dawid–Skene aggregate (scoring.panel).
+    score_answers_are_labels = True
     score_main_name: str = "max_ap"
     score_main_label: str = "max AP"
     score_mteb_main_name: str = "max_ap"
@@ -220,12 +222,21 @@ class PairClassificationScoring(ScoringRules):
     score_headline_agreement: str = "fleiss_kappa"
     score_human_machine_statistic: str = "cohen_kappa"
     #: Bootstrap settings of :meth:`score_interval` (seeded: the same answers, the same bounds).
+    #: A model stores its 1/0 decisions (at mteb's best-accuracy threshold): their AP, not
+    #: mteb's max AP over the similarities (the printed score), is what has a per-item form.
+    score_model_compared: str = "AP of the model's stored 1/0 decisions"
     score_bootstrap_resamples: int = 2000
     score_bootstrap_seed: int = 0
 
     def score_human(self, gold: Mapping[Hashable, Any], answers: Answers) -> Score:
         """AP of the vote shares (``value``); the vote's accuracy and the rest in ``details``."""
         return human_pair_classification(gold, answers)
+
+    def score_consensus(
+        self, answers: Mapping[str, Mapping[Hashable, Any]]
+    ) -> Mapping[Hashable, Any] | None:
+        """The majority answer, a tie counted as No (as the vote beside the AP)."""
+        return majority_consensus(answers)
 
     def score_agreements(
         self, gold: Mapping[Hashable, Any], humans: Mapping[str, Mapping[Hashable, Any]]

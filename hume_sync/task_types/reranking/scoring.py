@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from scoring import aggregation, agreement, intervals
+from scoring import aggregation, agreement, intervals, metrics
 from scoring.records import Agreement, Interval, Score
 from scoring.rules import PerItem, ScoringRules, items_by_bootstrap_scaling
 
@@ -45,11 +45,52 @@ class RerankingScoring(ScoringRules):
     def score_human(self, gold: Mapping[Hashable, Any], answers: Mapping[str, Any]) -> Score:
         return aggregation.human_reranking(gold, answers)
 
+    def score_model(
+        self, gold: Mapping[Hashable, Any], answers: Mapping[Hashable, Any]
+    ) -> Score | None:
+        """The model's own ranking (its similarity per candidate), per-query AP as mteb v2
+        computes MAP (trec_eval, a query without a relevant candidate scores 0): never the
+        human rule, which would read every non-zero similarity as a "relevant" mark."""
+        per_query = {}
+        for q, g in gold.items():
+            cands = sorted(g, key=str)
+            rel = [int(g[c]) for c in cands]
+            sims = [float(answers[q].get(c, float("-inf"))) for c in cands]
+            per_query[q] = (rel, sims)
+        s = metrics.mean_average_precision(per_query, method="trec_eval", skip_no_relevant=False)
+        aps = {q: float(v) for q, v in s.details["per_query"].items()}
+        return Score(
+            s.value,
+            s.method,
+            n_items=len(aps),
+            per_rater={"rater": s.value},
+            details={"per_rater_per_query_ap": {"rater": aps}},
+        )
+
     def score_normalise_answer(self, answer: Any) -> Any:
         """JSON keeps candidate ids as strings but may hold marks as bools or floats."""
         if isinstance(answer, Mapping):
             return {str(k): int(v) for k, v in answer.items()}
         return answer
+
+    def score_normalise_model_answer(self, answer: Any) -> Any:
+        """A model's similarities stay floats: as marks (int) they became 0 or 1."""
+        if isinstance(answer, Mapping):
+            return {str(k): float(v) for k, v in answer.items()}
+        return answer
+
+    def score_consensus(
+        self, answers: Mapping[str, Mapping[Hashable, Any]]
+    ) -> Mapping[Hashable, Any] | None:
+        """Per query and candidate the majority mark, a tie counted as not relevant."""
+        marks: dict[Hashable, dict[str, list[int]]] = {}
+        for a in answers.values():
+            for q, m in a.items():
+                for c, v in (m or {}).items():
+                    marks.setdefault(q, {}).setdefault(str(c), []).append(int(v))
+        return {
+            q: {c: int(2 * sum(v) > len(v)) for c, v in cands.items()} for q, cands in marks.items()
+        }
 
     def score_agreements(
         self, gold: Mapping[Hashable, Any], humans: Mapping[str, Mapping[Hashable, Any]]

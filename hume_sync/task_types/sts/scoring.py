@@ -42,6 +42,19 @@ class STSScoring(ScoringRules):
     def score_human(self, gold: Mapping[Hashable, Any], answers: Mapping[str, Any]) -> Score:
         return aggregation.human_sts(gold, answers)
 
+    score_ceiling_spearman_brown = True
+
+    def score_consensus(
+        self, answers: Mapping[str, Mapping[Hashable, Any]]
+    ) -> Mapping[Hashable, Any] | None:
+        """The mean rating per pair (HUME's aggregate)."""
+        ratings: dict[Hashable, list[float]] = {}
+        for a in answers.values():
+            for i, v in a.items():
+                if v is not None:
+                    ratings.setdefault(i, []).append(float(v))
+        return {i: sum(v) / len(v) for i, v in ratings.items()}
+
     def score_agreements(
         self, gold: Mapping[Hashable, Any], humans: Mapping[str, Mapping[Hashable, Any]]
     ) -> list[Agreement]:

@@ -1,0 +1,282 @@
+"""Which human: the panel of human scores a model is compared with (issue 21).
+
+"Humans" is not one number (Tedeschi et al., ACL 2023): the report gives, per subset, HUME's
+aggregate (as before), the mean annotator, the best and the worst annotator, and for label
+answers a model-based aggregate (Dawid–Skene, from crowd-kit: not written here), each with its
+interval, and a leave-one-out noise ceiling (:func:`noise_ceiling`). A model is "above humans"
+only when its paired interval against the **best** annotator excludes 0
+(:func:`verdicts_against_best`), and each verdict names that annotator.
+
+Every type-specific step is asked of the task type object (``score_human``,
+``score_per_item``, ``score_answers_are_labels``, ``score_consensus``); where a number cannot
+be had (one annotator, no per-item form, every resample equal, fewer than 3 items) its entry
+reads "not estimable" and why, never NaN or a zero-width interval.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Hashable, Mapping
+from typing import Any
+
+import numpy as np
+
+from scoring import intervals
+from scoring.errors import ScoringError
+from scoring.records import Interval, Score
+
+#: Below this many items an interval is "not estimable" (as for the paired comparison).
+MIN_ITEMS = 3
+BOOTSTRAP_RESAMPLES = 2000
+ZERO_WIDTH = 1e-9
+
+Bootstrap = Callable[[Mapping[Hashable, Any], Score], Interval | None]
+
+
+def _entry(value: float | None, iv: Interval | None, why: str | None, **extra: Any) -> dict:
+    if value is None or not math.isfinite(value):
+        return {"value": None, "interval": None, "note": why or "not estimable", **extra}
+    ok = iv is not None and math.isfinite(iv.low) and math.isfinite(iv.high)
+    ok = ok and iv.high - iv.low > ZERO_WIDTH
+    note = None if ok else (why or "not estimable: every resample gives the same score")
+    return {
+        "value": float(value),
+        "interval": iv.to_dict() if ok and iv is not None else None,
+        "note": note,
+        **extra,
+    }
+
+
+def _per_item(t: Any, gold: Mapping[Hashable, Any], score: Score) -> tuple[Any, Any] | None:
+    try:
+        return t.score_per_item(gold, score)
+    except ScoringError:
+        return None
+
+
+def _rater_bootstrap(t: Any, gold: Mapping[Hashable, Any], score: Score, seed: int) -> Any:
+    """BCa bootstrap over items of one rater's own score (None where nothing resamples)."""
+    decomposed = _per_item(t, gold, score)
+    if decomposed is None or len(decomposed[0]) < MIN_ITEMS:
+        return None, f"not estimable: fewer than {MIN_ITEMS} items or no per-item form"
+    records, statistic = decomposed
+    try:
+        iv = intervals.bootstrap(
+            records,
+            statistic,
+            n_resamples=BOOTSTRAP_RESAMPLES,
+            seed=seed,
+            vectorized=intervals.is_vectorized(statistic),
+        )
+    except ScoringError as exc:
+        return None, f"not estimable: {exc}"
+    return iv, None
+
+
+def annotator_scores(
+    t: Any, gold: Mapping[Hashable, Any], humans: Mapping[str, Mapping[Hashable, Any]], seed: int
+) -> dict[str, tuple[Score, Interval | None, str | None]]:
+    """Each annotator's own score on the items they answered, with its bootstrap interval."""
+    out = {}
+    for r in sorted(humans):
+        answers = {i: v for i, v in humans[r].items() if v is not None and i in gold}
+        if not answers:
+            continue
+        g = {i: gold[i] for i in gold if i in answers}
+        try:
+            s = t.score_human(g, {r: answers})
+        except ScoringError:
+            continue
+        iv, why = _rater_bootstrap(t, g, s, seed)
+        out[r] = (s, iv, why)
+    return out
+
+
+def _mean_annotator(
+    t: Any,
+    gold: Mapping[Hashable, Any],
+    answered: Mapping[str, Mapping[Hashable, Any]],
+    scores: Mapping[str, Any],
+    seed: int,
+) -> dict:
+    """Mean of the annotators' own scores; its interval resamples items jointly for all of
+    them, so only where every annotator answered the same items (else "not estimable")."""
+    values = [s.value for s, _, _ in scores.values()]
+    mean = float(np.mean(values))
+    if len(scores) < 2:
+        return _entry(mean, None, "not estimable: one annotator (the mean is that annotator)")
+    parts = [_per_item(t, gold, s) for s, _, _ in scores.values()]
+    sizes = {None if p is None else len(p[0]) for p in parts}
+    items = {frozenset(i for i, v in answered[r].items() if v is not None) for r in scores}
+    if None in sizes:
+        return _entry(mean, None, "not estimable: the score has no per-item form")
+    if len(sizes) != 1 or len(items) != 1:
+        return _entry(mean, None, "not estimable: annotators answered different items")
+    n = sizes.pop()
+    assert n is not None
+    if n < MIN_ITEMS:
+        return _entry(mean, None, f"not estimable: fewer than {MIN_ITEMS} items")
+
+    def stat(idx: np.ndarray) -> float:
+        return float(np.mean([f(rec[idx]) for rec, f in parts]))  # type: ignore[index,misc]
+
+    try:
+        iv = intervals.bootstrap(
+            np.arange(n), stat, n_resamples=BOOTSTRAP_RESAMPLES, seed=seed, method="percentile"
+        )
+    except ScoringError as exc:
+        return _entry(mean, None, f"not estimable: {exc}")
+    return _entry(mean, iv, None, method="mean of annotators' scores; joint percentile bootstrap")
+
+
+def dawid_skene(
+    t: Any, gold: Mapping[Hashable, Any], humans: Mapping[str, Mapping[Hashable, Any]], seed: int
+) -> dict:
+    """Dawid–Skene (1979) aggregate of label answers, by crowd-kit, then scored as one rater.
+
+    Why a library: the EM over per-annotator confusion matrices has initialisation and
+    convergence details that crowd-kit (Apache-2.0) keeps and tests; we only feed it.
+    """
+    if not getattr(t, "score_answers_are_labels", False):
+        return _entry(None, None, "not applicable: answers are not labels")
+    if len(humans) < 2:
+        return _entry(None, None, "not estimable: one annotator")
+    rows = [
+        (str(i), r, v)
+        for r, a in sorted(humans.items())
+        for i, v in a.items()
+        if v is not None and i in gold
+    ]
+    if len({v for _, _, v in rows}) < 2:
+        return _entry(None, None, "not estimable: one label only")
+    try:
+        import pandas as pd
+        from crowdkit.aggregation import DawidSkene
+    except ImportError:
+        return _entry(None, None, "not estimable: crowd-kit is not installed (extra 'crowd')")
+    df = pd.DataFrame(rows, columns=["task", "worker", "label"])
+    labels = DawidSkene(n_iter=100).fit_predict(df)
+    by_str = {str(i): i for i in gold}
+    answers = {by_str[k]: v for k, v in labels.items()}
+    g = {i: gold[i] for i in gold if i in answers}
+    s = t.score_human(g, {"dawid_skene": answers})
+    iv, why = _rater_bootstrap(t, g, s, seed)
+    return _entry(s.value, iv, why, method="Dawid–Skene (crowd-kit, 100 EM iterations)")
+
+
+def noise_ceiling(
+    t: Any, humans: Mapping[str, Mapping[Hashable, Any]], n_min_items: int = MIN_ITEMS
+) -> dict:
+    """Leave-one-out noise ceiling: each annotator scored against the others' consensus (the
+    type's ``score_consensus``) on the items both have, then the mean over annotators. For
+    correlation scores (``score_ceiling_spearman_brown``) also the Spearman–Brown step-up of
+    that mean to all k annotators, k·r / (1 + (k − 1)·r). No interval: the leave-one-out
+    scores share annotators, so they are not independent draws."""
+    if len(humans) < 2:
+        return _entry(None, None, "not estimable: one annotator")
+    per: dict[str, float] = {}
+    for r in sorted(humans):
+        others = {o: a for o, a in humans.items() if o != r}
+        consensus = t.score_consensus(others)
+        if consensus is None:
+            return _entry(None, None, f"not estimable: a {t.name} answer has no consensus")
+        mine = {i: v for i, v in humans[r].items() if v is not None and i in consensus}
+        if len(mine) < n_min_items:
+            continue
+        try:
+            v = t.score_human({i: consensus[i] for i in mine}, {r: mine}).value
+        except ScoringError:
+            continue
+        if math.isfinite(v):
+            per[r] = float(v)
+    if not per:
+        return _entry(None, None, f"not estimable: no annotator shares {n_min_items} items")
+    mean = float(np.mean(list(per.values())))
+    extra: dict[str, Any] = {"per_annotator": per, "method": "leave-one-out mean"}
+    if getattr(t, "score_ceiling_spearman_brown", False):
+        k = len(humans)
+        denom = 1 + (k - 1) * mean
+        extra["spearman_brown"] = None if denom <= 0 else k * mean / denom
+        extra["spearman_brown_k"] = k
+    return _entry(mean, None, "no interval: leave-one-out scores share annotators", **extra)
+
+
+def human_panel(
+    t: Any,
+    gold: Mapping[Hashable, Any],
+    humans: Mapping[str, Mapping[Hashable, Any]],
+    aggregate: Score | None,
+    aggregate_interval: Interval | None,
+    aggregate_note: str | None,
+    seed: int,
+) -> dict[str, Any]:
+    """The panel: aggregate, mean / best / worst annotator, Dawid–Skene, with intervals."""
+    scores = annotator_scores(t, gold, humans, seed)
+    panel: dict[str, Any] = {
+        "aggregate": _entry(
+            None if aggregate is None else aggregate.value,
+            aggregate_interval,
+            aggregate_note,
+            method="HUME's aggregation",
+        ),
+        "annotators": {r: _entry(s.value, iv, why) for r, (s, iv, why) in scores.items()},
+    }
+    if not scores:
+        none = _entry(None, None, "not estimable: no annotator scored")
+        panel.update(mean_annotator=none, best_annotator=none, worst_annotator=none)
+    else:
+        ranked = sorted(scores, key=lambda r: (-scores[r][0].value, r))
+        best, worst = ranked[0], ranked[-1]
+        panel["mean_annotator"] = _mean_annotator(t, gold, humans, scores, seed)
+        panel["best_annotator"] = {**panel["annotators"][best], "annotator": best}
+        panel["worst_annotator"] = {**panel["annotators"][worst], "annotator": worst}
+    panel["dawid_skene"] = dawid_skene(t, gold, humans, seed)
+    panel["noise_ceiling"] = noise_ceiling(t, humans)
+    return panel
+
+
+def verdicts_against_best(
+    panel: Mapping[str, Any],
+    compare: Callable[[Mapping[str, Mapping[Hashable, Any]]], Mapping[str, dict]],
+    humans: Mapping[str, Mapping[Hashable, Any]],
+    raters: tuple[str, ...] = (),
+) -> dict[str, dict[str, Any]]:
+    """Each model's or LLM's paired comparison with the best annotator alone (``compare`` runs
+    the paired comparison against the given humans); ``verdict`` names that annotator and says
+    "above humans" only when the interval of (best annotator − rater) is wholly below 0.
+    ``raters`` with per-item answers that share too few items with that annotator get a
+    "not estimable" entry with the reason."""
+    best = panel.get("best_annotator", {}).get("annotator")
+    if best is None:
+        return {}
+    compared = compare({best: humans[best]})
+    out: dict[str, dict[str, Any]] = {
+        name: {
+            "human": f"best annotator {best}",
+            "position": "not estimable",
+            "why": f"not estimable: fewer than {MIN_ITEMS} items shared with {best}",
+        }
+        for name in raters
+        if name not in compared
+    }
+    for name, cmp in compared.items():
+        if "low" not in cmp:
+            out[name] = {**cmp, "human": f"best annotator {best}"}
+            continue
+        word = {"above": "above humans", "below": "below", "inside": "not separable from"}[
+            cmp["position"]
+        ]
+        verdict = f"{word} the best annotator ({best})"
+        if cmp["position"] == "above":
+            verdict = f"above humans: above the best annotator ({best})"
+        out[name] = {**cmp, "human": f"best annotator {best}", "verdict": verdict}
+    return out
+
+
+__all__ = [
+    "annotator_scores",
+    "dawid_skene",
+    "human_panel",
+    "noise_ceiling",
+    "verdicts_against_best",
+]
