@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scoring import agreement, intervals
+from scoring.alt_test import AltTestResult, alt_tests
 from scoring.errors import ScoringError
 from scoring.records import Agreement, Interval, Score
 from scoring.rules import ScoringRules, items_by_bootstrap_scaling
@@ -114,6 +115,8 @@ class SubsetReport:
     paired: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: The human score against the best embedding model on the subset (see :func:`difficulty`).
     difficulty: dict[str, Any] | None = None
+    #: Per LLM annotator: the alternative annotator test (:mod:`scoring.alt_test`).
+    alt_test: dict[str, AltTestResult] = field(default_factory=dict)
 
     @property
     def headline_agreement(self) -> Agreement | None:
@@ -141,6 +144,7 @@ class SubsetReport:
             "above_every_annotator": self.above_every_annotator,
             "paired": self.paired,
             "difficulty": self.difficulty,
+            "alt_test": {k: v.to_dict() for k, v in self.alt_test.items()},
             "agreement": [a.to_dict() for a in self.agreement],
             "low_agreement": self.low_agreement,
             "human_llm_agreement": {k: v.to_dict() for k, v in self.human_llm_agreement.items()},
@@ -422,6 +426,7 @@ def evaluate_subset(inp: SubsetInput) -> SubsetReport:
         above_every_annotator=above,
         paired=paired,
         difficulty=difficulty(human, inp.models),
+        alt_test=alt_tests(inp.task_type, inp.humans, inp.llms),
     )
 
 
