@@ -184,8 +184,8 @@ def alt_test(
     if len(people) < MIN_ANNOTATORS:
         result.status = "fewer than 3 annotators"
         result.reason = (
-            f"{len(people)} annotator(s): the test needs {MIN_ANNOTATORS}; the LLM's agreement "
-            "with each annotator is given instead"
+            f"{len(people)} annotator(s): the test needs {MIN_ANNOTATORS}; the agreement of "
+            "the LLM with each annotator is given instead"
         )
         result.pairwise = _pairwise(people, answers, align)
         return result
