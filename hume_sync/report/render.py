@@ -387,6 +387,9 @@ def _llm_agreement_rows(report: StudyReport) -> tuple[list[str], list[list[str]]
     return header, rows
 
 
+NO_LLM_ALT_TEST = "No LLM annotator answered in this study: nothing to test."
+
+
 def _alt_test_cell(r: AltTestResult) -> str:
     """One LLM's alternative annotator test in words: the verdict, ω, or why there is none."""
     if r.status == "tested":
@@ -510,9 +513,8 @@ def markdown(report: StudyReport) -> str:
         out += ["## LLM annotators: agreement with humans (apart from human–human)", ""]
         out += _md_table(header, rows)
     header, rows = _alt_test_rows(report)
-    if rows:
-        out += ["## Can an LLM replace an annotator? (alternative annotator test)", ""]
-        out += _md_table(header, rows)
+    out += ["## Can an LLM replace an annotator? (alternative annotator test)", ""]
+    out += _md_table(header, rows) if rows else [NO_LLM_ALT_TEST, ""]
     q = _quality(report)
     out += ["## Dataset quality", ""]
     if q["low"]:
@@ -705,11 +707,10 @@ def html(report: StudyReport) -> str:
             _llm_plot(report),
         ]
     header, rows = _alt_test_rows(report)
-    if rows:
-        sections += [
-            "<h2>Can an LLM replace an annotator? (alternative annotator test)</h2>",
-            _html_table(header, rows),
-        ]
+    sections += [
+        "<h2>Can an LLM replace an annotator? (alternative annotator test)</h2>",
+        _html_table(header, rows) if rows else f"<p>{_h(NO_LLM_ALT_TEST)}</p>",
+    ]
     item_header = ["subset", "item", "text", "gold", "answers"]
     sections += [
         "<h2>Dataset quality</h2>",
