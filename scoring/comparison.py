@@ -62,6 +62,16 @@ class RankRow:
     #: the ranked raters; ``None`` for raters that are not ranked.
     borda: float | None = None
     borda_rank: int | None = None
+    #: The 95 % bootstrap interval of the rank and of the mean (see :func:`rank_intervals`),
+    #: and the group of raters whose ranks cannot be separated (1 = the top group).
+    rank_low: int | None = None
+    rank_high: int | None = None
+    mean_low: float | None = None
+    mean_high: float | None = None
+    group: int | None = None
+    #: What the rater's own result files publish beside the mean (humans: the mean of the
+    #: per-subset ``confidence_interval`` bounds, items, annotators); empty for models.
+    published: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -72,6 +82,10 @@ class RankRow:
             "rank": self.rank,
             "borda": self.borda,
             "borda_rank": self.borda_rank,
+            "rank_interval": [self.rank_low, self.rank_high],
+            "mean_interval": [self.mean_low, self.mean_high],
+            "group": self.group,
+            "published": self.published,
             "complete": self.complete,
             "n_subsets": self.n_subsets,
             "by_type": self.by_type,
@@ -197,8 +211,86 @@ def rank_raters(raters: Iterable[Rater], subsets: Mapping[str, SubsetInfo]) -> l
         prev = by_points[i - 1] if i else None
         tied = prev is not None and abs((prev.borda or 0.0) - (row.borda or 0.0)) <= TIE_TOLERANCE
         row.borda_rank = prev.borda_rank if tied and prev is not None else i + 1
+    rank_intervals(rankable, list(subsets))
+    for row in rows:
+        if row.rater.kind == "human":
+            row.published = published_interval(row.rater, list(subsets))
     rows.sort(key=lambda r: (r.rank is None, r.rank or 0, -(r.mean or 0.0), r.rater.label))
     return rows
+
+
+#: Bootstrap settings for :func:`rank_intervals` (seeded: the same files give the same table).
+RANK_BOOTSTRAP = 2000
+RANK_SEED = 0
+RANK_METHOD = (
+    "rank interval: 2.5 and 97.5 percentiles of each ranked rater's competition rank over "
+    f"{RANK_BOOTSTRAP} seeded bootstrap resamples of the subsets (seed {RANK_SEED}; MTEB result "
+    "files carry no per-item results, so items are not resampled); mean interval: the same "
+    "resamples' percentiles of the mean; groups: raters in rank order, a rater joins the "
+    "current group when its rank interval overlaps that of the group's first rater, otherwise "
+    "it starts a new one (raters in one group cannot be separated)"
+)
+
+
+def rank_intervals(
+    rows: Sequence[RankRow],
+    subsets: Sequence[str],
+    *,
+    n_boot: int = RANK_BOOTSTRAP,
+    seed: int = RANK_SEED,
+) -> None:
+    """Fill the rank and mean intervals and the groups of the ranked rows, in place.
+
+    Written by hand because no library bootstraps a rank table: resample the subsets with
+    replacement (every ranked rater has every subset), recompute each rater's mean and its
+    competition rank (1 + raters with a mean higher by more than ``TIE_TOLERANCE``), take the
+    2.5/97.5 percentiles (``method="lower"/"higher"``, so ranks stay whole numbers). Groups:
+    walk the raters in rank order; one joins the current group while its rank interval overlaps
+    that of the group's first rater (``rank_low <= first.rank_high``).
+    """
+    import numpy as np
+
+    ranked = sorted((r for r in rows if r.rank is not None), key=lambda r: r.rank or 0)
+    if not ranked or not subsets:
+        return
+    scores = np.array(
+        [[r.rater.scores[sid].main_score for sid in subsets] for r in ranked], dtype=float
+    )
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, len(subsets), size=(n_boot, len(subsets)))
+    means = scores[:, idx].mean(axis=2).T  # (n_boot, raters)
+    ranks = 1 + (means[:, None, :] > means[:, :, None] + TIE_TOLERANCE).sum(axis=2)
+    for j, row in enumerate(ranked):
+        row.rank_low = int(np.quantile(ranks[:, j], 0.025, method="lower"))
+        row.rank_high = int(np.quantile(ranks[:, j], 0.975, method="higher"))
+        row.mean_low = float(np.quantile(means[:, j], 0.025))
+        row.mean_high = float(np.quantile(means[:, j], 0.975))
+    group, first = 0, None
+    for row in ranked:
+        if first is None or (row.rank_low or 0) > (first.rank_high or 0):
+            group, first = group + 1, row
+        row.group = group
+
+
+def published_interval(rater: Rater, subsets: Sequence[str]) -> dict[str, Any]:
+    """What a rater's files publish beside the mean: the mean of the per-subset
+    ``confidence_interval`` bounds (only where every subset has one: the mean of the bounds is
+    an interval for the mean when the subsets' errors move together, a conservative reading),
+    the items and the most annotators any subset had."""
+    blocks = [rater.scores[s].block for s in subsets if s in rater.scores]
+    out: dict[str, Any] = {}
+    ivs = [b.get("confidence_interval") for b in blocks]
+    if blocks and all(isinstance(iv, Mapping) and "low" in iv and "high" in iv for iv in ivs):
+        out["interval"] = [
+            sum(float(iv["low"]) for iv in ivs) / len(ivs),  # type: ignore[index]
+            sum(float(iv["high"]) for iv in ivs) / len(ivs),  # type: ignore[index]
+        ]
+    agreements = [b.get("agreement") for b in blocks if isinstance(b.get("agreement"), Mapping)]
+    if agreements:
+        out["n_items"] = sum(int(a.get("n_items", 0) or 0) for a in agreements)
+        out["n_annotators"] = max(int(a.get("n_annotators", 0) or 0) for a in agreements)
+        out["n_subsets_with_agreement"] = len(agreements)
+    return out
 
 
 def borda_counts(raters: Mapping[Any, Rater], subsets: Iterable[str]) -> dict[Any, float]:

@@ -19,6 +19,7 @@ import math
 from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Callable, Hashable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from scoring.records import Agreement, Interval, Score
@@ -36,6 +37,16 @@ METHOD_TOPICS = (
 #: array, resampled along its first axis) and the statistic that maps a resample to the score
 #: (or, marked with :func:`scoring.intervals.vectorized`, a stack of resamples to one score each).
 PerItem = tuple[Any, Callable[[Any], float]]
+
+
+@dataclass(frozen=True)
+class ItemAlignment:
+    """How closely two raters' answers to one item agree, for the alternative annotator test
+    (:mod:`scoring.alt_test`): ``measure(a, b)`` is higher for closer answers, ``method`` names
+    it in the report's Methods."""
+
+    method: str
+    measure: Callable[[Any, Any], float]
 
 
 class ScoringRules(ABC):
@@ -185,6 +196,17 @@ class ScoringRules(ABC):
         """
         return answers
 
+    @property
+    def score_item_alignment(self) -> ItemAlignment | None:
+        """The per-item alignment of two answers (the alternative annotator test's), or
+        ``None`` where the type has none; :attr:`score_alignment_missing` then says why."""
+        return None
+
+    @property
+    def score_alignment_missing(self) -> str:
+        """Why the type has no per-item alignment (empty where it has one)."""
+        return "" if self.score_item_alignment is not None else "no per-item alignment defined"
+
     # --------------------------------------------------------------------------------------
     # Intervals and sample size
 
@@ -271,4 +293,16 @@ def majority_consensus(
     return out
 
 
-__all__ = ["PerItem", "ScoringRules", "items_by_bootstrap_scaling", "majority_consensus"]
+def label_match(a: Any, b: Any) -> float:
+    """1 when two labels are equal, else 0: the alignment of label tasks."""
+    return 1.0 if a == b else 0.0
+
+
+__all__ = [
+    "ItemAlignment",
+    "PerItem",
+    "ScoringRules",
+    "items_by_bootstrap_scaling",
+    "label_match",
+    "majority_consensus",
+]

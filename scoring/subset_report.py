@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from scoring import agreement, intervals, panel
+from scoring.alt_test import AltTestResult, alt_tests
 from scoring.errors import ScoringError
 from scoring.records import Agreement, Interval, Score
 from scoring.rules import ScoringRules, items_by_bootstrap_scaling
@@ -124,6 +125,8 @@ class SubsetReport:
     #: Per model or LLM: the paired comparison with the best annotator alone and a verdict
     #: naming them ("above humans" only when that interval excludes 0).
     vs_best: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: Per LLM annotator: the alternative annotator test (:mod:`scoring.alt_test`).
+    alt_test: dict[str, AltTestResult] = field(default_factory=dict)
 
     @property
     def headline_agreement(self) -> Agreement | None:
@@ -153,6 +156,7 @@ class SubsetReport:
             "difficulty": self.difficulty,
             "human_panel": self.human_panel,
             "vs_best": self.vs_best,
+            "alt_test": {k: v.to_dict() for k, v in self.alt_test.items()},
             "agreement": [a.to_dict() for a in self.agreement],
             "low_agreement": self.low_agreement,
             "human_llm_agreement": {k: v.to_dict() for k, v in self.human_llm_agreement.items()},
@@ -441,6 +445,7 @@ def evaluate_subset(inp: SubsetInput) -> SubsetReport:
         difficulty=difficulty(human, inp.models),
         human_panel=hp,
         vs_best=vs_best,
+        alt_test=alt_tests(inp.task_type, inp.humans, inp.llms),
     )
 
 

@@ -14,6 +14,7 @@ from hume_sync import task_types
 from hume_sync.report.model import known_types
 from hume_sync.report.safe_text import csv_rows, md_cell, md_text
 from scoring.comparison import (
+    RANK_METHOD,
     HumanVsModels,
     RankRow,
     SubsetInfo,
@@ -31,7 +32,7 @@ METHOD = (
     "excluded (HUME(v1)); only raters with every subset are ranked (competition ranks); "
     "best/median model per subset over ranked models; newest revision per model unless chosen; "
     "Borda rank (last column, as the MTEB leaderboard shows): per subset one point per ranked "
-    "rater beaten and ½ per tie, summed over subsets"
+    "rater beaten and ½ per tie, summed over subsets; " + RANK_METHOD
 )
 
 
@@ -82,6 +83,18 @@ def _pct(x: float | None) -> str:
     return "" if x is None else f"{100 * x:.2f}"
 
 
+def _interval(low: float | None, high: float | None) -> str:
+    return "" if low is None or high is None else f"{_pct(low)}–{_pct(high)}"
+
+
+def _published(row: RankRow) -> str:
+    """The interval the rater's own files publish (humans), or why there is none."""
+    if row.rater.kind != "human":
+        return ""
+    iv = row.published.get("interval")
+    return _interval(*iv) if iv else "not in files"
+
+
 def _table_rows(board: Leaderboard) -> tuple[list[str], list[list[str]]]:
     present = {i.task_type for i in board.subsets.values()}
     types = [t for t in task_types.names() if t in present]
@@ -90,6 +103,10 @@ def _table_rows(board: Leaderboard) -> tuple[list[str], list[list[str]]]:
         "model",
         "kind",
         "mean %",
+        "mean 95 %",
+        "published 95 %",
+        "rank 95 %",
+        "group",
         "subsets",
         *[f"{t} %" for t in types],
         "Borda rank",
@@ -102,6 +119,10 @@ def _table_rows(board: Leaderboard) -> tuple[list[str], list[list[str]]]:
                 r.rater.label,
                 r.rater.kind,
                 _pct(r.mean),
+                _interval(r.mean_low, r.mean_high),
+                _published(r),
+                "" if r.rank_low is None else f"{r.rank_low}–{r.rank_high}",
+                "" if r.group is None else str(r.group),
                 f"{r.n_subsets}/{len(board.subsets)}",
                 *[_pct(r.by_type.get(t)) for t in types],
                 "" if r.borda_rank is None else str(r.borda_rank),
@@ -130,6 +151,27 @@ def _summary(board: Leaderboard) -> list[str]:
         ]
         if low:
             lines.append(f"Low human agreement (κ < 0.4 or ρ < 0.6): {', '.join(low)}.")
+    for r in board.rows:
+        if r.rater.kind != "human" or r.rank is None:
+            continue
+        p = r.published
+        if p.get("n_annotators"):
+            lines.append(
+                f"{r.rater.label}: {p['n_items']} items, up to {p['n_annotators']} annotators "
+                f"({p['n_subsets_with_agreement']} of {len(board.subsets)} subsets publish "
+                "agreement, items and annotators)."
+            )
+        else:
+            lines.append(
+                f"{r.rater.label}: its result files publish no agreement, items or annotators."
+            )
+    groups = sorted({r.group for r in board.rows if r.group is not None})
+    if groups:
+        top = [r.rater.label for r in board.rows if r.group == 1]
+        lines.append(
+            f"{len(groups)} group(s) of raters whose ranks cannot be separated; "
+            f"group 1 holds {len(top)}."
+        )
     lines.append(f"Method: {METHOD}.")
     return lines
 

@@ -18,6 +18,8 @@ from hume_sync.report import plots
 from hume_sync.report.plots import Bar
 from hume_sync.report.safe_text import md_cell, md_text
 from hume_sync.steps.late_answers import EDITED_NOTE
+from scoring.alt_test import METHOD as ALT_TEST_METHOD
+from scoring.alt_test import AltTestResult
 from scoring.subset_report import SubsetReport, degenerate
 from scoring.tasks import normalise_language
 
@@ -55,6 +57,9 @@ _COMMON_METHODS = {
     "estimable' says why where a number or interval cannot be had",
     "Above humans": "only when the paired interval of (best annotator − rater), on the items "
     "both answered, lies below 0; every such verdict names the best annotator",
+    "Alternative annotator test": ALT_TEST_METHOD + "; per-item alignment from the task type "
+    "(label match; STS −|a − b|/5; reranking the share of a query's candidates marked alike); "
+    "not applicable to clustering (no per-item answer)",
     "Agreement": "bands: ≤0.2 slight, ≤0.4 fair, ≤0.6 moderate, ≤0.8 substantial, >0.8 "
     "excellent; low agreement: κ < 0.4 or ρ < 0.6",
     "Table": "mean over task-language subsets, each weighted equally; only raters with every "
@@ -97,6 +102,7 @@ _METHOD_ORDER = (
     "LLM annotator",
     "Interval (95 %)",
     "Significance",
+    "Alternative annotator test",
     "Agreement",
     "Table",
     "Borda rank",
@@ -516,6 +522,38 @@ def _llm_agreement_rows(report: StudyReport) -> tuple[list[str], list[list[str]]
     return header, rows
 
 
+NO_LLM_ALT_TEST = "No LLM annotator answered in this study: nothing to test."
+
+
+def _alt_test_cell(r: AltTestResult) -> str:
+    """One LLM's alternative annotator test in words: the verdict, ω, or why there is none."""
+    if r.status == "tested":
+        won = sum(bool(a.llm_wins) for a in r.annotators)
+        n = sum(a.p_adjusted is not None for a in r.annotators)
+        verdict = "passes" if r.passed else "fails"
+        return f"{verdict}: ω = {_f(r.winning_rate, 2)} ({won}/{n} annotators), ε = {r.epsilon:g}"
+    if r.status == "fewer than 3 annotators":
+        parts = [
+            f"vs {p.annotator}: {_f(p.agreement)} [{_f(p.low)}, {_f(p.high)}] {p.method}, "
+            f"n = {p.n_items}"
+            if p.agreement is not None and p.low is not None
+            else f"vs {p.annotator}: not estimable ({p.reason})"
+            for p in r.pairwise
+        ]
+        return f"not tested ({r.reason}): " + "; ".join(parts)
+    return f"{r.status}: {r.reason}"
+
+
+def _alt_test_rows(report: StudyReport) -> tuple[list[str], list[list[str]]]:
+    header = ["subset", "LLM", "alignment", "can it replace an annotator?"]
+    rows = [
+        [s.input.key, name, r.alignment or "—", _alt_test_cell(r)]
+        for s in report.subsets
+        for name, r in sorted(s.alt_test.items())
+    ]
+    return header, rows
+
+
 def _planning_rows(report: StudyReport) -> tuple[list[str], list[list[str]]]:
     header = ["subset", "items", "half-width now", "items for ±0.05", "method"]
     rows = [
@@ -646,6 +684,9 @@ def markdown(report: StudyReport) -> str:
     if rows:
         out += ["## LLM annotators: agreement with humans (apart from human–human)", ""]
         out += _md_table(header, rows)
+    header, rows = _alt_test_rows(report)
+    out += ["## Can an LLM replace an annotator? (alternative annotator test)", ""]
+    out += _md_table(header, rows) if rows else [NO_LLM_ALT_TEST, ""]
     q = _quality(report)
     out += ["## Dataset quality", ""]
     if q["low"]:
@@ -844,6 +885,11 @@ def html(report: StudyReport) -> str:
             _html_table(header, rows),
             _llm_plot(report),
         ]
+    header, rows = _alt_test_rows(report)
+    sections += [
+        "<h2>Can an LLM replace an annotator? (alternative annotator test)</h2>",
+        _html_table(header, rows) if rows else f"<p>{_h(NO_LLM_ALT_TEST)}</p>",
+    ]
     item_header = ["subset", "item", "text", "gold", "answers"]
     sections += [
         "<h2>Dataset quality</h2>",

@@ -9,7 +9,7 @@ import numpy as np
 
 from scoring import aggregation, agreement, intervals
 from scoring.records import Agreement, Interval, Score
-from scoring.rules import PerItem, ScoringRules, majority_consensus
+from scoring.rules import ItemAlignment, PerItem, ScoringRules, label_match, majority_consensus
 
 
 class ClassificationScoring(ScoringRules):
@@ -42,6 +42,12 @@ class ClassificationScoring(ScoringRules):
     score_main_range = (0.0, 1.0)
     score_annotator_method = "accuracy"
     score_headline_agreement = "fleiss_kappa"
+
+    @property
+    def score_item_alignment(self) -> ItemAlignment:
+        """Label match: 1 when two answers give the same label."""
+        return ItemAlignment("label match (1 if equal, else 0)", label_match)
+
     score_human_machine_statistic = "cohen_kappa"
 
     #: The stored per-item model answer is the majority label over mteb's 10 runs; the mean

@@ -31,6 +31,15 @@ class ClusteringScoring(ScoringRules):
     score_main_range = (0.0, 1.0)
     score_annotator_method = "v_measure"
     score_headline_agreement = "mean_pairwise_ari"
+
+    @property
+    def score_alignment_missing(self) -> str:
+        """Why clustering has no per-item alignment."""
+        return (
+            "not applicable: an item is a whole set partitioned once per rater with arbitrary "
+            "group names: two answers compare only as whole partitions (ARI), not item by item"
+        )
+
     score_human_machine_statistic = "ari"
 
     def score_human(self, gold: Mapping[Hashable, Any], answers: Mapping[str, Any]) -> Score:

@@ -42,7 +42,14 @@ from scoring import agreement, intervals, kernels, metrics
 from scoring.aggregation import human_classification
 from scoring.errors import DegenerateInputError, InvalidInputError
 from scoring.records import Agreement, Interval, Score
-from scoring.rules import PerItem, ScoringRules, items_by_bootstrap_scaling, majority_consensus
+from scoring.rules import (
+    ItemAlignment,
+    PerItem,
+    ScoringRules,
+    items_by_bootstrap_scaling,
+    label_match,
+    majority_consensus,
+)
 
 Answers = Mapping[Any, Mapping[Hashable, Any]]
 
@@ -220,6 +227,12 @@ class PairClassificationScoring(ScoringRules):
     #: One annotator's own score: AP of their 0/1 answers (scikit-learn, ties as one step).
     score_annotator_method: str = "ap:sklearn"
     score_headline_agreement: str = "fleiss_kappa"
+
+    @property
+    def score_item_alignment(self) -> ItemAlignment:
+        """Label match on the 0/1 answer: 1 when two answers agree."""
+        return ItemAlignment("label match (1 if equal, else 0)", label_match)
+
     score_human_machine_statistic: str = "cohen_kappa"
     #: Bootstrap settings of :meth:`score_interval` (seeded: the same answers, the same bounds).
     #: A model stores its 1/0 decisions (at mteb's best-accuracy threshold): their AP, not

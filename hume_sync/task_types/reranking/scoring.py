@@ -11,10 +11,17 @@ import numpy as np
 
 from scoring import aggregation, agreement, intervals, metrics
 from scoring.records import Agreement, Interval, Score
-from scoring.rules import PerItem, ScoringRules, items_by_bootstrap_scaling
+from scoring.rules import ItemAlignment, PerItem, ScoringRules, items_by_bootstrap_scaling
 
 #: A candidate's text is cut to this many characters in the report's item lists.
 MARK_TEXT_CHARS = 120
+
+
+def _marks_alignment(a: Any, b: Any) -> float:
+    keys = set(a) | set(b)
+    if not keys:
+        return 1.0
+    return sum(int(a.get(k, 0)) == int(b.get(k, 0)) for k in keys) / len(keys)
 
 
 class RerankingScoring(ScoringRules):
@@ -40,6 +47,12 @@ class RerankingScoring(ScoringRules):
     score_main_range = (0.0, 1.0)
     score_annotator_method = "mean_over_queries(map:sklearn)"
     score_headline_agreement = "reranking:mean_spearman"
+
+    @property
+    def score_item_alignment(self) -> ItemAlignment:
+        """Per query: the share of candidates both raters mark alike (a missing mark is 0)."""
+        return ItemAlignment("share of a query's candidates marked alike", _marks_alignment)
+
     score_human_machine_statistic = "reranking_binary_kappa"
 
     def score_human(self, gold: Mapping[Hashable, Any], answers: Mapping[str, Any]) -> Score:

@@ -9,11 +9,15 @@ import numpy as np
 
 from scoring import aggregation, agreement, intervals
 from scoring.records import Agreement, Interval, Score
-from scoring.rules import PerItem, ScoringRules
+from scoring.rules import ItemAlignment, PerItem, ScoringRules
 
 #: Ratings this far apart (on the 0–5 scale) make a disagreement; a mean rating this far from
 #: gold, with annotators not disagreeing, a candidate gold error.
 RATING_GAP = 2
+
+
+def _rating_alignment(a: Any, b: Any) -> float:
+    return -abs(float(a) - float(b)) / 5.0
 
 
 class STSScoring(ScoringRules):
@@ -37,6 +41,13 @@ class STSScoring(ScoringRules):
     score_main_range = (-1.0, 1.0)
     score_annotator_method = "spearman"
     score_headline_agreement = "mean_pairwise_spearman"
+
+    @property
+    def score_item_alignment(self) -> ItemAlignment:
+        """Negative distance of two ratings, normalised by the 0–5 scale: 0 when equal, −1 at
+        the scale's two ends."""
+        return ItemAlignment("−|a − b| / 5 (rating distance on the 0–5 scale)", _rating_alignment)
+
     score_human_machine_statistic = "spearman"
 
     def score_human(self, gold: Mapping[Hashable, Any], answers: Mapping[str, Any]) -> Score:
