@@ -260,6 +260,8 @@ def _cmd_annotators_add(args: argparse.Namespace) -> int:
     print(f"{a.email}: {what} as slot {a.slot} ({a.key}), languages {', '.join(a.languages)}")
     state = "started" if result.server_started else "running"
     print(f"  Label Studio of their own: {a.ls_url} ({state})")
+    if result.unused_languages:
+        print(f"  note: no subset of the study is in {', '.join(result.unused_languages)}")
     if result.account_created:
         print(f"  account created; login (email and password) in {result.login_file} (mode 0600)")
     elif result.login_file:

@@ -82,7 +82,8 @@ def test_a_kill_after_the_sign_up_and_a_reboot_with_8080_taken(
     [(url, creds)] = json.loads(login.read_text()).items()
     assert stat.S_IMODE(os.stat(login).st_mode) == 0o600
     assert _logs_in(url, "ana@lab.org", creds["password"])  # somebody knows the password
-    assert main(["annotators", "add", str(study), "ben@lab.org"]) == 0
+    assert main(["annotators", "add", str(study), "ben@lab.org", "--languages", "eng,fra"]) == 0
+    assert "  note: no subset of the study is in fra\n" in capsys.readouterr().out
 
     # item 7: the folders whose names are email slugs are the owner's only
     annotators = home / "annotators"
