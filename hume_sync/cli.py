@@ -11,7 +11,7 @@ import contextlib
 import json
 import sqlite3
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -52,18 +52,41 @@ def _print_json(obj: object) -> None:
 
 
 def _cmd_up(args: argparse.Namespace) -> int:
+    """Bring back every embedded server hume made (after a reboot), each on its own port.
+
+    The general server (``$HUME_HOME/label-studio``) comes up only when it was used before or is
+    asked for (``--data-dir``/``--port``): annotators work on servers of their own, and a busy
+    8080 must not keep their servers down. One line per server; exit 2 if any failed.
+    """
     from hume_sync.labelstudio import server
     from hume_sync.labelstudio import servers as ls_servers
 
-    info = server.start(Path(args.data_dir) if args.data_dir else None, port=args.port)
-    state = "already running" if info.already_running else "started"
-    print(f"Label Studio {state} at {info.url}")
-    print(f"login: {info.username} (password and API token in {info.data_dir}/credentials.json)")
-    for data_dir in ls_servers.embedded_annotator_dirs():
-        annotator = ls_servers.start_embedded(data_dir)
-        state = "already running" if annotator.already_running else "started"
-        print(f"annotator's Label Studio {state} at {annotator.url} ({data_dir.parent.name})")
-    return 0
+    wanted: list[tuple[str, Callable[[], server.ServerInfo]]] = []
+    general = Path(args.data_dir) if args.data_dir else server.default_data_dir()
+    if args.data_dir or args.port or (general / server.CREDENTIALS_FILE).is_file():
+        wanted.append(("Label Studio", lambda: ls_servers.start_general(general, args.port)))
+    for d in ls_servers.embedded_annotator_dirs():
+        label = f"annotator's Label Studio ({d.parent.name})"
+        wanted.append((label, lambda d=d: ls_servers.start_embedded(d)))
+    if not wanted:
+        print(
+            "nothing to start: no annotator has a server yet ('hume-sync annotators add'); "
+            "'hume-sync up --port 8080' starts a general Label Studio"
+        )
+        return 0
+    failed = 0
+    outcomes = ls_servers.start_each([start for _, start in wanted])
+    for (label, _), outcome in zip(wanted, outcomes, strict=True):
+        if isinstance(outcome, HumeError):
+            failed += 1
+            print(f"hume-sync up: error: {label}: {outcome}", file=sys.stderr)
+            continue
+        state = "already running" if outcome.already_running else "started"
+        print(f"{label} {state} at {outcome.url}")
+        if label == "Label Studio":
+            creds = general / server.CREDENTIALS_FILE
+            print(f"  login: {outcome.username} (password and API token in {creds})")
+    return EXIT_USER_ERROR if failed else 0
 
 
 def _cmd_down(args: argparse.Namespace) -> int:
@@ -237,6 +260,8 @@ def _cmd_annotators_add(args: argparse.Namespace) -> int:
     print(f"{a.email}: {what} as slot {a.slot} ({a.key}), languages {', '.join(a.languages)}")
     state = "started" if result.server_started else "running"
     print(f"  Label Studio of their own: {a.ls_url} ({state})")
+    if result.unused_languages:
+        print(f"  note: no subset of the study is in {', '.join(result.unused_languages)}")
     if result.account_created:
         print(f"  account created; login (email and password) in {result.login_file} (mode 0600)")
     elif result.login_file:
@@ -497,7 +522,12 @@ def build_parser() -> argparse.ArgumentParser:
     lb.set_defaults(func=_cmd_leaderboard)
 
     for name, func, text in (
-        ("up", _cmd_up, "start the embedded Label Studio (SQLite, 127.0.0.1) and print its URL"),
+        (
+            "up",
+            _cmd_up,
+            "start every embedded Label Studio (each annotator's, on its own port; the "
+            "general one when used before or asked for with --data-dir/--port)",
+        ),
         ("down", _cmd_down, "stop the embedded Label Studio"),
     ):
         p = sub.add_parser(name, help=text, description=text)
@@ -507,7 +537,11 @@ def build_parser() -> argparse.ArgumentParser:
             "(default: $HUME_HOME/label-studio or ~/.hume/label-studio)",
         )
         if name == "up":
-            p.add_argument("--port", type=int, default=8080)
+            p.add_argument(
+                "--port",
+                type=int,
+                help="port of the general server (default: its last one, else 8080)",
+            )
         p.set_defaults(func=func)
 
     init = sub.add_parser("init", help="load and sample a study from its spec (idempotent)")

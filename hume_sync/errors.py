@@ -24,6 +24,7 @@ __all__ = [
     "LabelStudioRequestError",
     "LabelStudioServerError",
     "LabelStudioTimeoutError",
+    "LabelStudioURLError",
     "LabelStudioUnreachableError",
     "LateAnswerError",
     "PortInUseError",
@@ -177,3 +178,7 @@ class LabelStudioServerError(LabelStudioError):
 
 class UnknownTaskTypeError(HumeError, LookupError):
     """A task type no registered class answers to (``hume_sync.task_types``)."""
+
+
+class LabelStudioURLError(HumeError, ValueError):
+    """A Label Studio URL hume will not use (not http(s), or with a password in it)."""

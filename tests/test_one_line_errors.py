@@ -108,7 +108,8 @@ def test_leaderboard_on_a_deeply_nested_result_file(tmp_path, capsys):
     )
 
 
-def test_up_on_a_data_folder_that_is_a_file(tmp_path, capsys):
+def test_up_on_a_data_folder_that_is_a_file(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("HUME_HOME", str(tmp_path / "hume-home"))  # no annotator server to start
     not_a_folder = tmp_path / "data"
     not_a_folder.write_text("x")
     assert main(["up", "--data-dir", str(not_a_folder / "ls"), "--port", "1"]) == 2
@@ -117,8 +118,9 @@ def test_up_on_a_data_folder_that_is_a_file(tmp_path, capsys):
 
 
 @pytest.mark.labelstudio
-def test_up_on_a_broken_data_folder_names_the_cause_and_the_log(tmp_path, capsys):
+def test_up_on_a_broken_data_folder_names_the_cause_and_the_log(tmp_path, capsys, monkeypatch):
     """A damaged Label Studio database: Label Studio exits during start-up."""
+    monkeypatch.setenv("HUME_HOME", str(tmp_path / "hume-home"))
     try:
         server.find_executable()
     except server.ServerStartError as exc:

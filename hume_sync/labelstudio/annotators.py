@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from hume_sync.errors import AnnotatorError
-from hume_sync.labelstudio import server
+from hume_sync.labelstudio import server, urls
 from hume_sync.labelstudio import servers as ls_servers
 from hume_sync.labelstudio.client import LabelStudioClient
 from hume_sync.store import AnnotatorRow, Store, SubsetRow
@@ -93,7 +93,7 @@ def logins_path(email: str, base: Path | None = None) -> Path:
 
 def _write_login(email: str, url: str, password: str, base: Path | None) -> Path:
     path = logins_path(email, base)
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    ls_servers.private_annotator_dir(path.parent)
     try:
         logins = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -141,6 +141,7 @@ class AddResult:
     server_started: bool
     login_file: Path | None
     token: str | None = field(default=None, repr=False)  # the new account's API token
+    unused_languages: tuple[str, ...] = ()  # asked for, but no subset of the study is in them
 
 
 def _connect(
@@ -155,17 +156,35 @@ def _connect(
         data_dir = ls_servers.annotator_home(email, base) / "label-studio"
         info = ls_servers.start_embedded(data_dir, port, timeout=start_timeout)
         return LabelStudioClient(info.url, info.token), not info.already_running
-    if not re.match(r"https?://[^/\s]+", url):
-        raise AnnotatorError(f"--url must start with http:// or https://, got {url!r}")
+    urls.checked(url, "--url")
+    client = LabelStudioClient(url.rstrip("/"), _admin_token(url))
+    client.whoami()  # a wrong token or URL fails here, before anything is written
+    return client, False
+
+
+def _admin_token(url: str) -> str:
     token = os.environ.get("LABEL_STUDIO_API_KEY", "").strip()
     if not token:
         raise AnnotatorError(
             f"give the admin API token of {url} in LABEL_STUDIO_API_KEY (never on the command line)"
         )
-    client = LabelStudioClient(url.rstrip("/"), token)
-    client.whoami()  # a wrong token or URL fails here, before anything is written
-    ls_servers.remember(client.url, token=token)
-    return client, False
+    return token
+
+
+def _unused_languages(store: Store, languages: tuple[str, ...] | None) -> tuple[str, ...]:
+    """The asked languages no subset of the study is in; all of them: refused (a slot with no
+    subset is a typo, not a plan), before any server is started."""
+    if not languages:
+        return ()
+    in_study = study_languages(store)
+    unused = tuple(x for x in languages if x not in in_study)
+    if len(unused) == len(languages):
+        raise AnnotatorError(
+            f"--languages {','.join(languages)}: the study has no subset in "
+            f"{'that language' if len(unused) == 1 else 'these languages'} "
+            f"(its languages: {', '.join(in_study) or 'none'}); nothing registered"
+        )
+    return unused
 
 
 def add_annotator(
@@ -189,6 +208,7 @@ def add_annotator(
     email = email.strip()
     if not _EMAIL_RE.match(email):
         raise AnnotatorError(f"not an email address: {email!r}")
+    unused = _unused_languages(store, languages)
     langs = languages or study_languages(store)
     known = next((a for a in store.annotators() if a.email.lower() == email.lower()), None)
     if known is not None and url is not None and url.rstrip("/") != known.ls_url:
@@ -201,14 +221,18 @@ def add_annotator(
         client, started = ls_servers.client_for(known.ls_url), False
         client.whoami()
     check_private_server(client, email)
+    if known is None and url is not None:  # only a server that passed the check is kept
+        ls_servers.remember(client.url, token=_admin_token(url))
     user_id = next(
         (uid for uid, e in client.user_emails().items() if e.lower() == email.lower()), None
     )
     token = login = None
     if user_id is None:
         password = secrets.token_urlsafe(18)
-        user_id, token = client.sign_up_user(email, password)
+        # On disk (0600) before the account exists: a run killed right after the sign-up
+        # leaves a login that works, never an account whose password nobody knows.
         login = _write_login(email, client.url, password, base)
+        user_id, token = client.sign_up_user(email, password)
     elif logins_path(email, base).is_file():
         login = logins_path(email, base)
     if known is None:
@@ -225,6 +249,7 @@ def add_annotator(
         server_started=started,
         login_file=login,
         token=token,
+        unused_languages=unused,
     )
 
 

@@ -40,6 +40,7 @@ from hume_sync.errors import (
     LabelStudioTimeoutError,
     LabelStudioUnreachableError,
 )
+from hume_sync.labelstudio import urls
 
 __all__ = [
     "AnnotatedTasks",
@@ -162,8 +163,7 @@ class LabelStudioClient:
         (the embedded server); see :meth:`export_annotated_tasks`."""
         if not url or not api_key:
             raise ValueError("LabelStudioClient needs both a URL and an API key")
-        if not re.match(r"https?://[^/\s]+", url):
-            raise ValueError(f"Label Studio URL must start with http:// or https://, got {url!r}")
+        urls.checked(url)  # no password in a URL every error message would print
         if tries < 1:
             raise ValueError("tries must be at least 1")
         self._url = url.rstrip("/")

@@ -43,6 +43,8 @@ import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
+from hume_sync.file_modes import private_dir
+
 __all__ = [
     "DATABASE_FILE",
     "TEMPLATE_SWITCH",
@@ -198,8 +200,7 @@ def template(executable: Path, env: Mapping[str, str], key: str, deadline: float
     `env` is the server's environment (its data folder is replaced by the build's own).
     TimeoutError(the build's log) past `deadline`; RuntimeError when the migrations fail.
     """
-    root = cache_dir()
-    root.mkdir(mode=0o700, parents=True, exist_ok=True)
+    root = private_dir(cache_dir())
     path = root / f"{key}.sqlite3"
     if path.is_file():
         return path

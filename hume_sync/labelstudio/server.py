@@ -47,6 +47,7 @@ from hume_sync.errors import (
     ServerError,
     ServerStartError,
 )
+from hume_sync.file_modes import private_dir
 from hume_sync.labelstudio import prepared_db
 
 __all__ = [
@@ -483,7 +484,7 @@ def start(
     timeout = start_timeout(timeout)
     data_dir = Path(data_dir or default_data_dir()).expanduser().resolve()
     try:
-        data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        private_dir(data_dir)  # missing parents ($HUME_HOME, ...) made 0700 as well
         lock = open(data_dir / ".start.lock", "a")  # noqa: SIM115 - closed below
     except OSError as exc:
         raise ServerStartError(

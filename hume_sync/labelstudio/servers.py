@@ -18,12 +18,14 @@ import hashlib
 import json
 import os
 import re
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from hume_sync.errors import ServerRegistryError
+from hume_sync.errors import HumeError, ServerRegistryError
+from hume_sync.file_modes import private_dir
 from hume_sync.labelstudio import server
 from hume_sync.labelstudio.client import LabelStudioClient
 
@@ -41,6 +43,23 @@ def annotator_home(email: str, base: Path | None = None) -> Path:
     slug = re.sub(r"[^a-z0-9]+", "-", email.lower()).strip("-")[:40]
     digest = hashlib.sha256(email.lower().encode()).hexdigest()[:8]
     return (base or hume_home() / ANNOTATORS_DIR) / f"{slug}-{digest}"
+
+
+def private_annotator_dir(path: Path) -> Path:
+    """``path`` (an annotator's folder, or one inside it) made or tightened to 0700, and with it
+    every folder between it and ``$HUME_HOME/annotators`` included: the folder names are email
+    slugs, for the owner only; so is ``$HUME_HOME`` itself. Folders an earlier version made
+    0755 are tightened."""
+    private_dir(path)
+    root = (hume_home() / ANNOTATORS_DIR).resolve()
+    here = Path(path).resolve()
+    for folder in (here, *here.parents):
+        if folder != root and root not in folder.parents:
+            break
+        private_dir(folder)
+    if root in (here, *here.parents):
+        private_dir(hume_home())  # $HUME_HOME is hume's own folder: its listing names them too
+    return path
 
 
 def _registry_path() -> Path:
@@ -72,7 +91,7 @@ def remember(url: str, *, token: str | None = None, data_dir: Path | None = None
         return
     registry[url] = entry
     path = _registry_path()
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    private_dir(path.parent)
     server.write_private_json(path, registry)
 
 
@@ -148,6 +167,7 @@ def start_embedded(
     if port is None:
         creds = server.read_credentials(data_dir) if data_dir.exists() else None
         port = (_port_of(creds["url"]) if creds else None) or server.free_port()
+    private_annotator_dir(data_dir)
     info = server.start(data_dir, port, timeout=timeout)
     remember(info.url, data_dir=info.data_dir)
     return info
@@ -159,6 +179,33 @@ def start_many(items: list[tuple[Path, int | None]]) -> list[server.ServerInfo]:
         return []
     with ThreadPoolExecutor(max_workers=len(items)) as pool:
         return list(pool.map(lambda item: start_embedded(*item), items))
+
+
+def start_general(data_dir: Path, port: int | None = None) -> server.ServerInfo:
+    """The general embedded server (``hume-sync up``'s own): on ``port``, else its last one,
+    else 8080."""
+    if port is None:
+        creds = server.read_credentials(data_dir) if data_dir.is_dir() else None
+        port = (_port_of(creds["url"]) if creds else None) or server.DEFAULT_PORT
+    return server.start(data_dir, port)
+
+
+def start_each(
+    starts: list[Callable[[], server.ServerInfo]],
+) -> list[server.ServerInfo | HumeError]:
+    """Run each start at once; a failure is returned in its place, not raised, so one server
+    that cannot start (its port taken, its database damaged) does not keep the others down."""
+
+    def one(start: Callable[[], server.ServerInfo]) -> server.ServerInfo | HumeError:
+        try:
+            return start()
+        except HumeError as exc:
+            return exc
+
+    if not starts:
+        return []
+    with ThreadPoolExecutor(max_workers=min(len(starts), 8)) as pool:
+        return list(pool.map(one, starts))
 
 
 def embedded_annotator_dirs(base: Path | None = None) -> list[Path]:

@@ -71,6 +71,9 @@ def test_onboarding_on_a_server_of_their_own(study: Path, tmp_path: Path, monkey
         assert main([*args, "--url", info.url]) == 2
         err = capsys.readouterr().err
         assert "lets anyone sign up without the invite link" in err and info.token not in err
+        registry = tmp_path / "hume-home" / "label-studio-servers.json"
+        kept = json.loads(registry.read_text()) if registry.exists() else {}
+        assert info.url not in kept  # a refused server's admin token is not remembered
 
         server.stop(data_dir)  # the same server, started the way hume starts it
         info = server.start(data_dir, port)
