@@ -19,6 +19,7 @@ from hume_sync.errors import CliError, HumeError
 
 if TYPE_CHECKING:
     from hume_sync.sealing import Commitment
+    from hume_sync.steps.setup import SetupSummary
 
 EXIT_USER_ERROR = 2
 
@@ -98,11 +99,16 @@ def _cmd_init(args: argparse.Namespace) -> int:
 
 
 def _cmd_setup(args: argparse.Namespace) -> int:
+    from hume_sync.labelstudio.ml_backends import study_backend
     from hume_sync.steps.setup import setup_study
 
     with _study_store(args.study_dir) as store:
         summary = setup_study(
-            store, _clients(), recreate_missing=args.recreate_missing, study_dir=args.study_dir
+            store,
+            _clients(),
+            recreate_missing=args.recreate_missing,
+            study_dir=args.study_dir,
+            ml_backend=study_backend(store, args.ml_backend),
         )
     for p in summary.projects:
         what = "created again" if p.recreated else "created" if p.created else "found"
@@ -119,6 +125,7 @@ def _cmd_setup(args: argparse.Namespace) -> int:
             "from Label Studio, kept in the study store"
         )
     print(f"{summary.created} project(s) created, {summary.imported} task(s) imported")
+    _print_backend_connections(summary)
     if summary.open_seats:
         print(
             f"{len(summary.open_seats)} seat(s) wait for annotators: "
@@ -130,7 +137,28 @@ def _cmd_setup(args: argparse.Namespace) -> int:
             "(kept so that existing annotations stay valid); a new study folder gets opaque ids",
             file=sys.stderr,
         )
+    if summary.ml_backend_failures:
+        for line in summary.ml_backend_failures[1:]:
+            print(f"warning: {line}", file=sys.stderr)
+        more = len(summary.ml_backend_failures) - 1
+        raise CliError(
+            summary.ml_backend_failures[0]
+            + (f" (and {more} more project(s))" if more else "")
+            + "; start it, then run setup again"
+        )
     return 0
+
+
+def _print_backend_connections(summary: SetupSummary) -> None:
+    """One line: what setup did with the study's ML backend (nothing when it has none)."""
+    states = [p.ml_backend for p in summary.projects if p.ml_backend is not None]
+    failed = len(summary.ml_backend_failures)
+    if states or failed:
+        print(
+            f"ML backend: connected to {states.count('connected')} project(s), "
+            f"{states.count('updated')} updated, {states.count('present')} already connected"
+            + (f", {failed} failed" if failed else "")
+        )
 
 
 def _cmd_status(args: argparse.Namespace) -> int:
@@ -544,6 +572,13 @@ def build_parser() -> argparse.ArgumentParser:
                 action="store_true",
                 help="create projects deleted in Label Studio again and re-import their tasks "
                 "(answers already pulled stay in the study store)",
+            )
+            p.add_argument(
+                "--ml-backend",
+                metavar="URL",
+                help="hume-ml-backend's URL as Label Studio reaches it: recorded in the study and "
+                "connected to every project (now and at every later setup); basic auth from "
+                "ML_BACKEND_USER / ML_BACKEND_PASSWORD",
             )
         p.set_defaults(func=func)
 

@@ -21,6 +21,8 @@ from typing import Any
 
 from hume_sync.labelstudio.annotators import other_accounts, plan_seats
 from hume_sync.labelstudio.client import LabelStudioClient, LabelStudioNotFoundError
+from hume_sync.labelstudio.ml_backends import configured_url
+from hume_sync.labelstudio.ml_backends import connection as ml_connection
 from hume_sync.progress import progress
 from hume_sync.steps.pull import author_id, translate
 from hume_sync.steps.setup import render_subset_config
@@ -51,6 +53,9 @@ class ProjectStatus:
     to_do: int  # instances without a valid answer in this project
     median_lead_time_s: float | None = None
     interface_changed: bool = False  # someone edited the labelling config in Label Studio
+    #: the study's ML backend here: connected / missing / unreachable (None: the study has none)
+    ml_backend: str | None = None
+    ml_backend_reason: str = ""
 
 
 @dataclass
@@ -239,6 +244,7 @@ def study_status(store: Store, client_for: ClientFor) -> StudyStatus:
     }
     seats = [(key, slot) for key, slots in plan_seats(store).items() for slot in slots]
     sizes: dict[str, int] = {}
+    backend_url = configured_url(store)
     for key, slot in progress(seats, desc="reading progress", total=len(seats)):
         sub = subsets[key]
         n = sizes.setdefault(key, store.instance_count(key))
@@ -256,6 +262,9 @@ def study_status(store: Store, client_for: ClientFor) -> StudyStatus:
             st, leads, times = project_status(client_for(a.ls_url), store, sub, project, a, n)
             per[slot]["leads"] += leads
             per[slot]["times"] += times
+        if backend_url is not None and st.project_id is not None and not st.missing:
+            seen = ml_connection(client_for(a.ls_url), st.project_id)
+            st.ml_backend, st.ml_backend_reason = seen.state, seen.reason
         per[slot]["projects"].append(st)
         result.projects.append(st)
     for slot, a in annotators.items():
@@ -332,6 +341,23 @@ LEGEND = (
 )
 
 
+def backend_lines(status: StudyStatus) -> list[str]:
+    """A warning per project where the study's ML backend is missing or unreachable."""
+    out = []
+    for p in status.projects:
+        if p.ml_backend == "missing":
+            out.append(
+                f"warning: {p.subset} (slot {p.slot}, {p.email}): ML backend not connected to "
+                f"project {p.project_id}; 'hume-sync setup' connects it"
+            )
+        elif p.ml_backend == "unreachable":
+            out.append(
+                f"warning: {p.subset} (slot {p.slot}, {p.email}): Label Studio cannot use the "
+                f"ML backend of project {p.project_id}: {p.ml_backend_reason}"
+            )
+    return out
+
+
 def render(status: StudyStatus) -> str:
     """Plain-text tables with labelled columns: per subset and slot, then per annotator."""
     head = (
@@ -384,6 +410,7 @@ def render(status: StudyStatus) -> str:
         )
     if not status.annotators:
         lines.append("      no annotators yet: 'hume-sync annotators add STUDY_DIR EMAIL'")
+    lines += backend_lines(status)
     for a in status.annotators:
         if a.other_accounts:
             lines.append(
