@@ -287,6 +287,58 @@ def _cmd_annotators_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_annotators_remove(args: argparse.Namespace) -> int:
+    from hume_sync.steps.annotators_remove import remove_annotator
+
+    with _study_store(args.study_dir) as store:
+        r = remove_annotator(
+            store,
+            args.email,
+            _clients(),
+            pull=not args.no_pull,
+            delete_server=args.delete_server,
+            study_dir=args.study_dir,
+        )
+    a = r.annotator
+    if r.already:
+        print(
+            f"{a.email} was already removed at {a.retired_at} (slot {a.slot}): nothing changed; "
+            f"{r.answers_kept} valid answer(s) of theirs stay in the study and count"
+            + ("; their Label Studio folder is deleted" if r.deleted else "")
+        )
+        return 0
+    print(
+        f"{a.email}: removed (slot {a.slot}, {a.key}); {r.answers_kept} valid answer(s) of "
+        "theirs stay in the study and count"
+    )
+    if r.pulled is not None:
+        print(
+            f"  last pull: {r.pulled.total('added')} added, {r.pulled.total('updated')} "
+            f"updated, {r.pulled.total('deleted')} deleted"
+        )
+    for key in r.kept_seats:
+        print(f"  {key:<44} finished: stays theirs")
+    for h in r.handed_over:
+        to = (
+            f"goes to slot {h.to.slot} ({h.to.email})"
+            if h.to
+            else (f"open seat: no annotator for {h.language} yet")
+        )
+        print(f"  {h.subset:<44} {to}")
+    if r.deleted:
+        print(f"  their Label Studio is stopped and its folder {r.data_dir} deleted")
+    elif r.data_dir is not None:
+        print(
+            f"  their Label Studio is stopped; its folder {r.data_dir} is kept ('hume-sync "
+            f"annotators remove {args.study_dir} {a.email} --delete-server' deletes it)"
+        )
+    else:
+        print(f"  their Label Studio at {a.ls_url} is the team's: hume no longer uses it")
+    if any(h.to for h in r.handed_over):
+        print(f"run 'hume-sync setup {args.study_dir}' to create the projects handed over")
+    return 0
+
+
 def _llm_client(args: argparse.Namespace):  # -> ml_backend.llm.OpenAICompatibleClient
     """The OpenAI-compatible client described by the `--llm-*` options (key from the
     environment variable they name, never from the command line)."""
@@ -719,6 +771,27 @@ def _add_annotators_parser(sub: argparse._SubParsersAction) -> None:
     listing.add_argument("study_dir", metavar="STUDY_DIR")
     listing.add_argument("--json", action="store_true", help="machine-readable output")
     listing.set_defaults(func=_cmd_annotators_list)
+    remove = actions.add_parser(
+        "remove",
+        help="retire an annotator: answers kept, open seats handed over, server stopped",
+        description="Retire an annotator mid-study: their projects are pulled one last time and "
+        "their answers stay in the study and count; the subsets they finished stay theirs, the "
+        "others go to the next annotator who speaks the language (created at the next setup) "
+        "or are listed as open; their embedded Label Studio is stopped, its folder kept.",
+    )
+    remove.add_argument("study_dir", metavar="STUDY_DIR")
+    remove.add_argument("email", metavar="EMAIL")
+    remove.add_argument(
+        "--no-pull",
+        action="store_true",
+        help="do not pull their projects first (their server is gone for good)",
+    )
+    remove.add_argument(
+        "--delete-server",
+        action="store_true",
+        help="also delete their embedded Label Studio's folder (their answers stay in the study)",
+    )
+    remove.set_defaults(func=_cmd_annotators_remove)
 
 
 def _cmd_deploy(args: argparse.Namespace) -> int:
@@ -905,7 +978,7 @@ def _locked(study: Path, command: str, *, create: bool = False) -> Iterator[None
 def _run(args: argparse.Namespace) -> int:
     """Run the command, holding the study's lock when it writes the study."""
     writes = args.command in LOCKED_COMMANDS or (
-        args.command == "annotators" and args.annotators_command == "add"
+        args.command == "annotators" and args.annotators_command in ("add", "remove")
     )
     if not writes:
         return int(args.func(args))

@@ -24,6 +24,7 @@ from hume_sync.errors import AnnotatorError
 from hume_sync.labelstudio import server
 from hume_sync.labelstudio import servers as ls_servers
 from hume_sync.labelstudio.client import LabelStudioClient
+from hume_sync.labelstudio.seat_holders import seat_holders
 from hume_sync.store import AnnotatorRow, Store, SubsetRow
 from scoring.languages import annotator_language as language_code
 
@@ -70,10 +71,9 @@ def plan_seats(store: Store) -> dict[str, list[int | None]]:
     A subset keeps the annotators who already have a project for it; free seats go to the
     first annotators (in slot order) who speak its language and do not have it yet.
     """
-    annotators = store.annotators()
-    taken: dict[str, list[int]] = {}
-    for p in store.slot_projects():
-        taken.setdefault(p.subset_key, []).append(p.slot)
+    everyone = store.annotators()
+    taken = seat_holders(store, everyone)  # a retired slot keeps only the seats it finished
+    annotators = [a for a in everyone if a.retired_at is None]
     plan: dict[str, list[int | None]] = {}
     for sub in store.subsets():
         slots: list[int | None] = list(taken.get(sub.key, []))

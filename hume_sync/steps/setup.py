@@ -166,6 +166,8 @@ def recorded_projects(
     missing = []
     for p in store.slot_projects():
         a = annotators[p.slot]
+        if a.retired_at is not None:
+            continue  # retired: their server is stopped, their projects stay as they were
         if a.ls_url not in listed:
             projects = client_for(a.ls_url).list_projects(include=PROJECT_FIELDS)
             listed[a.ls_url] = {int(x["id"]): x for x in projects}
@@ -409,6 +411,8 @@ def setup_study(
             summary.open_seats.append(OpenSeat(subset.key, language_code(subset.language)))
             continue
         annotator = annotators[slot]
+        if annotator.retired_at is not None:
+            continue  # a seat a retired annotator finished: nothing left to set up
         done = setup_slot(
             client_for(annotator.ls_url), store, subset, annotator, listed.get((subset.key, slot))
         )

@@ -56,6 +56,7 @@ class ProjectStatus:
     #: the study's ML backend here: connected / missing / unreachable (None: the study has none)
     ml_backend: str | None = None
     ml_backend_reason: str = ""
+    retired: bool = False  # the annotator left after finishing it (annotators remove)
 
 
 @dataclass
@@ -78,6 +79,7 @@ class AnnotatorStatus:
     # accounts on the annotator's server besides theirs and the manager's: they can read the
     # annotator's answers (someone was invited in)
     other_accounts: list[str] = field(default_factory=list)
+    retired: bool = False  # annotators remove: answers kept, server stopped
 
 
 @dataclass(frozen=True)
@@ -258,6 +260,11 @@ def study_status(store: Store, client_for: ClientFor) -> StudyStatus:
                 key, language_code(sub.language), slot, a.key, a.email, None, None, False,
                 n, 0, 0, 0, 0, 0, n,
             )  # fmt: skip
+        elif a.retired_at is not None:  # a seat they finished before they left (seat_holders)
+            st = ProjectStatus(
+                key, language_code(sub.language), slot, a.key, a.email, project.ls_project_id,
+                None, False, n, n, n, n, 0, 0, 0, retired=True,
+            )  # fmt: skip
         else:
             st, leads, times = project_status(client_for(a.ls_url), store, sub, project, a, n)
             per[slot]["leads"] += leads
@@ -283,7 +290,8 @@ def study_status(store: Store, client_for: ClientFor) -> StudyStatus:
             to_do=sum(p.to_do for p in projects),
             started=bool(times) or any(p.invalid or p.skipped for p in projects),
             median_lead_time_s=_median(per[slot]["leads"]),
-            other_accounts=other_accounts(client_for(a.ls_url), a.email),
+            other_accounts=[] if a.retired_at else other_accounts(client_for(a.ls_url), a.email),
+            retired=a.retired_at is not None,
         )
         if st.median_lead_time_s is not None:
             st.work_left_s = st.to_do * st.median_lead_time_s
@@ -372,7 +380,9 @@ def render(status: StudyStatus) -> str:
             rows.setdefault(p.subset, []).append(f"{who:<44} no project yet: run 'hume-sync setup'")
             continue
         where = (
-            "DELETED in Label Studio: 'hume-sync setup --recreate-missing'"
+            "retired (finished; server stopped, answers kept in the store)"
+            if p.retired
+            else "DELETED in Label Studio: 'hume-sync setup --recreate-missing'"
             if p.missing
             else f"{p.project_url}  INTERFACE CHANGED: 'hume-sync setup' restores it"
             if p.interface_changed
@@ -397,7 +407,9 @@ def render(status: StudyStatus) -> str:
     )
     for a in status.annotators:
         eta = (
-            "done"
+            "retired"
+            if a.retired
+            else "done"
             if a.projects and not a.to_do
             else "not started"
             if not a.started
