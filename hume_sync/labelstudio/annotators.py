@@ -68,8 +68,9 @@ def speaks(annotator: AnnotatorRow, subset: SubsetRow) -> bool:
 def plan_seats(store: Store) -> dict[str, list[int | None]]:
     """subset → its annotator slots, ``None`` for a seat no registered annotator can take yet.
 
-    A subset keeps the annotators who already have a project for it; free seats go to the
-    first annotators (in slot order) who speak its language and do not have it yet.
+    A subset keeps the annotators who already have a project for it (a retired one only if
+    they finished it: ``seat_holders``); free seats go to the first annotators still in the
+    study (in slot order) who speak its language and do not have it yet.
     """
     everyone = store.annotators()
     taken = seat_holders(store, everyone)  # a retired slot keeps only the seats it finished
