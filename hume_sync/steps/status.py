@@ -269,7 +269,7 @@ def study_status(store: Store, client_for: ClientFor) -> StudyStatus:
             st, leads, times = project_status(client_for(a.ls_url), store, sub, project, a, n)
             per[slot]["leads"] += leads
             per[slot]["times"] += times
-        if backend_url is not None and st.project_id is not None and not st.missing:
+        if backend_url is not None and st.project_id is not None and not (st.missing or st.retired):
             seen = ml_connection(client_for(a.ls_url), st.project_id)
             st.ml_backend, st.ml_backend_reason = seen.state, seen.reason
         per[slot]["projects"].append(st)

@@ -20,6 +20,7 @@ from hume_sync.labelstudio import server
 from hume_sync.labelstudio import servers as ls_servers
 from hume_sync.labelstudio.annotators import add_annotator
 from hume_sync.labelstudio.client import LabelStudioClient
+from hume_sync.labelstudio.ml_backends import URL_META
 from hume_sync.store import Store, gold
 from tests._annotate import gold_result, hume_env, register
 from tests._studies import real_data_spec, write_spec
@@ -114,10 +115,14 @@ def test_an_annotator_leaves_mid_study(annotator_servers: Any, tmp_path: Path, c
             assert _answer(bob, store, cls_eng, 2, 1) == 1
         assert main(["pull", str(study)]) == 0
         assert "1 annotation(s) added" in capsys.readouterr().out
+        with Store.open(study) as store:  # a study with an ML backend: only B's are checked
+            store.set_meta({URL_META: "http://127.0.0.1:9"})
         assert main(["status", str(study)]) == 0
         status = capsys.readouterr().out
         assert "retired (finished; server stopped, answers kept in the store)" in status
         assert "open seat: needs an annotator for ara" in status
+        unconnected = [line for line in status.splitlines() if "ML backend not connected" in line]
+        assert len(unconnected) == 3 and all(f"(slot 2, {b.email})" in x for x in unconnected)
 
         # her answers count: in the report beside B's
         out_dir = tmp_path / "report"
