@@ -255,6 +255,7 @@ def annotator_report(store: Store) -> list[dict[str, Any]]:
                 "label_studio": a.ls_url,
                 "ls_user_id": a.ls_user_id,
                 "added_at": a.added_at,
+                "retired_at": a.retired_at,  # annotators remove: only finished seats stay
                 "subsets": subsets,
             }
         )
@@ -272,5 +273,6 @@ def render_list(records: list[dict[str, Any]]) -> str:
         lines.append(
             f"{r['slot']:>4}  {r['email'][:32]:<32} {','.join(r['languages'])[:12]:<12} "
             f"{r['label_studio'][:28]:<28} {subsets or '-'}"
+            + (f"  (removed {r['retired_at']})" if r.get("retired_at") else "")
         )
     return "\n".join(lines)

@@ -117,6 +117,10 @@ def test_an_annotator_leaves_mid_study(annotator_servers: Any, tmp_path: Path, c
         assert "1 annotation(s) added" in capsys.readouterr().out
         with Store.open(study) as store:  # a study with an ML backend: only B's are checked
             store.set_meta({URL_META: "http://127.0.0.1:9"})
+        assert main(["annotators", "list", str(study), "--json"]) == 0
+        listed = {r["slot"]: r for r in json.loads(capsys.readouterr().out)["annotators"]}
+        assert listed[2]["retired_at"] is None and listed[1]["retired_at"] is not None
+        assert [x["subset"] for x in listed[1]["subsets"]] == [sts]
         assert main(["status", str(study)]) == 0
         status = capsys.readouterr().out
         assert "retired (finished; server stopped, answers kept in the store)" in status
