@@ -19,6 +19,7 @@ from hume_sync.errors import CliError, HumeError
 
 if TYPE_CHECKING:
     from hume_sync.sealing import Commitment
+    from hume_sync.steps.setup import SetupSummary
 
 EXIT_USER_ERROR = 2
 
@@ -121,11 +122,16 @@ def _cmd_init(args: argparse.Namespace) -> int:
 
 
 def _cmd_setup(args: argparse.Namespace) -> int:
+    from hume_sync.labelstudio.ml_backends import study_backend
     from hume_sync.steps.setup import setup_study
 
     with _study_store(args.study_dir) as store:
         summary = setup_study(
-            store, _clients(), recreate_missing=args.recreate_missing, study_dir=args.study_dir
+            store,
+            _clients(),
+            recreate_missing=args.recreate_missing,
+            study_dir=args.study_dir,
+            ml_backend=study_backend(store, args.ml_backend),
         )
     for p in summary.projects:
         what = "created again" if p.recreated else "created" if p.created else "found"
@@ -142,6 +148,7 @@ def _cmd_setup(args: argparse.Namespace) -> int:
             "from Label Studio, kept in the study store"
         )
     print(f"{summary.created} project(s) created, {summary.imported} task(s) imported")
+    _print_backend_connections(summary)
     if summary.open_seats:
         print(
             f"{len(summary.open_seats)} seat(s) wait for annotators: "
@@ -153,7 +160,28 @@ def _cmd_setup(args: argparse.Namespace) -> int:
             "(kept so that existing annotations stay valid); a new study folder gets opaque ids",
             file=sys.stderr,
         )
+    if summary.ml_backend_failures:
+        for line in summary.ml_backend_failures[1:]:
+            print(f"warning: {line}", file=sys.stderr)
+        more = len(summary.ml_backend_failures) - 1
+        raise CliError(
+            summary.ml_backend_failures[0]
+            + (f" (and {more} more project(s))" if more else "")
+            + "; start it, then run setup again"
+        )
     return 0
+
+
+def _print_backend_connections(summary: SetupSummary) -> None:
+    """One line: what setup did with the study's ML backend (nothing when it has none)."""
+    states = [p.ml_backend for p in summary.projects if p.ml_backend is not None]
+    failed = len(summary.ml_backend_failures)
+    if states or failed:
+        print(
+            f"ML backend: connected to {states.count('connected')} project(s), "
+            f"{states.count('updated')} updated, {states.count('present')} already connected"
+            + (f", {failed} failed" if failed else "")
+        )
 
 
 def _cmd_status(args: argparse.Namespace) -> int:
@@ -281,6 +309,58 @@ def _cmd_annotators_list(args: argparse.Namespace) -> int:
         _print_json({"annotators": records})
     else:
         print(render_list(records))
+    return 0
+
+
+def _cmd_annotators_remove(args: argparse.Namespace) -> int:
+    from hume_sync.steps.annotators_remove import remove_annotator
+
+    with _study_store(args.study_dir) as store:
+        r = remove_annotator(
+            store,
+            args.email,
+            _clients(),
+            pull=not args.no_pull,
+            delete_server=args.delete_server,
+            study_dir=args.study_dir,
+        )
+    a = r.annotator
+    if r.already:
+        print(
+            f"{a.email} was already removed at {a.retired_at} (slot {a.slot}): nothing changed; "
+            f"{r.answers_kept} valid answer(s) of theirs stay in the study and count"
+            + ("; their Label Studio folder is deleted" if r.deleted else "")
+        )
+        return 0
+    print(
+        f"{a.email}: removed (slot {a.slot}, {a.key}); {r.answers_kept} valid answer(s) of "
+        "theirs stay in the study and count"
+    )
+    if r.pulled is not None:
+        print(
+            f"  last pull: {r.pulled.total('added')} added, {r.pulled.total('updated')} "
+            f"updated, {r.pulled.total('deleted')} deleted"
+        )
+    for key in r.kept_seats:
+        print(f"  {key:<44} finished: stays theirs")
+    for h in r.handed_over:
+        to = (
+            f"goes to slot {h.to.slot} ({h.to.email})"
+            if h.to
+            else (f"open seat: no annotator for {h.language} yet")
+        )
+        print(f"  {h.subset:<44} {to}")
+    if r.deleted:
+        print(f"  their Label Studio is stopped and its folder {r.data_dir} deleted")
+    elif r.data_dir is not None:
+        print(
+            f"  their Label Studio is stopped; its folder {r.data_dir} is kept ('hume-sync "
+            f"annotators remove {args.study_dir} {a.email} --delete-server' deletes it)"
+        )
+    else:
+        print(f"  their Label Studio at {a.ls_url} is the team's: hume no longer uses it")
+    if any(h.to for h in r.handed_over):
+        print(f"run 'hume-sync setup {args.study_dir}' to create the projects handed over")
     return 0
 
 
@@ -579,6 +659,13 @@ def build_parser() -> argparse.ArgumentParser:
                 help="create projects deleted in Label Studio again and re-import their tasks "
                 "(answers already pulled stay in the study store)",
             )
+            p.add_argument(
+                "--ml-backend",
+                metavar="URL",
+                help="hume-ml-backend's URL as Label Studio reaches it: recorded in the study and "
+                "connected to every project (now and at every later setup); basic auth from "
+                "ML_BACKEND_USER / ML_BACKEND_PASSWORD",
+            )
         p.set_defaults(func=func)
 
     _add_dashboard_parser(sub)
@@ -718,6 +805,27 @@ def _add_annotators_parser(sub: argparse._SubParsersAction) -> None:
     listing.add_argument("study_dir", metavar="STUDY_DIR")
     listing.add_argument("--json", action="store_true", help="machine-readable output")
     listing.set_defaults(func=_cmd_annotators_list)
+    remove = actions.add_parser(
+        "remove",
+        help="retire an annotator: answers kept, open seats handed over, server stopped",
+        description="Retire an annotator mid-study: their projects are pulled one last time and "
+        "their answers stay in the study and count; the subsets they finished stay theirs, the "
+        "others go to the next annotator who speaks the language (created at the next setup) "
+        "or are listed as open; their embedded Label Studio is stopped, its folder kept.",
+    )
+    remove.add_argument("study_dir", metavar="STUDY_DIR")
+    remove.add_argument("email", metavar="EMAIL")
+    remove.add_argument(
+        "--no-pull",
+        action="store_true",
+        help="do not pull their projects first (their server is gone for good)",
+    )
+    remove.add_argument(
+        "--delete-server",
+        action="store_true",
+        help="also delete their embedded Label Studio's folder (their answers stay in the study)",
+    )
+    remove.set_defaults(func=_cmd_annotators_remove)
 
 
 def _cmd_deploy(args: argparse.Namespace) -> int:
@@ -904,7 +1012,7 @@ def _locked(study: Path, command: str, *, create: bool = False) -> Iterator[None
 def _run(args: argparse.Namespace) -> int:
     """Run the command, holding the study's lock when it writes the study."""
     writes = args.command in LOCKED_COMMANDS or (
-        args.command == "annotators" and args.annotators_command == "add"
+        args.command == "annotators" and args.annotators_command in ("add", "remove")
     )
     if not writes:
         return int(args.func(args))

@@ -87,7 +87,7 @@ from hume_sync.study.records import TextItem
 
 STORE_NAME = "study.sqlite"
 SPEC_NAME = "study.yaml"
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 ANNOTATION_STATUSES: tuple[str, ...] = ("valid", "invalid", "cancelled")
 
 MIGRATIONS: dict[int, tuple[str, ...]] = {
@@ -260,6 +260,9 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         )""",
         """CREATE INDEX commitments_by_model ON commitments (model_version, seq)""",
     ),
+    # People leave: a retired slot keeps its answers and projects; it gets no new seat
+    # (hume_sync.labelstudio.retire).
+    6: ("""ALTER TABLE annotators ADD COLUMN retired_at TEXT""",),
 }
 
 #: Migrations that rebuild a table other tables reference: they run with foreign keys off (the
@@ -321,6 +324,7 @@ class AnnotatorRow:
     ls_url: str
     ls_user_id: int | None
     added_at: str
+    retired_at: str | None = None  # ``annotators remove``: their open seats went to others
 
     @property
     def key(self) -> str:
@@ -822,10 +826,12 @@ class Store:
 
     def annotators(self) -> list[AnnotatorRow]:
         rows = self._conn.execute(
-            "SELECT slot, email, languages, ls_url, ls_user_id, added_at FROM annotators "
-            "ORDER BY slot"
+            "SELECT slot, email, languages, ls_url, ls_user_id, added_at, retired_at "
+            "FROM annotators ORDER BY slot"
         ).fetchall()
-        return [AnnotatorRow(r[0], r[1], tuple(json.loads(r[2])), r[3], r[4], r[5]) for r in rows]
+        return [
+            AnnotatorRow(r[0], r[1], tuple(json.loads(r[2])), r[3], r[4], r[5], r[6]) for r in rows
+        ]
 
     def annotator(self, slot: int) -> AnnotatorRow:
         for row in self.annotators():
@@ -864,6 +870,16 @@ class Store:
             cur = conn.execute(
                 "UPDATE annotators SET languages = ? WHERE slot = ? AND languages IS NOT ?",
                 (dumps(list(languages)), slot, dumps(list(languages))),
+            )
+        return cur.rowcount
+
+    def retire_annotator(self, slot: int) -> int:
+        """Mark a slot retired now (once: a retired slot keeps its first time); rows changed."""
+        self.annotator(slot)
+        with self.transaction() as conn:
+            cur = conn.execute(
+                "UPDATE annotators SET retired_at = ? WHERE slot = ? AND retired_at IS NULL",
+                (_now(), slot),
             )
         return cur.rowcount
 

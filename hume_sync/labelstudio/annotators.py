@@ -24,6 +24,7 @@ from hume_sync.errors import AnnotatorError
 from hume_sync.labelstudio import server, urls
 from hume_sync.labelstudio import servers as ls_servers
 from hume_sync.labelstudio.client import LabelStudioClient
+from hume_sync.labelstudio.seat_holders import seat_holders
 from hume_sync.store import AnnotatorRow, Store, SubsetRow
 from scoring.languages import annotator_language as language_code
 
@@ -67,13 +68,13 @@ def speaks(annotator: AnnotatorRow, subset: SubsetRow) -> bool:
 def plan_seats(store: Store) -> dict[str, list[int | None]]:
     """subset → its annotator slots, ``None`` for a seat no registered annotator can take yet.
 
-    A subset keeps the annotators who already have a project for it; free seats go to the
-    first annotators (in slot order) who speak its language and do not have it yet.
+    A subset keeps the annotators who already have a project for it (a retired one only if
+    they finished it: ``seat_holders``); free seats go to the first annotators still in the
+    study (in slot order) who speak its language and do not have it yet.
     """
-    annotators = store.annotators()
-    taken: dict[str, list[int]] = {}
-    for p in store.slot_projects():
-        taken.setdefault(p.subset_key, []).append(p.slot)
+    everyone = store.annotators()
+    taken = seat_holders(store, everyone)  # a retired slot keeps only the seats it finished
+    annotators = [a for a in everyone if a.retired_at is None]
     plan: dict[str, list[int | None]] = {}
     for sub in store.subsets():
         slots: list[int | None] = list(taken.get(sub.key, []))
@@ -279,6 +280,7 @@ def annotator_report(store: Store) -> list[dict[str, Any]]:
                 "label_studio": a.ls_url,
                 "ls_user_id": a.ls_user_id,
                 "added_at": a.added_at,
+                "retired_at": a.retired_at,  # annotators remove: only finished seats stay
                 "subsets": subsets,
             }
         )
@@ -296,5 +298,6 @@ def render_list(records: list[dict[str, Any]]) -> str:
         lines.append(
             f"{r['slot']:>4}  {r['email'][:32]:<32} {','.join(r['languages'])[:12]:<12} "
             f"{r['label_studio'][:28]:<28} {subsets or '-'}"
+            + (f"  (removed {r['retired_at']})" if r.get("retired_at") else "")
         )
     return "\n".join(lines)

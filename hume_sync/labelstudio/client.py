@@ -412,6 +412,38 @@ class LabelStudioClient:
 
         return self._call("list project counts", fetch)
 
+    # -- ML backends (hume_sync.labelstudio.ml_backends) ------------------------------------
+
+    def list_ml_backends(self, project_id: int) -> list[dict[str, Any]]:
+        """The ML backends connected to a project. Label Studio checks each one (``/health``,
+        then ``/setup``) before it answers, so ``state`` is fresh: ``CO`` connected, ``DI``
+        unreachable, ``ER`` answered with an error (``error_message``)."""
+        return _plain(
+            self._call(
+                f"list ML backends of project {project_id}",
+                lambda: self._ls.ml.list(project=project_id),
+            )
+        )
+
+    def create_ml_backend(self, project_id: int, url: str, **fields: Any) -> dict[str, Any]:
+        """Connect an ML backend to a project (Label Studio refuses one it cannot reach)."""
+        return _plain(
+            self._call(
+                f"connect ML backend to project {project_id}",
+                lambda: self._ls.ml.create(project=project_id, url=url, **fields),
+                idempotent=False,
+            )
+        )
+
+    def update_ml_backend(self, backend_id: int, **fields: Any) -> dict[str, Any]:
+        """PATCH an ML backend connection (idempotent)."""
+        return _plain(
+            self._call(
+                f"update ML backend {backend_id}",
+                lambda: self._ls.ml.update(id=backend_id, **fields),
+            )
+        )
+
     # -- tasks, annotations, predictions ---------------------------------------------------
 
     def import_tasks(

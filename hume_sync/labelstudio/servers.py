@@ -31,6 +31,9 @@ from hume_sync.labelstudio.client import LabelStudioClient
 
 REGISTRY_FILE = "label-studio-servers.json"
 ANNOTATORS_DIR = "annotators"
+#: In an annotator's data dir: they were removed from a study (``annotators remove``), so
+#: ``hume-sync up`` leaves their server stopped.
+RETIRED_FILE = "retired.json"
 
 
 def hume_home() -> Path:
@@ -217,4 +220,5 @@ def embedded_annotator_dirs(base: Path | None = None) -> list[Path]:
         d / "label-studio"
         for d in root.iterdir()
         if (d / "label-studio" / server.CREDENTIALS_FILE).is_file()
+        and not (d / "label-studio" / RETIRED_FILE).is_file()
     )

@@ -323,7 +323,12 @@ def next_steps(slots: Sequence[Slot], study: Path, out: Path, kind: str) -> list
         for s in slots
         if s.slot and s.email
     ]
-    return start + add + [f"hume-sync setup {study}", f"hume-sync status {study}"]
+    # Label Studio reaches the backend by its service name; the user defaults as in the backend
+    setup = (
+        f"{AUTH_USER_ENV}=${{{AUTH_USER_ENV}:-labelstudio}} hume-sync setup {study} "
+        f"--ml-backend http://ml-backend:{ML_PORT}"
+    )
+    return start + add + [setup, f"hume-sync status {study}"]
 
 
 def write_folder(out: Path, files: dict[str, tuple[str, int]], force: bool) -> None:

@@ -25,7 +25,7 @@ reported and skipped; what was pulled from it before stays in the store.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -223,8 +223,17 @@ def _add(a: AnnotationCounts, b: AnnotationCounts) -> AnnotationCounts:
     )
 
 
-def pull_study(store: Store, client_for: ClientFor) -> PullSummary:
-    """Stream every project into the store, one commit at the end (see module docstring)."""
+def _pulled(annotator: AnnotatorRow, slots: Collection[int] | None) -> bool:
+    return annotator.slot in slots if slots is not None else annotator.retired_at is None
+
+
+def pull_study(
+    store: Store, client_for: ClientFor, *, slots: Collection[int] | None = None
+) -> PullSummary:
+    """Stream every project into the store, one commit at the end (see module docstring).
+
+    ``slots``: only these annotators' projects; by default every annotator's but the retired
+    ones' (their servers are stopped: ``annotators remove`` pulls them one last time)."""
     summary = PullSummary()
     annotators = {a.slot: a for a in store.annotators()}
     subsets = store.subsets()
@@ -237,6 +246,8 @@ def pull_study(store: Store, client_for: ClientFor) -> PullSummary:
             counts = AnnotationCounts()
             for project in projects:
                 annotator = annotators[project.slot]
+                if not _pulled(annotator, slots):
+                    continue
                 try:
                     tasks = client_for(annotator.ls_url).export_annotated_tasks(
                         project.ls_project_id

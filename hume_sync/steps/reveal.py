@@ -190,6 +190,8 @@ def reveal_study(
             except (InvalidAnswerError, InvalidContentError, ValueError) as exc:
                 result.invalid.append(f"{p.model_version} for {p.hume_id}: {exc}")
         for project in projects:
+            if annotators[project.slot].retired_at is not None:
+                continue  # a retired annotator's server is stopped (annotators remove)
             client = client_for(annotators[project.slot].ls_url)
             by_id = {tid: hid for hid, tid in store.slot_tasks(sub.key, project.slot).items()}
             tasks: dict[str, dict[str, Any]] = {}

@@ -38,6 +38,7 @@ from hume_sync import task_types
 from hume_sync.errors import SetupError
 from hume_sync.labelstudio.annotators import plan_seats
 from hume_sync.labelstudio.client import LabelStudioClient
+from hume_sync.labelstudio.ml_backends import Backend, connect
 from hume_sync.progress import progress
 from hume_sync.store import AnnotatorRow, Store, SubsetRow, task_ref
 from scoring.languages import annotator_language as language_code
@@ -66,6 +67,8 @@ class ProjectSetup:
     total_tasks: int
     config_restored: bool = False
     recreated: bool = False
+    #: hume's ML backend in this project: connected / updated / present (None: no backend)
+    ml_backend: str | None = None
 
 
 @dataclass(frozen=True)
@@ -83,6 +86,8 @@ class SetupSummary:
     kept_answers: int = 0  # answers of recreated projects that stay in the store
     #: the store dates from schema 1: its tasks show source ids (kept so annotations stay valid)
     legacy_ids: bool = False
+    #: projects the study's ML backend could not be connected to, one line each
+    ml_backend_failures: list[str] = field(default_factory=list)
 
     @property
     def created(self) -> int:
@@ -161,6 +166,8 @@ def recorded_projects(
     missing = []
     for p in store.slot_projects():
         a = annotators[p.slot]
+        if a.retired_at is not None:
+            continue  # retired: their server is stopped, their projects stay as they were
         if a.ls_url not in listed:
             projects = client_for(a.ls_url).list_projects(include=PROJECT_FIELDS)
             listed[a.ls_url] = {int(x["id"]): x for x in projects}
@@ -361,14 +368,27 @@ def setup_slot(
     )
 
 
+def _connect_backend(
+    client: LabelStudioClient, done: ProjectSetup, backend: Backend, summary: SetupSummary
+) -> None:
+    try:
+        done.ml_backend = connect(client, done.project_id, backend)
+    except SetupError as exc:
+        summary.ml_backend_failures.append(f"{done.subset} (slot {done.slot}): {exc}")
+
+
 def setup_study(
     store: Store,
     client_for: ClientFor,
     *,
     recreate_missing: bool = False,
     study_dir: str = "STUDY_DIR",
+    ml_backend: Backend | None = None,
 ) -> SetupSummary:
-    """Set up every subset on its annotators' servers; safe to run again at any point."""
+    """Set up every subset on its annotators' servers; safe to run again at any point.
+
+    ``ml_backend``: connect it to every project (:mod:`hume_sync.labelstudio.ml_backends`);
+    a project it cannot be connected to is listed in ``ml_backend_failures``."""
     summary = SetupSummary(legacy_ids=store.id_scheme == "source")
     listed, missing = recorded_projects(store, client_for)
     if missing and not recreate_missing:
@@ -391,9 +411,13 @@ def setup_study(
             summary.open_seats.append(OpenSeat(subset.key, language_code(subset.language)))
             continue
         annotator = annotators[slot]
+        if annotator.retired_at is not None:
+            continue  # a seat a retired annotator finished: nothing left to set up
         done = setup_slot(
             client_for(annotator.ls_url), store, subset, annotator, listed.get((subset.key, slot))
         )
         done.recreated = (subset.key, slot) in recreated
+        if ml_backend is not None:
+            _connect_backend(client_for(annotator.ls_url), done, ml_backend, summary)
         summary.projects.append(done)
     return summary

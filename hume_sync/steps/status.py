@@ -21,6 +21,8 @@ from typing import Any
 
 from hume_sync.labelstudio.annotators import other_accounts, plan_seats
 from hume_sync.labelstudio.client import LabelStudioClient, LabelStudioNotFoundError
+from hume_sync.labelstudio.ml_backends import configured_url
+from hume_sync.labelstudio.ml_backends import connection as ml_connection
 from hume_sync.progress import progress
 from hume_sync.steps.pull import author_id, translate
 from hume_sync.steps.setup import render_subset_config
@@ -51,6 +53,10 @@ class ProjectStatus:
     to_do: int  # instances without a valid answer in this project
     median_lead_time_s: float | None = None
     interface_changed: bool = False  # someone edited the labelling config in Label Studio
+    #: the study's ML backend here: connected / missing / unreachable (None: the study has none)
+    ml_backend: str | None = None
+    ml_backend_reason: str = ""
+    retired: bool = False  # the annotator left after finishing it (annotators remove)
 
 
 @dataclass
@@ -73,6 +79,7 @@ class AnnotatorStatus:
     # accounts on the annotator's server besides theirs and the manager's: they can read the
     # annotator's answers (someone was invited in)
     other_accounts: list[str] = field(default_factory=list)
+    retired: bool = False  # annotators remove: answers kept, server stopped
 
 
 @dataclass(frozen=True)
@@ -239,6 +246,7 @@ def study_status(store: Store, client_for: ClientFor) -> StudyStatus:
     }
     seats = [(key, slot) for key, slots in plan_seats(store).items() for slot in slots]
     sizes: dict[str, int] = {}
+    backend_url = configured_url(store)
     for key, slot in progress(seats, desc="reading progress", total=len(seats)):
         sub = subsets[key]
         n = sizes.setdefault(key, store.instance_count(key))
@@ -252,10 +260,18 @@ def study_status(store: Store, client_for: ClientFor) -> StudyStatus:
                 key, language_code(sub.language), slot, a.key, a.email, None, None, False,
                 n, 0, 0, 0, 0, 0, n,
             )  # fmt: skip
+        elif a.retired_at is not None:  # a seat they finished before they left (seat_holders)
+            st = ProjectStatus(
+                key, language_code(sub.language), slot, a.key, a.email, project.ls_project_id,
+                None, False, n, n, n, n, 0, 0, 0, retired=True,
+            )  # fmt: skip
         else:
             st, leads, times = project_status(client_for(a.ls_url), store, sub, project, a, n)
             per[slot]["leads"] += leads
             per[slot]["times"] += times
+        if backend_url is not None and st.project_id is not None and not (st.missing or st.retired):
+            seen = ml_connection(client_for(a.ls_url), st.project_id)
+            st.ml_backend, st.ml_backend_reason = seen.state, seen.reason
         per[slot]["projects"].append(st)
         result.projects.append(st)
     for slot, a in annotators.items():
@@ -274,7 +290,8 @@ def study_status(store: Store, client_for: ClientFor) -> StudyStatus:
             to_do=sum(p.to_do for p in projects),
             started=bool(times) or any(p.invalid or p.skipped for p in projects),
             median_lead_time_s=_median(per[slot]["leads"]),
-            other_accounts=other_accounts(client_for(a.ls_url), a.email),
+            other_accounts=[] if a.retired_at else other_accounts(client_for(a.ls_url), a.email),
+            retired=a.retired_at is not None,
         )
         if st.median_lead_time_s is not None:
             st.work_left_s = st.to_do * st.median_lead_time_s
@@ -332,6 +349,23 @@ LEGEND = (
 )
 
 
+def backend_lines(status: StudyStatus) -> list[str]:
+    """A warning per project where the study's ML backend is missing or unreachable."""
+    out = []
+    for p in status.projects:
+        if p.ml_backend == "missing":
+            out.append(
+                f"warning: {p.subset} (slot {p.slot}, {p.email}): ML backend not connected to "
+                f"project {p.project_id}; 'hume-sync setup' connects it"
+            )
+        elif p.ml_backend == "unreachable":
+            out.append(
+                f"warning: {p.subset} (slot {p.slot}, {p.email}): Label Studio cannot use the "
+                f"ML backend of project {p.project_id}: {p.ml_backend_reason}"
+            )
+    return out
+
+
 def render(status: StudyStatus) -> str:
     """Plain-text tables with labelled columns: per subset and slot, then per annotator."""
     head = (
@@ -346,7 +380,9 @@ def render(status: StudyStatus) -> str:
             rows.setdefault(p.subset, []).append(f"{who:<44} no project yet: run 'hume-sync setup'")
             continue
         where = (
-            "DELETED in Label Studio: 'hume-sync setup --recreate-missing'"
+            "retired (finished; server stopped, answers kept in the store)"
+            if p.retired
+            else "DELETED in Label Studio: 'hume-sync setup --recreate-missing'"
             if p.missing
             else f"{p.project_url}  INTERFACE CHANGED: 'hume-sync setup' restores it"
             if p.interface_changed
@@ -371,7 +407,9 @@ def render(status: StudyStatus) -> str:
     )
     for a in status.annotators:
         eta = (
-            "done"
+            "retired"
+            if a.retired
+            else "done"
             if a.projects and not a.to_do
             else "not started"
             if not a.started
@@ -384,6 +422,7 @@ def render(status: StudyStatus) -> str:
         )
     if not status.annotators:
         lines.append("      no annotators yet: 'hume-sync annotators add STUDY_DIR EMAIL'")
+    lines += backend_lines(status)
     for a in status.annotators:
         if a.other_accounts:
             lines.append(
