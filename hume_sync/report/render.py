@@ -552,7 +552,16 @@ def _alt_test_cell(r: AltTestResult) -> str:
         won = sum(bool(a.llm_wins) for a in r.annotators)
         n = sum(a.p_adjusted is not None for a in r.annotators)
         verdict = "passes" if r.passed else "fails"
-        return f"{verdict}: ω = {_f(r.winning_rate, 2)} ({won}/{n} annotators), ε = {r.epsilon:g}"
+        each = [
+            f"{a.annotator}: p = {_f(a.p_adjusted)} ({'LLM wins' if a.llm_wins else 'LLM loses'})"
+            if a.p_adjusted is not None
+            else f"{a.annotator}: not estimable ({a.reason})"
+            for a in r.annotators
+        ]
+        return (
+            f"{verdict}: ω = {_f(r.winning_rate, 2)} ({won}/{n} annotators), ε = {r.epsilon:g}; "
+            f"per held-out annotator, Benjamini–Yekutieli p at α = {r.alpha:g}: " + "; ".join(each)
+        )
     if r.status == "fewer than 3 annotators":
         paired = [
             f"{p.annotator} − LLM = {_f(p.annotator_score)} − {_f(p.llm_score)} = "
