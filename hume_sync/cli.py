@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from hume_sync.errors import CliError, HumeError
 
 if TYPE_CHECKING:
-    from hume_sync.sealing import Commitment
+    from hume_sync.sealing import Commitment, SealReport
     from hume_sync.steps.setup import SetupSummary
 
 EXIT_USER_ERROR = 2
@@ -532,7 +532,23 @@ def _cmd_export(args: argparse.Namespace) -> int:
         f"scores: {out / 'scores.csv'}, {out / 'scores.json'}; MTEB result files under "
         f"{out / 'mteb_results'} ({len(paths) - 4} files)"
     )
-    return 0
+    return _export_seal_status(report.sealing, args.allow_broken_seal)
+
+
+def _export_seal_status(sealing: SealReport | None, allowed: bool) -> int:
+    """Export's exit status: EXIT_SEAL_BROKEN when a sealed answer is not what was committed
+    (the files are written and flag it), unless ``--allow-broken-seal``."""
+    from hume_sync.steps.verify import EXIT_SEAL_BROKEN
+
+    broken = [c.model_version for c in sealing.broken] if sealing is not None else []
+    if not broken:
+        return 0
+    what = f"SEALING BROKEN for {', '.join(broken)}: the report flags it"
+    if allowed:
+        print(f"warning: {what} (--allow-broken-seal: exit 0)", file=sys.stderr)
+        return 0
+    print(f"error: {what}; --allow-broken-seal to exit 0 anyway", file=sys.stderr)
+    return EXIT_SEAL_BROKEN
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:
@@ -700,6 +716,13 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="name annotators by email in every output (default: pseudonymous keys "
         "annotator-N, for files that leave the team)",
+    )
+    ex.add_argument(
+        "--allow-broken-seal",
+        action="store_true",
+        help="exit 0 even when a sealed model or LLM answer no longer matches its commitment "
+        "(changed after the first annotation, or not what was recorded); without it export "
+        "writes every file, flags it and exits 1",
     )
     ex.set_defaults(func=_cmd_export)
 

@@ -64,6 +64,9 @@ ITEM_DIGEST_CHARS = 16
 #: How many changed answers a message names.
 NAMED = 3
 FAILURES = frozenset({"mismatch", "changed", "unrecorded"})
+#: Of the failures, those where sealed answers no longer are what was committed (export fails
+#: on them); "unrecorded" answers were never committed, which export only warns of.
+BROKEN = frozenset({"mismatch", "changed"})
 
 
 # ------------------------------------------------------------------------------ canonical form
@@ -270,6 +273,11 @@ class SealReport:
     @property
     def failed(self) -> bool:
         return any(c.failed for c in self.checks)
+
+    @property
+    def broken(self) -> list[SealCheck]:
+        """The checks whose sealed answers differ from what was committed (:data:`BROKEN`)."""
+        return [c for c in self.checks if c.status in BROKEN]
 
     def to_dict(self) -> dict[str, Any]:
         return {

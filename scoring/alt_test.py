@@ -12,8 +12,11 @@ shared items create). The winning rate ω is the share of annotators the LLM win
 LLM passes when ω ≥ 0.5.
 
 ε: 0.2, the paper's default for crowd-style annotators (0.1 for experts): HUME's annotators are
-volunteers, not domain experts. The test needs ≥ 3 annotators; with fewer, the LLM's agreement
-with each annotator on their shared items is given instead, with an interval.
+volunteers, not domain experts. The test needs ≥ 3 annotators; with fewer, the LLM is set
+against each annotator, paired (``paired``): annotator − LLM, each scored against gold by the
+type's human rule on the items both answered, with the report's seeded paired bootstrap (the
+caller passes that comparison in, since it needs gold, which this test never sees); the LLM's
+agreement with each annotator (``pairwise``) is given beside it.
 
 The test itself is written here because no well-kept library implements it; the t-test, the
 correction and the Wilson interval come from scipy and :mod:`scoring.intervals`. Pure: it asks
@@ -23,7 +26,7 @@ the task type (:class:`scoring.rules.ScoringRules`) for the per-item alignment a
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,9 +45,17 @@ METHOD = (
     f"one-sided paired t-test of the advantage probabilities with margin ε = {EPSILON} "
     "(the paper's crowd-annotator default), Benjamini–Yekutieli over annotators at "
     f"α = {ALPHA}; the LLM passes when it wins against ≥ {PASS_RATE:.0%} of them "
-    f"(needs ≥ {MIN_ANNOTATORS} annotators; with fewer, the LLM's agreement with each "
-    "annotator, Wilson interval for 0/1 alignments, t interval otherwise)"
+    f"(needs ≥ {MIN_ANNOTATORS} annotators; with fewer, the LLM against each annotator, "
+    "paired: annotator − LLM, each scored against gold by the type's human rule on the items "
+    "both answered, seeded paired bootstrap over items (2000 resamples, percentile 95 % "
+    "interval); beside it the LLM's agreement with each annotator, Wilson interval for 0/1 "
+    "alignments, t interval otherwise)"
 )
+
+#: ``pair(annotator, llm_answers)``: the paired comparison of that annotator alone against the
+#: LLM (``scoring.subset_report.paired_comparison``), or None where fewer than 3 items are
+#: shared or the type has no per-item form.
+PairedComparison = Callable[[str, Mapping[Hashable, Any]], Mapping[str, Any] | None]
 
 
 @dataclass
@@ -76,6 +87,21 @@ class PairAgreement:
 
 
 @dataclass
+class PairedDifference:
+    """One annotator against the LLM, paired: (annotator − LLM) on the items both answered."""
+
+    annotator: str
+    n_items: int
+    annotator_score: float | None = None
+    llm_score: float | None = None
+    difference: float | None = None
+    low: float | None = None
+    high: float | None = None
+    method: str = ""
+    reason: str = ""
+
+
+@dataclass
 class AltTestResult:
     """One LLM's alternative annotator test on one subset."""
 
@@ -90,6 +116,7 @@ class AltTestResult:
     passed: bool | None = None
     annotators: list[AnnotatorTest] = field(default_factory=list)
     pairwise: list[PairAgreement] = field(default_factory=list)
+    paired: list[PairedDifference] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return _plain(self)
@@ -163,6 +190,38 @@ def _pairwise(
     return out
 
 
+def _paired(
+    humans: Mapping[str, Mapping[Hashable, Any]],
+    llm: Mapping[Hashable, Any],
+    pair: PairedComparison,
+) -> list[PairedDifference]:
+    out = []
+    for j, answers in sorted(humans.items()):
+        shared = sum(1 for i in answers if i in llm)
+        cmp = pair(j, llm)
+        if cmp is None or "low" not in cmp:
+            why = (cmp or {}).get("why") or (
+                f"{shared} shared item(s) (needs {MIN_ITEMS})"
+                if shared < MIN_ITEMS
+                else "the answers have no per-item score to pair"
+            )
+            out.append(PairedDifference(j, shared, reason=why))
+            continue
+        out.append(
+            PairedDifference(
+                annotator=j,
+                n_items=int(cmp["n_items"]),
+                annotator_score=float(cmp["human_on_items"]),
+                llm_score=float(cmp["rater_on_items"]),
+                difference=float(cmp["difference"]),
+                low=float(cmp["low"]),
+                high=float(cmp["high"]),
+                method=str(cmp["method"]),
+            )
+        )
+    return out
+
+
 def alt_test(
     rules: ScoringRules,
     humans: Mapping[str, Mapping[Hashable, Any]],
@@ -171,6 +230,7 @@ def alt_test(
     *,
     epsilon: float = EPSILON,
     alpha: float = ALPHA,
+    pair: PairedComparison | None = None,
 ) -> AltTestResult:
     """The alternative annotator test of one LLM against the annotators of one subset."""
     from scipy import stats
@@ -184,10 +244,12 @@ def alt_test(
     if len(people) < MIN_ANNOTATORS:
         result.status = "fewer than 3 annotators"
         result.reason = (
-            f"{len(people)} annotator(s): the test needs {MIN_ANNOTATORS}; the agreement of "
-            "the LLM with each annotator is given instead"
+            f"{len(people)} annotator(s): the test needs {MIN_ANNOTATORS}; the LLM against "
+            "each annotator, paired, and its agreement with each are given instead"
         )
         result.pairwise = _pairwise(people, answers, align)
+        if pair is not None:
+            result.paired = _paired(people, answers, pair)
         return result
     result.annotators = [_one_test(j, people, answers, align, epsilon) for j in sorted(people)]
     tested = [t for t in result.annotators if t.pvalue is not None]
@@ -212,9 +274,10 @@ def alt_tests(
     rules: ScoringRules,
     humans: Mapping[str, Mapping[Hashable, Any]],
     llms: Mapping[str, Mapping[Hashable, Any]],
+    pair: PairedComparison | None = None,
 ) -> dict[str, AltTestResult]:
     """The test for every LLM annotator of a subset (empty when there is none)."""
-    return {name: alt_test(rules, humans, name, a) for name, a in sorted(llms.items())}
+    return {name: alt_test(rules, humans, name, a, pair=pair) for name, a in sorted(llms.items())}
 
 
-__all__ = ["EPSILON", "METHOD", "AltTestResult", "alt_test", "alt_tests"]
+__all__ = ["EPSILON", "METHOD", "AltTestResult", "PairedDifference", "alt_test", "alt_tests"]

@@ -445,7 +445,12 @@ def evaluate_subset(inp: SubsetInput) -> SubsetReport:
         difficulty=difficulty(human, inp.models),
         human_panel=hp,
         vs_best=vs_best,
-        alt_test=alt_tests(inp.task_type, inp.humans, inp.llms),
+        alt_test=alt_tests(
+            inp.task_type,
+            inp.humans,
+            inp.llms,
+            lambda j, llm: paired_comparison(replace(inp, humans={j: inp.humans[j]}), llm),
+        ),
     )
 
 

@@ -1,6 +1,11 @@
 """A small study filled directly in its store (no Label Studio) for the report's tests: two
 registered annotators (with emails) answering in English, one in Arabic, an LLM annotator, and
-an MTEB results folder with three models (two with metadata) on the study's subsets."""
+an MTEB results folder with three models (two with metadata) on the study's subsets.
+
+``make_study(annotators="abc")`` adds a third English annotator, for the alternative annotator
+test (it needs 3). The type examples script only annotators ``'a'`` and ``'b'`` (any other name
+answers as ``'b'`` does, or perfectly), so a third one asked of them would copy another; ``'c'``
+here answers gold except the type's other answer on every fourth item."""
 
 from __future__ import annotations
 
@@ -16,6 +21,8 @@ from tests._studies import real_data_spec, write_spec
 from tests.task_type_examples import examples
 
 EMAILS = ("ann.one@example.org", "ann.two@example.org")
+#: The third annotator's, registered only by ``make_study(annotators="abc")``.
+THIRD_EMAIL = "ann.three@example.org"
 #: Models of the results folder: name -> (score offset from 0.5, model_meta extra).
 MODELS = {
     "sentence-transformers/all-MiniLM-L6-v2": (
@@ -30,10 +37,33 @@ MODELS = {
 }
 
 
-def make_study(root: Path) -> dict[str, Any]:
-    """Create and fill the study under ``root / "study"``; returns what the tests compare."""
+def _other_label(gold: Any, k: int, labels: list[str]) -> Any:
+    return sorted(set(labels) - {gold})[k % (len(labels) - 1)]
+
+
+#: LLM annotators on SIB200 English: name -> answer(gold, item index, label set).
+LLMS = {
+    "always-first": lambda g, k, labels: sorted(labels)[0],
+    "mostly-right": lambda g, k, labels: _other_label(g, k + 1, labels) if k % 6 == 2 else g,
+}
+
+
+def _answer(sub_type: str, g: Any, k: int, who: str, labels: list[str]) -> Any:
+    ex = examples(sub_type)
+    if who != "c":
+        return ex.scripted_answer(g, k, who, labels)
+    right = ex.perfect_answer(g)
+    return ex.other_answer(right, labels) if k % 4 == 3 else right
+
+
+def make_study(
+    root: Path, *, annotators: str = "ab", cls_eng: int = 12, llm: str = "always-first"
+) -> dict[str, Any]:
+    """Create and fill the study under ``root / "study"``; returns what the tests compare.
+    ``annotators`` answer in English (the first also in Arabic); ``llm`` names the LLM
+    annotator's rule (:data:`LLMS`) on SIB200 English."""
     study = root / "study"
-    spec = real_data_spec("reporttest", 5, cls_eng=12, cls_arb=8, sts=12, rerank=4)
+    spec = real_data_spec("reporttest", 5, cls_eng=cls_eng, cls_arb=8, sts=12, rerank=4)
     assert main(["init", str(study), "--spec", str(write_spec(study, spec))]) == 0
     answers: dict[str, dict[str, dict[str, Any]]] = {}
     with Store.open(study) as store:
@@ -41,19 +71,17 @@ def make_study(root: Path) -> dict[str, Any]:
             who: store.add_annotator(
                 email, ["eng", "arb"], f"http://127.0.0.1:{9100 + i}", None
             ).key
-            for i, (who, email) in enumerate(zip(("a", "b"), EMAILS, strict=True))
+            for i, (who, email) in enumerate(zip(annotators, (*EMAILS, THIRD_EMAIL), strict=False))
         }
         ann_id = 1
         for sub in store.subsets():
             golds = gold(store, sub.key)
             labels = sub.config.get("label_set") or []
-            raters = ["a", "b"] if sub.language.startswith("eng") else ["a"]
+            raters = annotators if sub.language.startswith("eng") else annotators[0]
             records = []
             for k, inst in enumerate(store.instances(sub.key)):
                 for who in raters:
-                    ans = examples(sub.task_type).scripted_answer(
-                        golds[inst.hume_id], k, who, labels
-                    )
+                    ans = _answer(sub.task_type, golds[inst.hume_id], k, who, labels)
                     answers.setdefault(sub.key, {}).setdefault(keys[who], {})[inst.hume_id] = ans
                     records.append(
                         AnnotationRecord(ann_id, inst.hume_id, 1000 + ann_id, keys[who], ans)
@@ -61,11 +89,11 @@ def make_study(root: Path) -> dict[str, Any]:
                     ann_id += 1
             store.upsert_annotations(records, subset=sub.key)
         cls = store.subset("SIB200Classification/eng_Latn")
-        first = sorted(cls.config["label_set"])[0]
+        labels, golds = list(cls.config["label_set"]), gold(store, cls.key)
         store.add_predictions(
             [
-                PredictionRecord(i.hume_id, "llm:always-first", first)
-                for i in store.instances(cls.key)
+                PredictionRecord(i.hume_id, f"llm:{llm}", LLMS[llm](golds[i.hume_id], k, labels))
+                for k, i in enumerate(store.instances(cls.key))
             ]
         )
         subsets = [(s.task_name, s.hf_subset, s.task_type, s.language) for s in store.subsets()]

@@ -233,8 +233,11 @@ def test_export_flags_a_tampered_answer(tmp_path: Path, capsys) -> None:
     assert c.sha256 in (out / "report.md").read_text()
     sql(study, "UPDATE predictions SET score = 0.5 WHERE model_version = ?", (MV,))
     capsys.readouterr()
-    assert main(["export", str(study), "--out", str(out)]) == 0
+    # A broken seal: every file is written and flags it, and export exits 1 (as verify does)
+    # unless --allow-broken-seal.
+    assert main(["export", str(study), "--out", str(out)]) == 1
     err = capsys.readouterr().err
+    assert f"error: SEALING BROKEN for {MV}" in err and "--allow-broken-seal" in err
     [check] = json.loads((out / "scores.json").read_text())["sealing"]["checks"]
     assert check["status"] == "mismatch" and check["sha256"] != c.sha256
     assert check["latest_sha256"] == c.sha256 and "changed" in check["problems"][0]
@@ -242,6 +245,8 @@ def test_export_flags_a_tampered_answer(tmp_path: Path, capsys) -> None:
     assert "## Sealing" in md and "SEALING BROKEN" in md and "Sealing broken for " + MV in md
     assert f"warning: sealing of {MV}" in err
     assert "SEALING BROKEN" in (out / "report.html").read_text()
+    assert main(["export", str(study), "--out", str(out), "--allow-broken-seal"]) == 0
+    assert "(--allow-broken-seal: exit 0)" in capsys.readouterr().err
 
 
 def test_answers_changed_after_the_first_annotation_are_flagged(tmp_path: Path, capsys) -> None:
@@ -269,6 +274,12 @@ def test_answers_changed_after_the_first_annotation_are_flagged(tmp_path: Path, 
         [check] = check_study(store).checks
     assert check.status == "changed" and check.published == first.sha256
     assert check.recomputed == again.sha256 == check.latest
+    # export writes the report that flags it, and fails unless told to allow it
+    out = tmp_path / "out"
+    assert main(["export", str(study), "--out", str(out)]) == 1
+    assert "SEALING BROKEN" in (out / "report.md").read_text()
+    assert f"error: SEALING BROKEN for {MV}" in capsys.readouterr().err
+    assert main(["export", str(study), "--out", str(out), "--allow-broken-seal"]) == 0
 
 
 def test_commitment_first_recorded_after_annotation_began_is_late_not_broken(

@@ -130,6 +130,7 @@ def report_json(report: StudyReport) -> dict[str, Any]:
         "subsets": [s.to_dict() for s in report.subsets],
         "rows": score_rows(report),
         "table": [r.to_dict() for r in report.rows],
+        "human_panel_summary": report.panel_summary,
         "human_vs_models": None
         if report.human_vs_models is None
         else report.human_vs_models.to_dict(),

@@ -32,6 +32,7 @@ from scoring.comparison import (
     score_correlation,
 )
 from scoring.errors import ScoringError
+from scoring.panel_summary import summarise as summarise_panels
 from scoring.results import (
     Rater,
     SubsetScore,
@@ -78,6 +79,9 @@ class StudyReport:
     #: Every model's and LLM's sealing commitment, recomputed from the store and judged
     #: (:func:`hume_sync.sealing.check_study`).
     sealing: SealReport | None = None
+    #: Table 1's human rows: each panel entry's mean over subsets with its interval
+    #: (:func:`scoring.panel_summary.summarise`).
+    panel_summary: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def complete(self) -> bool:
@@ -353,4 +357,5 @@ def build_report(
             sorted({m for r in reports for m in r.input.models}), extra_models, meta
         ),
         sealing=check_study(store),
+        panel_summary=summarise_panels([(ids[r.input.key], r.human_panel) for r in reports]),
     )

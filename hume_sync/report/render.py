@@ -20,6 +20,7 @@ from hume_sync.report.safe_text import md_cell, md_text
 from hume_sync.steps.late_answers import EDITED_NOTE
 from scoring.alt_test import METHOD as ALT_TEST_METHOD
 from scoring.alt_test import AltTestResult
+from scoring.panel_summary import METHOD as PANEL_SUMMARY_METHOD
 from scoring.subset_report import SubsetReport, degenerate
 from scoring.tasks import normalise_language
 
@@ -64,6 +65,7 @@ _COMMON_METHODS = {
     "excellent; low agreement: κ < 0.4 or ρ < 0.6",
     "Table": "mean over task-language subsets, each weighted equally; only raters with every "
     "subset are ranked; humans win a subset when strictly above the best / median model",
+    "Table 1 interval": PANEL_SUMMARY_METHOD,
     "Borda rank": "as the MTEB leaderboard shows beside the mean: on each subset a ranked "
     "rater earns one point per ranked rater it beats and ½ per tie; points summed over "
     "subsets, ranked high to low (competition ranks)",
@@ -102,9 +104,12 @@ _METHOD_ORDER = (
     "LLM annotator",
     "Interval (95 %)",
     "Significance",
+    "Which human",
+    "Above humans",
     "Alternative annotator test",
     "Agreement",
     "Table",
+    "Table 1 interval",
     "Borda rank",
     "Best model",
     "Model metadata",
@@ -238,6 +243,7 @@ def _table1(report: StudyReport) -> tuple[list[str], list[list[str]]]:
         "rater",
         "kind",
         "mean %",
+        "95 % interval (%)",
         "subsets",
         *types,
         *langs,
@@ -251,6 +257,9 @@ def _table1(report: StudyReport) -> tuple[list[str], list[list[str]]]:
             r.rater.name,
             r.rater.kind,
             _pct(r.mean),
+            _summary_cell(report.panel_summary.get("aggregate"))
+            if r.rater.kind == "human"
+            else "–",
             f"{r.n_subsets}/{n}",
             *[_pct(r.by_type.get(t)) for t in types],
             *[_pct(r.by_language.get(g)) for g in langs],
@@ -262,11 +271,22 @@ def _table1(report: StudyReport) -> tuple[list[str], list[list[str]]]:
     return header, rows
 
 
+def _summary_cell(e: Mapping[str, Any] | None) -> str:
+    """A Table 1 interval in percent, or why there is none (scoring.panel_summary)."""
+    if not e:
+        return "–"
+    iv = e.get("interval")
+    if iv:
+        return f"[{_pct(iv['low'])}, {_pct(iv['high'])}]"
+    return e.get("note") or "not estimable"
+
+
 def _table1_panel_rows(
     report: StudyReport, types: list[str], langs: list[str], n_meta: int
 ) -> list[list[str]]:
     """Which human, across the study: each panel entry's mean over the subsets where it is
-    estimable (unranked; per-subset intervals are in "Which human, per subset")."""
+    estimable (unranked), with the interval of that mean (scoring.panel_summary; per-subset
+    intervals are in "Which human, per subset")."""
     n = len(report.ids)
     rows = []
     for key, label in _PANEL_COLUMNS[1:]:
@@ -292,6 +312,7 @@ def _table1_panel_rows(
                 f"humans: {label}",
                 "human panel",
                 _pct(mean([v for _, v in got])),
+                _summary_cell(report.panel_summary.get(key)),
                 f"{len(got)}/{n}",
                 *[_pct(v) for v in by_type],
                 *[_pct(v) for v in by_lang],
@@ -531,8 +552,24 @@ def _alt_test_cell(r: AltTestResult) -> str:
         won = sum(bool(a.llm_wins) for a in r.annotators)
         n = sum(a.p_adjusted is not None for a in r.annotators)
         verdict = "passes" if r.passed else "fails"
-        return f"{verdict}: ω = {_f(r.winning_rate, 2)} ({won}/{n} annotators), ε = {r.epsilon:g}"
+        each = [
+            f"{a.annotator}: p = {_f(a.p_adjusted)} ({'LLM wins' if a.llm_wins else 'LLM loses'})"
+            if a.p_adjusted is not None
+            else f"{a.annotator}: not estimable ({a.reason})"
+            for a in r.annotators
+        ]
+        return (
+            f"{verdict}: ω = {_f(r.winning_rate, 2)} ({won}/{n} annotators), ε = {r.epsilon:g}; "
+            f"per held-out annotator, Benjamini–Yekutieli p at α = {r.alpha:g}: " + "; ".join(each)
+        )
     if r.status == "fewer than 3 annotators":
+        paired = [
+            f"{p.annotator} − LLM = {_f(p.annotator_score)} − {_f(p.llm_score)} = "
+            f"{_f(p.difference)} [{_f(p.low)}, {_f(p.high)}] {p.method}, {p.n_items} items"
+            if p.difference is not None
+            else f"{p.annotator} − LLM: not estimable ({p.reason})"
+            for p in r.paired
+        ]
         parts = [
             f"vs {p.annotator}: {_f(p.agreement)} [{_f(p.low)}, {_f(p.high)}] {p.method}, "
             f"n = {p.n_items}"
@@ -540,7 +577,8 @@ def _alt_test_cell(r: AltTestResult) -> str:
             else f"vs {p.annotator}: not estimable ({p.reason})"
             for p in r.pairwise
         ]
-        return f"not tested ({r.reason}): " + "; ".join(parts)
+        lead = f"not tested ({r.reason}); paired, each scored against gold: "
+        return lead + "; ".join(paired) + "; agreement: " + "; ".join(parts)
     return f"{r.status}: {r.reason}"
 
 

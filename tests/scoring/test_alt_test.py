@@ -128,3 +128,38 @@ def test_every_type_but_clustering_has_an_alignment():
 def test_reranking_alignment_is_the_share_of_candidates_marked_alike():
     align = task_types.get("reranking").score_item_alignment
     assert align.measure({"a": 1, "b": 0, "c": 1}, {"a": 1, "b": 1}) == pytest.approx(1 / 3)
+
+
+def _bootstrap_difference(a: list[float], b: list[float], seed: int) -> tuple[float, float]:
+    """A paired percentile bootstrap of mean(a) − mean(b), written out here with numpy."""
+    import numpy as np
+
+    x, y = np.array(a), np.array(b)
+    idx = np.random.default_rng(seed).integers(0, len(x), (2000, len(x)))
+    d = x[idx].mean(axis=1) - y[idx].mean(axis=1)
+    return float(np.quantile(d, 0.025)), float(np.quantile(d, 0.975))
+
+
+def test_fewer_than_three_annotators_give_the_paired_difference_against_gold():
+    from scoring.subset_report import SubsetInput, evaluate_subset
+
+    gold = _labels("xxxxxxxx")
+    # A is right on 6 of the 8 items, the LLM on 4 (of the same 8): A − LLM = 6/8 − 4/8.
+    # B answered items 0 and 1 only, both shared with the LLM: 2 < 3, not estimable.
+    humans = {"A": _labels("xxxyxxyx"), "B": {0: "x", 1: "y"}}
+    llm = _labels("xyxyxyxy")
+    inp = SubsetInput("k", "T", "default", CLS, "eng-Latn", gold, humans, llms={"L": llm})
+    r = evaluate_subset(inp).alt_test["L"]
+    assert r.status == "fewer than 3 annotators"
+    by = {p.annotator: p for p in r.paired}
+    a = by["A"]
+    assert a.n_items == 8 and a.annotator_score == pytest.approx(6 / 8)
+    assert a.llm_score == pytest.approx(4 / 8) and a.difference == pytest.approx(2 / 8)
+    right_a = [float(v == "x") for v in humans["A"].values()]
+    right_l = [float(v == "x") for v in llm.values()]
+    low, high = _bootstrap_difference(right_a, right_l, inp.seed)
+    assert (a.low, a.high) == pytest.approx((low, high)) and a.low < a.difference < a.high
+    assert a.method == "paired_bootstrap:percentile"
+    b = by["B"]
+    assert b.difference is None and b.low is None and b.reason == "2 shared item(s) (needs 3)"
+    assert "paired" in r.to_dict() and r.to_dict()["paired"][0]["annotator"] == "A"
