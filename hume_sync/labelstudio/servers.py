@@ -167,6 +167,7 @@ def start_embedded(
     Without ``port`` a server started before keeps its port, a new one gets a free one.
     ``timeout``: seconds it may take (default: ``server.start_timeout()``).
     """
+    timeout = server.start_timeout(timeout)  # a bad limit is refused before anything is made
     if port is None:
         creds = server.read_credentials(data_dir) if data_dir.exists() else None
         port = (_port_of(creds["url"]) if creds else None) or server.free_port()
