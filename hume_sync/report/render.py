@@ -1,4 +1,4 @@
-"""Render a :class:`hume_sync.report.export.StudyReport` as Markdown and as one self-contained
+"""Render a :class:`hume_sync.report.model.StudyReport` as Markdown and as one self-contained
 HTML page.
 
 The HTML has no external resources (inline CSS and SVG plots), so it opens offline and can be
