@@ -818,42 +818,7 @@ def reranking_agreements(
             _undefined(f"reranking:mean_{s}", _rerank_scale(s), table, WARN_FEWER_THAN_TWO_RATERS)
             for s in statistics
         ]
-    rho: list[float] = []
-    tau: list[float] = []
-    kap: list[float] = []
-    pooled: list[float] = []
-    n_undefined = {"spearman": 0, "kendall_tau": 0, "binary_kappa": 0}
-    used: dict[Hashable, None] = {}
-    binary_labels: list[int] = []
-    for a, b in combinations(raters, 2):
-        pool_a: list[int] = []
-        pool_b: list[int] = []
-        for q in values[a]:
-            if q not in values[b]:
-                continue
-            ca, cb = values[a][q], values[b][q]
-            shared = [c for c in ca if c in cb]
-            if len(shared) < 2:
-                continue
-            used[q] = None
-            xa = [ca[c] for c in shared]
-            xb = [cb[c] for c in shared]
-            ba = [int(v > 0) for v in xa]
-            bb = [int(v > 0) for v in xb]
-            pool_a += ba
-            pool_b += bb
-            binary_labels += ba + bb
-            for name, val, bucket in (
-                ("spearman", _spearman(xa, xb), rho),
-                ("kendall_tau", _kendall(xa, xb), tau),
-                ("binary_kappa", cohen_kappa(ba, bb), kap),
-            ):
-                if math.isfinite(val):
-                    bucket.append(val)
-                else:
-                    n_undefined[name] += 1
-        if pool_a:
-            pooled.append(cohen_kappa(pool_a, pool_b))
+    rho, tau, kap, pooled, n_undefined, used, binary_labels = _rerank_comparisons(raters, values)
     n_items = len(used)
     skew, top = _skew_warnings(binary_labels)
     pooled_defined = [p for p in pooled if math.isfinite(p)]
@@ -893,6 +858,59 @@ def reranking_agreements(
         }
         out.append(_result(_mean(chosen), method, scale, table, n_items, warnings, details))
     return out
+
+
+def _rerank_comparisons(
+    raters: list[Any], values: dict[Any, dict[Hashable, dict[Hashable, float]]]
+) -> tuple[
+    list[float],
+    list[float],
+    list[float],
+    list[float],
+    dict[str, int],
+    dict[Hashable, None],
+    list[int],
+]:
+    """One pass over every (rater pair, shared query) with at least two shared candidates: the
+    defined ρ, τ-b and binary κ per comparison, each pair's pooled κ, how many were undefined,
+    the queries used and every binary mark seen (for the skew warnings)."""
+    rho: list[float] = []
+    tau: list[float] = []
+    kap: list[float] = []
+    pooled: list[float] = []
+    n_undefined = {"spearman": 0, "kendall_tau": 0, "binary_kappa": 0}
+    used: dict[Hashable, None] = {}
+    binary_labels: list[int] = []
+    for a, b in combinations(raters, 2):
+        pool_a: list[int] = []
+        pool_b: list[int] = []
+        for q in values[a]:
+            if q not in values[b]:
+                continue
+            ca, cb = values[a][q], values[b][q]
+            shared = [c for c in ca if c in cb]
+            if len(shared) < 2:
+                continue
+            used[q] = None
+            xa = [ca[c] for c in shared]
+            xb = [cb[c] for c in shared]
+            ba = [int(v > 0) for v in xa]
+            bb = [int(v > 0) for v in xb]
+            pool_a += ba
+            pool_b += bb
+            binary_labels += ba + bb
+            for name, val, bucket in (
+                ("spearman", _spearman(xa, xb), rho),
+                ("kendall_tau", _kendall(xa, xb), tau),
+                ("binary_kappa", cohen_kappa(ba, bb), kap),
+            ):
+                if math.isfinite(val):
+                    bucket.append(val)
+                else:
+                    n_undefined[name] += 1
+        if pool_a:
+            pooled.append(cohen_kappa(pool_a, pool_b))
+    return rho, tau, kap, pooled, n_undefined, used, binary_labels
 
 
 def _rerank_scale(statistic: str) -> Scale:
