@@ -149,10 +149,10 @@ def human_classification(gold: Mapping[Hashable, Any], answers: Answers) -> Scor
     # Per item, the chance the vote is right under each tie rule (1/0 without a tie).
     random_hits, best_hits, worst_hits = [], [], []
     for item in col.items:
-        given = [g[item] for g in col.by_rater.values() if item in g]
-        label, tie = _vote(given)
+        labels = [g[item] for g in col.by_rater.values() if item in g]
+        label, tie = _vote(labels)
         votes[item] = label
-        top = _top_labels(given)
+        top = _top_labels(labels)
         right = gold[item] in top
         random_hits.append(right / len(top))
         best_hits.append(float(right))

@@ -44,7 +44,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from scoring import kernels
 from scoring._lazy import LazyModule
@@ -53,7 +53,11 @@ from scoring.records import Agreement
 from scoring.validation import choose
 
 # Loaded on first use: the leaderboard imports this module for its bands only.
-np = LazyModule("numpy")
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+else:
+    np = LazyModule("numpy")
 
 __all__ = [
     "KRIPPENDORFF_LEVELS",
@@ -164,7 +168,7 @@ def agreement_band(value: float, scale: Scale) -> str:
 def _scale_of(a: Agreement) -> Scale:
     """The scale recorded in ``details["scale"]``, else guessed from the method name."""
     scale = a.details.get("scale") if isinstance(a.details, Mapping) else None
-    if scale in ("kappa", "correlation", "proportion"):
+    if scale == "kappa" or scale == "correlation" or scale == "proportion":
         return scale
     name = a.method.lower()
     # The last matching key in the method name wins ("reranking:mean_binary_kappa" -> kappa).
@@ -579,14 +583,15 @@ def _fleiss(table: _Table) -> Agreement:
 # --------------------------------------------------------------------------------------------
 
 
-def _delta2(domain: list[Any], marginals: np.ndarray, level: str) -> np.ndarray:
+def _delta2(domain: list[Any], marginals: NDArray[Any], level: str) -> NDArray[Any]:
     """Squared difference δ²(c, k) between the values of ``domain`` at the given level."""
     m = len(domain)
     if level == "nominal":
         return 1.0 - np.eye(m)
     v = np.asarray(domain, dtype=float)
     if level == "interval":
-        return (v[:, None] - v[None, :]) ** 2
+        squared: NDArray[Any] = (v[:, None] - v[None, :]) ** 2
+        return squared
     if level == "ratio":
         s = v[:, None] + v[None, :]
         d = v[:, None] - v[None, :]
@@ -598,7 +603,8 @@ def _delta2(domain: list[Any], marginals: np.ndarray, level: str) -> np.ndarray:
     lo = np.minimum.outer(np.arange(m), np.arange(m))
     hi = np.maximum.outer(np.arange(m), np.arange(m))
     between = cum[hi + 1] - cum[lo]
-    return (between - (marginals[:, None] + marginals[None, :]) / 2.0) ** 2
+    ordinal: NDArray[Any] = (between - (marginals[:, None] + marginals[None, :]) / 2.0) ** 2
+    return ordinal
 
 
 def krippendorff_alpha(

@@ -252,11 +252,8 @@ def _read_revision(
             raise
         problems.append(Problem(exc.path, exc.reason))
         meta = {}
-    name = (
-        meta.get("name")
-        if isinstance(meta.get("name"), str)
-        else model_folder.replace("__", "/", 1)
-    )
+    given = meta.get("name")
+    name = given if isinstance(given, str) else model_folder.replace("__", "/", 1)
     rater = Rater(
         name=name,
         revision=folder.name,
