@@ -189,15 +189,17 @@ def human_classification(gold: Mapping[Hashable, Any], answers: Answers) -> Scor
 
 def flatten_clustering(
     gold: Mapping[Hashable, Mapping[str, Any]], answers: Mapping[str, Mapping[Hashable, Any]]
-) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+) -> tuple[dict[Hashable, Any], dict[str, dict[Hashable, Any]]]:
     """Sets of texts → one text-level mapping (text ids are unique within a study subset).
 
     A clustering item is a set of texts (``{text_id: label}`` in gold, ``{text_id: group}`` in an
     answer); scores and agreement compare texts. Group names are made set-specific so that
     "group_1" of two different sets never merge.
     """
-    flat_gold = {f"{s}/{t}": lab for s, g in gold.items() for t, lab in g.items()}
-    flat_answers = {
+    flat_gold: dict[Hashable, Any] = {
+        f"{s}/{t}": lab for s, g in gold.items() for t, lab in g.items()
+    }
+    flat_answers: dict[str, dict[Hashable, Any]] = {
         rater: {f"{s}/{t}": f"{s}/{grp}" for s, a in given.items() if a for t, grp in a.items()}
         for rater, given in answers.items()
     }

@@ -223,17 +223,17 @@ def _reveal_in_project(
             tasks.setdefault(hid, task)
     batch: list[dict[str, Any]] = []
     for p in preds:
-        task = tasks.get(p.hume_id)
-        if task is None:
+        shown = tasks.get(p.hume_id)
+        if shown is None:
             result.without_task += 1
             continue
         item = items.get((p.hume_id, p.model_version))
         if item is None:
             continue
-        have = {str(x.get("model_version")) for x in task.get("predictions") or []}
+        have = {str(x.get("model_version")) for x in shown.get("predictions") or []}
         if p.model_version in have:
             result.present += 1
             continue
-        batch.append({"task": int(task["id"]), **item})
+        batch.append({"task": int(shown["id"]), **item})
     if batch:
         result.created += client.import_predictions(ls_project_id, batch)

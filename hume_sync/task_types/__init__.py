@@ -16,18 +16,18 @@ from hume_sync.task_types.clustering import Clustering
 from hume_sync.task_types.pair_classification import PairClassification
 from hume_sync.task_types.reranking import Reranking
 from hume_sync.task_types.sts import STS
-from label_studio_configs.interface import TaskInterface
 from ml_backend.llm.task import LLMTask
 from ml_backend.model_procedure import ModelProcedure
+from ml_backend.reveal import RevealedInterface
 from scoring.rules import ScoringRules
 
 #: The concerns every registered type implements, one mixin each (see ``base``).
-CONCERNS: tuple[type, ...] = (StudyRules, TaskInterface, ModelProcedure, LLMTask, ScoringRules)
+CONCERNS: tuple[type, ...] = (StudyRules, RevealedInterface, ModelProcedure, LLMTask, ScoringRules)
 
 if TYPE_CHECKING:
 
     class RegisteredType(
-        StudyRules, TaskInterface, ModelProcedure, LLMTask, ScoringRules, TaskType
+        StudyRules, RevealedInterface, ModelProcedure, LLMTask, ScoringRules, TaskType
     ):
         """What the registry hands out: a type with every concern of :data:`CONCERNS`. Only the
         type checker sees this class; :func:`register` checks the same at run time."""
