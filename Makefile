@@ -22,8 +22,10 @@ demo: install
 leaderboard: install
 	$(VENV)/bin/hume-sync leaderboard examples/mteb_results
 
+# mypy reads its file list (the four packages) and per-package strictness from pyproject.toml.
 lint: install
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
 
 # The reference documentation (docs/, mkdocs.yml) into the ignored site/: --strict fails on a
 # broken link or anchor and on a page left out of the nav. No --quiet: with it mkdocs 1.6 stops

@@ -241,6 +241,75 @@ def alternating(steps: Mapping[str, Callable[[], Any]], rounds: int) -> dict[str
     return times
 
 
+def encode_groups(encoder: Any, jobs: Sequence[Any]) -> dict[str, tuple[Any, dict[str, None]]]:
+    """The distinct texts to embed per encoding context (role, type, task), as predict groups
+    them, each with one request that names the context."""
+    groups: dict[str, tuple[Any, dict[str, None]]] = {}
+    for job in jobs:
+        for req in encode_requests(job):
+            v = variant_key(
+                encoder, role=req.role, task_type=req.task_type, task_name=req.task_name
+            )
+            groups.setdefault(v, (req, {}))[1].update(dict.fromkeys(req.texts))
+    return groups
+
+
+def encode_function(model: Any, role: Any) -> Any:
+    """The sentence-transformers call for a role: queries and passages have their own."""
+    if role == "query":
+        return model.encode_query
+    return model.encode_document if role == "passage" else model.encode
+
+
+def token_sorted_batches(
+    encoder: Any, groups: Mapping[str, tuple[Any, dict[str, None]]]
+) -> list[tuple[Any, list[str]]]:
+    """Each context's texts longest first (by tokens), as the embedding cache batches them."""
+    batches = []
+    for req, texts in groups.values():
+        size = length_key(encoder, list(texts))
+        ordered = sorted(texts, key=lambda t: (-size[t], -len(t), t))
+        batches.append((encode_function(encoder.model, req.role), ordered))
+    return batches
+
+
+def print_times(
+    times: Mapping[str, list[float]], rss_model: float, rss_predict: float, *, with_mteb: bool
+) -> None:
+    """The medians, per-round ratios and peak memory of the timed runs, one line each."""
+    med = {k: statistics.median(v) for k, v in times.items()}
+
+    def show(label: str, key: str) -> None:
+        runs = ", ".join(f"{t:.2f}" for t in times[key])
+        line(label, f"{med[key]:.3f} s", f"runs: {runs}")
+
+    def ratio(label: str, top: str, bottom: str, note: str = "") -> None:
+        """Median of the per-round ratios: both runs of a round are neighbours in time, so
+        load from elsewhere on the machine mostly cancels out."""
+        per_round = [a / b for a, b in zip(times[top], times[bottom], strict=True)]
+        shown = ", ".join(f"{r:.2f}" for r in per_round)
+        line(label, f"{statistics.median(per_round):.3f}", f"{note}per round: {shown}")
+
+    show("bare encode, token-sorted calls of 32", "bare")
+    show("bare encode, one call per context", "plain")
+    show("predict, cold cache", "cold")
+    ratio("  predict / bare batched the same way", "cold", "bare", "pipeline overhead; ")
+    ratio("  predict / one plain encode call", "cold", "plain")
+    show("predict rerun, nothing to do", "noop")
+    line("  cold / nothing to do", f"{med['cold'] / med['noop']:.0f}x")
+    show("predict rerun, procedures recomputed", "recompute")
+    line("  cold / procedures recomputed", f"{med['cold'] / med['recompute']:.1f}x")
+    line("peak RSS with the model loaded", f"{rss_model:.0f} MiB")
+    line("peak RSS after the timed runs", f"{rss_predict:.0f} MiB")
+    if with_mteb:
+        show("mteb on the source files, no cache", "mteb")
+        ratio("  mteb / our cold predict", "mteb", "cold")
+        show("mteb with its cache, cold", "mteb_cache_cold")
+        ratio("  mteb cache cold / our cold predict", "mteb_cache_cold", "cold")
+        show("mteb with its cache, warm", "mteb_cache_warm")
+        ratio("  mteb cache warm / our recomputed rerun", "mteb_cache_warm", "recompute")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA)
@@ -274,13 +343,7 @@ def main() -> int:
         model = encoder.model
         with Store.open(base) as store:
             jobs = build_jobs(store)
-        groups: dict[str, tuple[Any, dict[str, None]]] = {}
-        for job in jobs:
-            for req in encode_requests(job):
-                v = variant_key(
-                    encoder, role=req.role, task_type=req.task_type, task_name=req.task_name
-                )
-                groups.setdefault(v, (req, {}))[1].update(dict.fromkeys(req.texts))
+        groups = encode_groups(encoder, jobs)
         n_texts = sum(len(t) for _, t in groups.values())
         n_instances = sum(len(j.hume_ids) for j in jobs)
         print(
@@ -290,16 +353,7 @@ def main() -> int:
         model.encode(["warm up"] * 64, batch_size=32, show_progress_bar=False)
         rss_model = peak_rss_mib()
 
-        def encode_fn(role: Any) -> Any:
-            if role == "query":
-                return model.encode_query
-            return model.encode_document if role == "passage" else model.encode
-
-        sorted_batches = []
-        for req, texts in groups.values():
-            size = length_key(encoder, list(texts))
-            ordered = sorted(texts, key=lambda t: (-size[t], -len(t), t))
-            sorted_batches.append((encode_fn(req.role), ordered))
+        sorted_batches = token_sorted_batches(encoder, groups)
 
         def bare_sorted() -> None:  # what the cache does, minus the cache and the rest
             for fn, texts in sorted_batches:
@@ -308,7 +362,9 @@ def main() -> int:
 
         def bare_plain() -> None:  # one encode call per encoding context
             for req, texts in groups.values():
-                encode_fn(req.role)(list(texts), batch_size=32, show_progress_bar=False)
+                encode_function(model, req.role)(
+                    list(texts), batch_size=32, show_progress_bar=False
+                )
 
         cold_dirs = iter(range(1000))
         last = {"dir": base}
@@ -370,37 +426,8 @@ def main() -> int:
             warm["mteb_cache_warm"] = lambda: run_mteb(spec, warm_cache, tmp / "mw")
         times |= alternating(warm, rounds)
 
-        med = {k: statistics.median(v) for k, v in times.items()}
-
-        def show(label: str, key: str) -> None:
-            runs = ", ".join(f"{t:.2f}" for t in times[key])
-            line(label, f"{med[key]:.3f} s", f"runs: {runs}")
-
-        def ratio(label: str, top: str, bottom: str, note: str = "") -> None:
-            """Median of the per-round ratios: both runs of a round are neighbours in time, so
-            load from elsewhere on the machine mostly cancels out."""
-            per_round = [a / b for a, b in zip(times[top], times[bottom], strict=True)]
-            shown = ", ".join(f"{r:.2f}" for r in per_round)
-            line(label, f"{statistics.median(per_round):.3f}", f"{note}per round: {shown}")
-
-        show("bare encode, token-sorted calls of 32", "bare")
-        show("bare encode, one call per context", "plain")
-        show("predict, cold cache", "cold")
-        ratio("  predict / bare batched the same way", "cold", "bare", "pipeline overhead; ")
-        ratio("  predict / one plain encode call", "cold", "plain")
-        show("predict rerun, nothing to do", "noop")
-        line("  cold / nothing to do", f"{med['cold'] / med['noop']:.0f}x")
-        show("predict rerun, procedures recomputed", "recompute")
-        line("  cold / procedures recomputed", f"{med['cold'] / med['recompute']:.1f}x")
-        line("peak RSS with the model loaded", f"{rss_model:.0f} MiB")
-        line("peak RSS after the timed runs", f"{rss_predict:.0f} MiB")
+        print_times(times, rss_model, rss_predict, with_mteb=not args.skip_mteb)
         if not args.skip_mteb:
-            show("mteb on the source files, no cache", "mteb")
-            ratio("  mteb / our cold predict", "mteb", "cold")
-            show("mteb with its cache, cold", "mteb_cache_cold")
-            ratio("  mteb cache cold / our cold predict", "mteb_cache_cold", "cold")
-            show("mteb with its cache, warm", "mteb_cache_warm")
-            ratio("  mteb cache warm / our recomputed rerun", "mteb_cache_warm", "recompute")
             with Store.open(done) as store:
                 ours = model_subset_scores(store)[encoder.model_version]
             worst = max(abs(ours[k].main_score - v) for k, v in mteb_scores.items())

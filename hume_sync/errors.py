@@ -5,6 +5,11 @@ can derive from it) is the root of every error whose message is fit to show as i
 any of them into one line on stderr and a non-zero exit, and anything else is a bug. The classes
 here are hume_sync's; ``scoring``, ``label_studio_configs`` and ``ml_backend`` derive theirs from
 the same root.
+
+Each class has one hume parent and the builtin that says what kind of fault it is: ``ValueError``
+for input that is wrong (a spec, a time stamp, an email), ``RuntimeError`` for a state that
+refuses the step (a study still open, a project deleted in Label Studio). Only the store's own
+refusals are :class:`StoreError`: catching one must not catch a bad email.
 """
 
 from __future__ import annotations
@@ -93,23 +98,23 @@ class StudyBusyError(HumeError, RuntimeError):
     """Another hume-sync command holds the study's lock (or the lock cannot be taken at all)."""
 
 
-class LateAnswerError(StoreError):
+class LateAnswerError(HumeError, ValueError):
     """A time stamp that cannot be read (in the store's meta or an annotation)."""
 
 
-class SetupError(StoreError):
+class SetupError(HumeError, RuntimeError):
     """Setup cannot go on as asked (a project deleted in Label Studio, ...)."""
 
 
-class RevealError(StoreError):
+class RevealError(HumeError, RuntimeError):
     """Revealing or closing was refused (study still open, no projects...)."""
 
 
-class PredictCommandError(StoreError):
+class PredictCommandError(HumeError, ValueError):
     """A prediction step refused for a reason the user can fix (shown as one line)."""
 
 
-class AnnotatorError(StoreError):
+class AnnotatorError(HumeError, ValueError):
     """An annotator cannot be registered as asked (bad email or language, unsafe server...)."""
 
 

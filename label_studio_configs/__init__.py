@@ -1,7 +1,8 @@
 """Label Studio labeling configs for the HUME task types.
 
-One module per type (``classification``, ``clustering``, ``reranking``, ``sts``), each with its
-XML template and the same functions (:class:`~label_studio_configs.interface.TaskConfig`):
+One module per type (``classification``, ``clustering``, ``pair_classification``, ``reranking``,
+``sts``), each with its XML template and the same functions
+(:class:`~label_studio_configs.interface.TaskConfig`):
 
 - ``render_config(*, labels=None, n_groups=None, instructions=None, language="en") -> str``
 - ``task_data(hume_ref, content) -> dict`` (the Label Studio task ``data``: the content and an

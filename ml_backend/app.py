@@ -9,10 +9,10 @@ import without ``redis``) and the current one is not on PyPI. The protocol is sm
   task, in order; each item is the *list* of predictions for that task (one per model);
 - ``POST /webhook`` annotation events → 201.
 
-The app computes nothing: a :class:`PredictionSource` (for a study: ``hume_sync.steps.reveal``'s
-``StudySource``) says which predictions may be shown. While the study is open it answers an
-empty list for every task, so Label Studio stores nothing. No model is loaded here; answers are
-made once by ``hume-sync predict``.
+The app computes nothing: a :class:`PredictionSource` (for a study:
+``hume_sync.steps.backend.StudySource``) says which predictions may be shown. While the study is
+open it answers an empty list for every task, so Label Studio stores nothing. No model is loaded
+here; answers are made once by ``hume-sync predict``.
 
 Errors are JSON: a malformed request gets a 4xx with ``{"error": ...}``, an unexpected failure a
 500 with a generic message (logged, never sent as a traceback). Optional HTTP basic auth comes
@@ -29,6 +29,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from flask import Flask, Response, jsonify, request
+from werkzeug.datastructures import Authorization
 from werkzeug.exceptions import HTTPException
 
 log = logging.getLogger(__name__)
@@ -142,6 +143,32 @@ def _project(body: Mapping[str, Any]) -> str | None:
     return str(project)
 
 
+def _is_authorised(given: Authorization | None, auth: tuple[str, str]) -> bool:
+    """HTTP basic credentials equal to ``auth``, compared in constant time."""
+    return (
+        given is not None
+        and given.type == "basic"
+        and hmac.compare_digest((given.username or "").encode(), auth[0].encode())
+        and hmac.compare_digest((given.password or "").encode(), auth[1].encode())
+    )
+
+
+def _tasks(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The ``tasks`` of a ``/predict`` body: objects whose ``data`` and ``predictions`` have
+    the shape Label Studio sends (anything else is a 400 naming the task)."""
+    tasks = body.get("tasks")
+    if not isinstance(tasks, list):
+        raise BadRequest("'tasks' must be a list of task objects")
+    for n, task in enumerate(tasks):
+        if not isinstance(task, dict):
+            raise BadRequest(f"task {n} is not an object")
+        if "data" in task and not isinstance(task["data"], dict):
+            raise BadRequest(f"task {n}: 'data' is not an object")
+        if "predictions" in task and not isinstance(task["predictions"], list):
+            raise BadRequest(f"task {n}: 'predictions' is not a list")
+    return tasks
+
+
 def create_app(
     source: PredictionSource,
     *,
@@ -161,14 +188,7 @@ def create_app(
     def _check_auth() -> Any:
         if auth is None:
             return None
-        given = request.authorization
-        ok = (
-            given is not None
-            and given.type == "basic"
-            and hmac.compare_digest((given.username or "").encode(), auth[0].encode())
-            and hmac.compare_digest((given.password or "").encode(), auth[1].encode())
-        )
-        if ok:
+        if _is_authorised(request.authorization, auth):
             return None
         response, status = _error(401, "authentication required (HTTP basic auth)")
         response.headers["WWW-Authenticate"] = 'Basic realm="hume-ml-backend"'
@@ -206,16 +226,7 @@ def create_app(
     @app.post("/predict")
     def predict() -> Any:
         body = _json_object()
-        tasks = body.get("tasks")
-        if not isinstance(tasks, list):
-            raise BadRequest("'tasks' must be a list of task objects")
-        for n, task in enumerate(tasks):
-            if not isinstance(task, dict):
-                raise BadRequest(f"task {n} is not an object")
-            if "data" in task and not isinstance(task["data"], dict):
-                raise BadRequest(f"task {n}: 'data' is not an object")
-            if "predictions" in task and not isinstance(task["predictions"], list):
-                raise BadRequest(f"task {n}: 'predictions' is not a list")
+        tasks = _tasks(body)
         results = source.predict(tasks, _project(body))
         if len(results) != len(tasks):  # Label Studio would mismatch answers and tasks
             raise RuntimeError(f"source answered {len(results)} items for {len(tasks)} tasks")

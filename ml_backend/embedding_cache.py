@@ -295,23 +295,23 @@ class EmbeddingCache:
                 chunk = missing[start : start + chunk_size]
                 parts = []
                 for at in range(0, len(chunk), call):
-                    texts = [t for _, t in chunk[at : at + call]]
+                    batch = [t for _, t in chunk[at : at + call]]
                     vectors = np.asarray(
                         encoder.encode(
-                            texts, role=req.role, task_type=req.task_type, task_name=req.task_name
+                            batch, role=req.role, task_type=req.task_type, task_name=req.task_name
                         )
                     )
                     stats.encode_calls += 1
-                    if vectors.ndim != 2 or vectors.shape[0] != len(texts):
+                    if vectors.ndim != 2 or vectors.shape[0] != len(batch):
                         raise EmbeddingCacheError(
                             f"encoder {encoder.name!r} returned {vectors.shape} "
-                            f"for {len(texts)} texts"
+                            f"for {len(batch)} texts"
                         )
                     if not np.isfinite(vectors).all():
                         raise EmbeddingCacheError(f"encoder {encoder.name!r} returned NaN or inf")
                     parts.append(vectors)
                     if on_progress is not None:
-                        on_progress(len(texts))
+                        on_progress(len(batch))
                 rows = np.concatenate(parts)
                 self.put_many(
                     mkey, variant, ((k, v) for (k, _), v in zip(chunk, rows, strict=True))

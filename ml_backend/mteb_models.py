@@ -109,7 +109,7 @@ def _sentence_transformer_replaced(factory: Callable[..., Any] | None) -> Iterat
 
     with _PATCH_LOCK:
         original = sentence_transformers.SentenceTransformer
-        sentence_transformers.SentenceTransformer = factory  # type: ignore[misc]
+        sentence_transformers.SentenceTransformer = factory  # type: ignore[misc,assignment]
         try:
             yield
         finally:

@@ -199,7 +199,8 @@ class _Bar:
     """tqdm on stderr when it is a terminal; silent otherwise (tests, logs)."""
 
     def __init__(self, desc: str, enabled: bool) -> None:
-        self.desc, self.enabled, self.bar = desc, enabled, None
+        self.desc, self.enabled = desc, enabled
+        self.bar: Any = None  # a tqdm bar once planned
 
     def plan(self, total: int) -> None:
         if not self.enabled or total == 0:

@@ -454,6 +454,8 @@ def pairwise_similarity(a: np.ndarray, b: np.ndarray, fn: str = "cosine") -> np.
     a, b = np.atleast_2d(np.asarray(a)), np.atleast_2d(np.asarray(b))
     if a.dtype.itemsize < 4:
         a, b = a.astype(np.float32), b.astype(np.float32)
+    ta: Any  # numpy arrays, or torch tensors where torch is installed
+    tb: Any
     try:
         import torch
     except ImportError:
@@ -588,7 +590,8 @@ def rerank(
         doc_scores = {cid: float(s) for cid, s in zip(ids, sims.tolist(), strict=True)}
         answers.append(doc_scores)
         rankings.append(_ranking(doc_scores))
-    scores, per_query = None, {}
+    scores: dict[str, float] | None = None
+    per_query: dict[str, dict[str, float]] = {}
     if gold is not None:
         if len(gold) != len(qids):
             raise ValueError("gold and queries differ in length")

@@ -46,7 +46,7 @@ def serve(app: Any, options: dict[str, Any]) -> None:
     except ImportError:
         raise ServeError("gunicorn is not installed (pip install 'hume[models]')") from None
 
-    class _Server(BaseApplication):  # type: ignore[misc]
+    class _Server(BaseApplication):
         def load_config(self) -> None:
             for key, value in options.items():
                 if key in self.cfg.settings:  # older gunicorn: no control socket to turn off

@@ -149,10 +149,10 @@ def human_classification(gold: Mapping[Hashable, Any], answers: Answers) -> Scor
     # Per item, the chance the vote is right under each tie rule (1/0 without a tie).
     random_hits, best_hits, worst_hits = [], [], []
     for item in col.items:
-        given = [g[item] for g in col.by_rater.values() if item in g]
-        label, tie = _vote(given)
+        labels = [g[item] for g in col.by_rater.values() if item in g]
+        label, tie = _vote(labels)
         votes[item] = label
-        top = _top_labels(given)
+        top = _top_labels(labels)
         right = gold[item] in top
         random_hits.append(right / len(top))
         best_hits.append(float(right))
@@ -189,15 +189,17 @@ def human_classification(gold: Mapping[Hashable, Any], answers: Answers) -> Scor
 
 def flatten_clustering(
     gold: Mapping[Hashable, Mapping[str, Any]], answers: Mapping[str, Mapping[Hashable, Any]]
-) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+) -> tuple[dict[Hashable, Any], dict[str, dict[Hashable, Any]]]:
     """Sets of texts → one text-level mapping (text ids are unique within a study subset).
 
     A clustering item is a set of texts (``{text_id: label}`` in gold, ``{text_id: group}`` in an
     answer); scores and agreement compare texts. Group names are made set-specific so that
     "group_1" of two different sets never merge.
     """
-    flat_gold = {f"{s}/{t}": lab for s, g in gold.items() for t, lab in g.items()}
-    flat_answers = {
+    flat_gold: dict[Hashable, Any] = {
+        f"{s}/{t}": lab for s, g in gold.items() for t, lab in g.items()
+    }
+    flat_answers: dict[str, dict[Hashable, Any]] = {
         rater: {f"{s}/{t}": f"{s}/{grp}" for s, a in given.items() if a for t, grp in a.items()}
         for rater, given in answers.items()
     }

@@ -44,7 +44,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from scoring import kernels
 from scoring._lazy import LazyModule
@@ -53,7 +53,11 @@ from scoring.records import Agreement
 from scoring.validation import choose
 
 # Loaded on first use: the leaderboard imports this module for its bands only.
-np = LazyModule("numpy")
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+else:
+    np = LazyModule("numpy")
 
 __all__ = [
     "KRIPPENDORFF_LEVELS",
@@ -164,7 +168,7 @@ def agreement_band(value: float, scale: Scale) -> str:
 def _scale_of(a: Agreement) -> Scale:
     """The scale recorded in ``details["scale"]``, else guessed from the method name."""
     scale = a.details.get("scale") if isinstance(a.details, Mapping) else None
-    if scale in ("kappa", "correlation", "proportion"):
+    if scale == "kappa" or scale == "correlation" or scale == "proportion":
         return scale
     name = a.method.lower()
     # The last matching key in the method name wins ("reranking:mean_binary_kappa" -> kappa).
@@ -579,14 +583,15 @@ def _fleiss(table: _Table) -> Agreement:
 # --------------------------------------------------------------------------------------------
 
 
-def _delta2(domain: list[Any], marginals: np.ndarray, level: str) -> np.ndarray:
+def _delta2(domain: list[Any], marginals: NDArray[Any], level: str) -> NDArray[Any]:
     """Squared difference δ²(c, k) between the values of ``domain`` at the given level."""
     m = len(domain)
     if level == "nominal":
         return 1.0 - np.eye(m)
     v = np.asarray(domain, dtype=float)
     if level == "interval":
-        return (v[:, None] - v[None, :]) ** 2
+        squared: NDArray[Any] = (v[:, None] - v[None, :]) ** 2
+        return squared
     if level == "ratio":
         s = v[:, None] + v[None, :]
         d = v[:, None] - v[None, :]
@@ -598,7 +603,8 @@ def _delta2(domain: list[Any], marginals: np.ndarray, level: str) -> np.ndarray:
     lo = np.minimum.outer(np.arange(m), np.arange(m))
     hi = np.maximum.outer(np.arange(m), np.arange(m))
     between = cum[hi + 1] - cum[lo]
-    return (between - (marginals[:, None] + marginals[None, :]) / 2.0) ** 2
+    ordinal: NDArray[Any] = (between - (marginals[:, None] + marginals[None, :]) / 2.0) ** 2
+    return ordinal
 
 
 def krippendorff_alpha(
@@ -818,42 +824,7 @@ def reranking_agreements(
             _undefined(f"reranking:mean_{s}", _rerank_scale(s), table, WARN_FEWER_THAN_TWO_RATERS)
             for s in statistics
         ]
-    rho: list[float] = []
-    tau: list[float] = []
-    kap: list[float] = []
-    pooled: list[float] = []
-    n_undefined = {"spearman": 0, "kendall_tau": 0, "binary_kappa": 0}
-    used: dict[Hashable, None] = {}
-    binary_labels: list[int] = []
-    for a, b in combinations(raters, 2):
-        pool_a: list[int] = []
-        pool_b: list[int] = []
-        for q in values[a]:
-            if q not in values[b]:
-                continue
-            ca, cb = values[a][q], values[b][q]
-            shared = [c for c in ca if c in cb]
-            if len(shared) < 2:
-                continue
-            used[q] = None
-            xa = [ca[c] for c in shared]
-            xb = [cb[c] for c in shared]
-            ba = [int(v > 0) for v in xa]
-            bb = [int(v > 0) for v in xb]
-            pool_a += ba
-            pool_b += bb
-            binary_labels += ba + bb
-            for name, val, bucket in (
-                ("spearman", _spearman(xa, xb), rho),
-                ("kendall_tau", _kendall(xa, xb), tau),
-                ("binary_kappa", cohen_kappa(ba, bb), kap),
-            ):
-                if math.isfinite(val):
-                    bucket.append(val)
-                else:
-                    n_undefined[name] += 1
-        if pool_a:
-            pooled.append(cohen_kappa(pool_a, pool_b))
+    rho, tau, kap, pooled, n_undefined, used, binary_labels = _rerank_comparisons(raters, values)
     n_items = len(used)
     skew, top = _skew_warnings(binary_labels)
     pooled_defined = [p for p in pooled if math.isfinite(p)]
@@ -893,6 +864,59 @@ def reranking_agreements(
         }
         out.append(_result(_mean(chosen), method, scale, table, n_items, warnings, details))
     return out
+
+
+def _rerank_comparisons(
+    raters: list[Any], values: dict[Any, dict[Hashable, dict[Hashable, float]]]
+) -> tuple[
+    list[float],
+    list[float],
+    list[float],
+    list[float],
+    dict[str, int],
+    dict[Hashable, None],
+    list[int],
+]:
+    """One pass over every (rater pair, shared query) with at least two shared candidates: the
+    defined ρ, τ-b and binary κ per comparison, each pair's pooled κ, how many were undefined,
+    the queries used and every binary mark seen (for the skew warnings)."""
+    rho: list[float] = []
+    tau: list[float] = []
+    kap: list[float] = []
+    pooled: list[float] = []
+    n_undefined = {"spearman": 0, "kendall_tau": 0, "binary_kappa": 0}
+    used: dict[Hashable, None] = {}
+    binary_labels: list[int] = []
+    for a, b in combinations(raters, 2):
+        pool_a: list[int] = []
+        pool_b: list[int] = []
+        for q in values[a]:
+            if q not in values[b]:
+                continue
+            ca, cb = values[a][q], values[b][q]
+            shared = [c for c in ca if c in cb]
+            if len(shared) < 2:
+                continue
+            used[q] = None
+            xa = [ca[c] for c in shared]
+            xb = [cb[c] for c in shared]
+            ba = [int(v > 0) for v in xa]
+            bb = [int(v > 0) for v in xb]
+            pool_a += ba
+            pool_b += bb
+            binary_labels += ba + bb
+            for name, val, bucket in (
+                ("spearman", _spearman(xa, xb), rho),
+                ("kendall_tau", _kendall(xa, xb), tau),
+                ("binary_kappa", cohen_kappa(ba, bb), kap),
+            ):
+                if math.isfinite(val):
+                    bucket.append(val)
+                else:
+                    n_undefined[name] += 1
+        if pool_a:
+            pooled.append(cohen_kappa(pool_a, pool_b))
+    return rho, tau, kap, pooled, n_undefined, used, binary_labels
 
 
 def _rerank_scale(statistic: str) -> Scale:

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scoring.intervals import wilson
-from scoring.records import _plain
+from scoring.records import plain_dict
 from scoring.rules import ItemAlignment, ScoringRules
 
 EPSILON = 0.2
@@ -119,7 +119,7 @@ class AltTestResult:
     paired: list[PairedDifference] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return _plain(self)
+        return plain_dict(self)
 
 
 def _answered(answers: Mapping[Hashable, Any]) -> dict[Hashable, Any]:

@@ -280,12 +280,13 @@ def published_interval(rater: Rater, subsets: Sequence[str]) -> dict[str, Any]:
     blocks = [rater.scores[s].block for s in subsets if s in rater.scores]
     out: dict[str, Any] = {}
     ivs = [b.get("confidence_interval") for b in blocks]
-    if blocks and all(isinstance(iv, Mapping) and "low" in iv and "high" in iv for iv in ivs):
+    bounds = [iv for iv in ivs if isinstance(iv, Mapping) and "low" in iv and "high" in iv]
+    if blocks and len(bounds) == len(ivs):
         out["interval"] = [
-            sum(float(iv["low"]) for iv in ivs) / len(ivs),  # type: ignore[index]
-            sum(float(iv["high"]) for iv in ivs) / len(ivs),  # type: ignore[index]
+            sum(float(iv["low"]) for iv in bounds) / len(bounds),
+            sum(float(iv["high"]) for iv in bounds) / len(bounds),
         ]
-    agreements = [b.get("agreement") for b in blocks if isinstance(b.get("agreement"), Mapping)]
+    agreements = [a for b in blocks if isinstance(a := b.get("agreement"), Mapping)]
     if agreements:
         out["n_items"] = sum(int(a.get("n_items", 0) or 0) for a in agreements)
         out["n_annotators"] = max(int(a.get("n_annotators", 0) or 0) for a in agreements)

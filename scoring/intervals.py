@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from scipy.special import ndtr, ndtri
@@ -21,6 +21,9 @@ from scipy.special import ndtr, ndtri
 from scoring.errors import DegenerateInputError, InvalidInputError
 from scoring.records import Interval
 from scoring.validation import choose
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = [
     "FISHER_Z_VARIANCES",
@@ -205,7 +208,7 @@ def annotator_range(
 BATCH_VALUES = 1 << 22
 
 
-def _take(items: Any, idx: np.ndarray) -> Any:
+def _take(items: Any, idx: NDArray[Any]) -> Any:
     if isinstance(items, np.ndarray):
         return items[idx]
     return [items[i] for i in idx]
@@ -219,7 +222,7 @@ def _call(statistic: Callable[[Any], Any], sample: Any) -> float:
         raise InvalidInputError(f"statistic: expected a number, got {value!r}") from None
 
 
-def _leave_one_out(rows: np.ndarray, n: int) -> np.ndarray:
+def _leave_one_out(rows: NDArray[Any], n: int) -> NDArray[Any]:
     """Index rows ``np.delete(np.arange(n), i)`` for i in ``rows``: shape (len(rows), n − 1)."""
     j = np.arange(n - 1)
     return j[None, :] + (j[None, :] >= rows[:, None])
@@ -229,9 +232,9 @@ def _statistics(
     items: Any,
     statistic: Callable[[Any], Any],
     n_rows: int,
-    rows_of: Callable[[np.ndarray], np.ndarray],
+    rows_of: Callable[[NDArray[Any]], NDArray[Any]],
     vectorized: bool,
-) -> np.ndarray:
+) -> NDArray[Any]:
     """The statistic of ``items[rows_of(k)]`` for k in 0 … n_rows − 1, as floats.
 
     Vectorised, a call receives a stack of resamples, ``items[idx]`` with ``idx`` of shape
@@ -261,11 +264,11 @@ def _statistics(
 
 
 def _bca_levels(
-    boot: np.ndarray,
+    boot: NDArray[Any],
     theta_hat: float,
-    jack: np.ndarray,
+    jack: NDArray[Any],
     alpha: float,
-) -> tuple[np.ndarray | None, str, dict[str, float]]:
+) -> tuple[NDArray[Any] | None, str, dict[str, float]]:
     """BCa quantile levels, or ``None`` with the reason BCa is undefined."""
     if np.all(boot == boot[0]):
         return None, "all bootstrap resamples gave the same value", {}
@@ -295,7 +298,7 @@ def _bca_levels(
 
 
 def bootstrap(
-    items: Sequence[Any] | np.ndarray,
+    items: Sequence[Any] | NDArray[Any],
     statistic: Callable[[Any], Any],
     *,
     n_resamples: int = 2000,
@@ -397,7 +400,9 @@ def bootstrap(
     )
 
 
-def _each_resample(records: Any, statistic: Callable[[Any], Any], idx: np.ndarray) -> np.ndarray:
+def _each_resample(
+    records: Any, statistic: Callable[[Any], Any], idx: NDArray[Any]
+) -> NDArray[Any]:
     if is_vectorized(statistic):
         return np.asarray(statistic(np.asarray(records)[idx]), dtype=float)
     return np.array([_call(statistic, _take(records, row)) for row in idx], dtype=float)
@@ -637,7 +642,7 @@ def is_vectorized(statistic: Callable[[Any], Any]) -> bool:
 
 
 @vectorized
-def spearman_of_resamples(x: np.ndarray) -> np.ndarray:
+def spearman_of_resamples(x: NDArray[Any]) -> NDArray[Any]:
     """Spearman's rho of each resample of (gold, mean rating) pairs, shape (..., n, 2).
 
     ``np.corrcoef`` of the average ranks, step for step: centred ranks are multiples of 1/2, so
@@ -654,7 +659,7 @@ def spearman_of_resamples(x: np.ndarray) -> np.ndarray:
 
 
 @vectorized
-def spearman_of_codes(x: np.ndarray) -> np.ndarray:
+def spearman_of_codes(x: NDArray[Any]) -> NDArray[Any]:
     """:func:`spearman_of_resamples` for records whose two columns hold dense rank codes
     (whole numbers 0 … m − 1, see :func:`rank_codes`): Spearman depends only on the order, so
     the value is the same, bit for bit. The average ranks come from counting each code in each
@@ -677,7 +682,7 @@ def spearman_of_codes(x: np.ndarray) -> np.ndarray:
     return rho.reshape(x.shape[:-2])
 
 
-def rank_codes(records: np.ndarray) -> np.ndarray:
+def rank_codes(records: NDArray[Any]) -> NDArray[Any]:
     """Each column of ``records`` (shape (n, k)) replaced by its dense rank code: 0 for its
     smallest value, 1 for the next, … (equal values share a code)."""
     out = np.empty(records.shape, dtype=np.intp)
@@ -686,7 +691,7 @@ def rank_codes(records: np.ndarray) -> np.ndarray:
     return out
 
 
-def _rho_of_sums(saa: np.ndarray, sbb: np.ndarray, sab: np.ndarray, n: int) -> np.ndarray:
+def _rho_of_sums(saa: NDArray[Any], sbb: NDArray[Any], sab: NDArray[Any], n: int) -> NDArray[Any]:
     """``np.corrcoef``'s last steps from the centred ranks' sums of squares and products."""
     f = np.true_divide(1, n - 1)
     caa, cbb, cab = saa * f, sbb * f, sab * f

@@ -20,11 +20,15 @@ from __future__ import annotations
 import ctypes
 import math
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scoring._lazy import LazyModule
 
-np = LazyModule("numpy")
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+else:
+    np = LazyModule("numpy")
 special = LazyModule("scipy.special")
 
 EPS = 2.220446049250313e-16  # np.finfo(np.float64).eps
@@ -35,7 +39,7 @@ EPS = 2.220446049250313e-16  # np.finfo(np.float64).eps
 # --------------------------------------------------------------------------------------------
 
 
-def _prf_divide(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+def _prf_divide(num: NDArray[Any], den: NDArray[Any]) -> NDArray[Any]:
     """``num / den`` as float64, 0 where ``den`` is 0 (sklearn's ``zero_division=0``)."""
     mask = den == 0
     den = np.asarray(den, dtype=np.float64).copy()
@@ -45,7 +49,7 @@ def _prf_divide(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     return out
 
 
-def classification_scores(gold: np.ndarray, pred: np.ndarray) -> dict[str, float]:
+def classification_scores(gold: NDArray[Any], pred: NDArray[Any]) -> dict[str, float]:
     """Accuracy and macro/weighted precision, recall and F1 over the labels either side uses
     (sorted, as ``sklearn.utils.multiclass.unique_labels``), ``zero_division=0``.
 
@@ -82,7 +86,7 @@ def classification_scores(gold: np.ndarray, pred: np.ndarray) -> dict[str, float
 # --------------------------------------------------------------------------------------------
 
 
-def contingency(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+def contingency(x: NDArray[Any], y: NDArray[Any]) -> NDArray[Any]:
     """Dense int64 contingency table, classes of ``x`` (sorted) by classes of ``y`` (sorted)."""
     cx, ix = np.unique(x, return_inverse=True)
     cy, iy = np.unique(y, return_inverse=True)
@@ -90,7 +94,7 @@ def contingency(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return flat.reshape(len(cx), len(cy)).astype(np.int64)
 
 
-def entropy(labels: np.ndarray) -> float:
+def entropy(labels: NDArray[Any]) -> float:
     """Shannon entropy (nats) of a labelling (sklearn's ``_entropy``)."""
     if len(labels) == 0:
         return 1.0
@@ -101,7 +105,7 @@ def entropy(labels: np.ndarray) -> float:
     return float(-np.sum((pi / pi_sum) * (np.log(pi) - math.log(pi_sum))))
 
 
-def mutual_info(table: np.ndarray) -> float:
+def mutual_info(table: NDArray[Any]) -> float:
     """Mutual information (nats) of a contingency table (``mutual_info_score``)."""
     nzx, nzy = np.nonzero(table)
     nz_val = table[nzx, nzy]
@@ -131,7 +135,7 @@ def _c_lgamma() -> Any:
     return fn
 
 
-def expected_mutual_info(table: np.ndarray, n_samples: int) -> float:
+def expected_mutual_info(table: NDArray[Any], n_samples: int) -> float:
     """Expected mutual information under random labellings with the table's margins.
 
     scikit-learn's ``expected_mutual_information`` (Cython) step for step: the same log-gamma
@@ -173,7 +177,7 @@ def expected_mutual_info(table: np.ndarray, n_samples: int) -> float:
     return emi
 
 
-def adjusted_rand(x: np.ndarray, y: np.ndarray) -> float:
+def adjusted_rand(x: NDArray[Any], y: NDArray[Any]) -> float:
     """Adjusted Rand index (``adjusted_rand_score``), from exact integer pair counts."""
     table = contingency(x, y)
     n = np.int64(len(x))
@@ -189,7 +193,7 @@ def adjusted_rand(x: np.ndarray, y: np.ndarray) -> float:
     return 2.0 * (tp * tn - fn * fp) / ((tp + fn) * (fn + tn) + (tp + fp) * (fp + tn))
 
 
-def clustering_scores(gold: np.ndarray, pred: np.ndarray) -> dict[str, float]:
+def clustering_scores(gold: NDArray[Any], pred: NDArray[Any]) -> dict[str, float]:
     """V-measure with homogeneity and completeness (beta = 1), ARI and AMI (arithmetic mean
     normaliser), as ``homogeneity_completeness_v_measure``, ``adjusted_rand_score`` and
     ``adjusted_mutual_info_score`` give them."""
@@ -212,14 +216,14 @@ def clustering_scores(gold: np.ndarray, pred: np.ndarray) -> dict[str, float]:
     }
 
 
-def _ami(table: np.ndarray, n: int, mi: float, h_true: float, h_pred: float) -> float:
+def _ami(table: NDArray[Any], n: int, mi: float, h_true: float, h_pred: float) -> float:
     n_classes, n_clusters = table.shape
     if n_classes == n_clusters == 1 or n_classes == n_clusters == 0:
         return 1.0
     if n_classes == 1 or n_clusters == 1:
         return 0.0
     emi = expected_mutual_info(table, n)
-    denominator = np.mean([h_true, h_pred]) - emi
+    denominator = float(np.mean([h_true, h_pred])) - emi
     numerator = mi - emi
     denominator = min(denominator, -EPS) if denominator < 0 else max(denominator, EPS)
     numerator = min(numerator, -EPS) if numerator < 0 else max(numerator, EPS)
@@ -231,7 +235,7 @@ def _ami(table: np.ndarray, n: int, mi: float, h_true: float, h_pred: float) -> 
 # --------------------------------------------------------------------------------------------
 
 
-def average_precision(relevance: np.ndarray, scores: np.ndarray) -> float:
+def average_precision(relevance: NDArray[Any], scores: NDArray[Any]) -> float:
     """scikit-learn's AP of binary ``relevance`` (1 = relevant) ranked by ``scores``: one
     threshold per distinct score, so a tie group is one step of the precision/recall curve."""
     order = np.argsort(scores, kind="stable")[::-1]
@@ -254,7 +258,7 @@ def average_precision(relevance: np.ndarray, scores: np.ndarray) -> float:
 _ROW_LEVELS = 7
 
 
-def average_precision_rows(relevance: np.ndarray, scores: np.ndarray) -> np.ndarray:
+def average_precision_rows(relevance: NDArray[Any], scores: NDArray[Any]) -> NDArray[Any]:
     """:func:`average_precision` of each row of 2-D ``relevance`` and ``scores`` (NaN for a row
     without a relevant item), the same float per row.
 
@@ -285,7 +289,7 @@ def average_precision_rows(relevance: np.ndarray, scores: np.ndarray) -> np.ndar
         precision = tps / cum
         recall_step = above / total - tps / total
     present = count > 0
-    value = np.zeros(rows)
+    value: NDArray[Any] = np.zeros(rows)
     for level in range(m):  # lowest level first, absent levels add nothing
         term = recall_step[:, level] * precision[:, level]
         value = np.where(present[:, level], value + term, value)
@@ -293,7 +297,7 @@ def average_precision_rows(relevance: np.ndarray, scores: np.ndarray) -> np.ndar
     return np.where(total[:, 0] > 0, ap, np.nan)
 
 
-def _ap_or_nan(relevance: np.ndarray, scores: np.ndarray) -> float:
+def _ap_or_nan(relevance: NDArray[Any], scores: NDArray[Any]) -> float:
     return average_precision(relevance, scores) if np.any(relevance == 1) else math.nan
 
 
@@ -302,19 +306,20 @@ def _ap_or_nan(relevance: np.ndarray, scores: np.ndarray) -> float:
 # --------------------------------------------------------------------------------------------
 
 
-def average_ranks(x: np.ndarray) -> np.ndarray:
+def average_ranks(x: NDArray[Any]) -> NDArray[Any]:
     """Ranks 1..n, ties given their mean rank (``rankdata(method="average")``); the values are
     multiples of 1/2, exact in float64."""
     _, inverse, counts = np.unique(x, return_inverse=True, return_counts=True)
     upper = np.cumsum(counts)
-    return (upper - (counts - 1) / 2.0)[inverse]
+    ranks: NDArray[Any] = (upper - (counts - 1) / 2.0)[inverse]
+    return ranks
 
 
-def _constant(x: np.ndarray) -> bool:
+def _constant(x: NDArray[Any]) -> bool:
     return bool(np.all(x == x[0]))
 
 
-def spearman(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+def spearman(x: NDArray[Any], y: NDArray[Any]) -> tuple[float, float]:
     """Spearman's rho and its two-sided p-value (t distribution, n − 2 degrees of freedom),
     NaN for both where either side is constant or n < 2 (as ``spearmanr``)."""
     n = len(x)
@@ -334,7 +339,7 @@ def spearman(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     return float(rho), float(2 * special.stdtr(dof, -np.abs(t)))
 
 
-def pearson(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+def pearson(x: NDArray[Any], y: NDArray[Any]) -> tuple[float, float]:
     """Pearson's r and its two-sided p-value (``pearsonr``: centred and scaled vectors, beta
     distribution); NaN where a side is constant; r = ±1, p = 1 for n = 2."""
     if _constant(x) or _constant(y):
@@ -347,7 +352,8 @@ def pearson(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     with np.errstate(invalid="ignore", divide="ignore"):
         normxm = xmax * np.linalg.norm(xm / xmax, ord=2, axis=-1, keepdims=True)
         normym = ymax * np.linalg.norm(ym / ymax, ord=2, axis=-1, keepdims=True)
-        r = np.clip(np.vecdot(xm / normxm, ym / normym, axis=-1), -1.0, 1.0)
+        # numpy's stubs give vecdot no axis argument, though numpy 2 takes one
+        r = np.clip(np.vecdot(xm / normxm, ym / normym, axis=-1), -1.0, 1.0)  # type: ignore[call-overload]
     if n == 2:
         return float(np.round(r)), 1.0
     ab = np.asarray(n / 2 - 1, dtype=np.float64)
@@ -355,7 +361,7 @@ def pearson(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     return float(r), float(pvalue)
 
 
-def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> float:
+def kendall_tau_b(x: NDArray[Any], y: NDArray[Any]) -> float:
     """Kendall's tau-b (``kendalltau``'s statistic), from exact integer pair counts; NaN where
     either side is constant or empty."""
     size = len(x)

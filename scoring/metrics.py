@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from scoring import kernels
 from scoring._lazy import LazyModule
@@ -36,7 +36,11 @@ from scoring.records import Score
 from scoring.validation import as_1d, choose, same_length
 
 # Loaded on first use (see scoring._lazy).
-np = LazyModule("numpy")
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+else:
+    np = LazyModule("numpy")
 pytrec_eval = LazyModule("pytrec_eval")
 
 AP_METHODS: tuple[str, ...] = ("sklearn", "trec_eval", "expected_ties")
@@ -45,7 +49,7 @@ TIE_RULES: tuple[str, ...] = ("trec_eval", "input_order", "expected_ties")
 #: pytrec_eval measure behind ``map:trec_eval``: mteb v2's reranking main score ``map_at_1000``.
 TREC_MAP_MEASURE = "map_cut.1000"
 
-_Query: TypeAlias = "tuple[Sequence[float] | np.ndarray, Sequence[float] | np.ndarray]"
+_Query: TypeAlias = "tuple[Sequence[float] | NDArray[Any], Sequence[float] | NDArray[Any]]"
 
 
 # --------------------------------------------------------------------------------------------
@@ -53,7 +57,7 @@ _Query: TypeAlias = "tuple[Sequence[float] | np.ndarray, Sequence[float] | np.nd
 # --------------------------------------------------------------------------------------------
 
 
-def _labels(values: Any, name: str) -> np.ndarray:
+def _labels(values: Any, name: str) -> NDArray[Any]:
     """Labels as a 1-D array; reject None/NaN and str/number mixtures (numpy would coerce them)."""
     if isinstance(values, str | bytes) or not isinstance(values, Iterable):
         kind = type(values).__name__
@@ -72,7 +76,7 @@ def _labels(values: Any, name: str) -> np.ndarray:
     return as_1d(items, name)
 
 
-def _categorical(labels: np.ndarray, name: str) -> None:
+def _categorical(labels: NDArray[Any], name: str) -> None:
     """Class labels are strings or whole numbers: a fraction is a score, not a class (sklearn
     refuses such "continuous" targets too)."""
     if labels.dtype.kind != "f":
@@ -83,7 +87,7 @@ def _categorical(labels: np.ndarray, name: str) -> None:
         raise InvalidInputError(f"{name}: class labels are strings or whole numbers, got {bad!r}")
 
 
-def _same_kind(gold: np.ndarray, pred: np.ndarray) -> None:
+def _same_kind(gold: NDArray[Any], pred: NDArray[Any]) -> None:
     """sklearn refuses string gold with integer predictions; say so in our own terms."""
     if (gold.dtype.kind in "US") != (pred.dtype.kind in "US"):
         raise InvalidInputError(
@@ -92,7 +96,7 @@ def _same_kind(gold: np.ndarray, pred: np.ndarray) -> None:
         )
 
 
-def _ranking_inputs(relevance: Any, scores: Any) -> tuple[np.ndarray, np.ndarray]:
+def _ranking_inputs(relevance: Any, scores: Any) -> tuple[NDArray[Any], NDArray[Any]]:
     """Validate one query: binary relevance with at least one relevant candidate, finite scores."""
     rel = as_1d(relevance, "relevance", numeric=True)
     sc = as_1d(scores, "scores", numeric=True)
@@ -117,7 +121,7 @@ def _doc_ids(n: int) -> list[str]:
     return [f"c{i:06d}" for i in range(n)]
 
 
-def _trec_eval(rel: np.ndarray, scores: np.ndarray, measure: str) -> float:
+def _trec_eval(rel: NDArray[Any], scores: NDArray[Any], measure: str) -> float:
     """One query through pytrec_eval; returns the measure's value (key with '.' as '_')."""
     ids = _doc_ids(len(rel))
     qrel = {"q": {d: int(r) for d, r in zip(ids, rel, strict=True)}}
@@ -126,7 +130,7 @@ def _trec_eval(rel: np.ndarray, scores: np.ndarray, measure: str) -> float:
     return float(result["q"][measure.replace(".", "_")])
 
 
-def _order(scores: np.ndarray, ties: str) -> list[int]:
+def _order(scores: NDArray[Any], ties: str) -> list[int]:
     """Candidate indices best first under a deterministic tie rule."""
     idx = range(len(scores))
     if ties == "trec_eval":
@@ -134,7 +138,7 @@ def _order(scores: np.ndarray, ties: str) -> list[int]:
     return sorted(idx, key=lambda i: (-scores[i], i))
 
 
-def _tie_groups(rel: np.ndarray, scores: np.ndarray) -> list[tuple[int, int, int]]:
+def _tie_groups(rel: NDArray[Any], scores: NDArray[Any]) -> list[tuple[int, int, int]]:
     """(start offset, group size, relevant in group) for each score level, best first."""
     groups = []
     start = 0
@@ -151,7 +155,7 @@ def _tie_groups(rel: np.ndarray, scores: np.ndarray) -> list[tuple[int, int, int
 # --------------------------------------------------------------------------------------------
 
 
-def accuracy(gold: Sequence[Any] | np.ndarray, pred: Sequence[Any] | np.ndarray) -> Score:
+def accuracy(gold: Sequence[Any] | NDArray[Any], pred: Sequence[Any] | NDArray[Any]) -> Score:
     """Accuracy plus MTEB's secondary classification metrics (macro F1 is MTEB's ``f1``).
 
     The numbers of sklearn's ``accuracy_score`` and ``f1_score`` / ``precision_score`` /
@@ -170,7 +174,7 @@ def accuracy(gold: Sequence[Any] | np.ndarray, pred: Sequence[Any] | np.ndarray)
     return Score(s["accuracy"], "accuracy", n_items=len(g), details=details)
 
 
-def v_measure(gold: Sequence[Any] | np.ndarray, pred: Sequence[Any] | np.ndarray) -> Score:
+def v_measure(gold: Sequence[Any] | NDArray[Any], pred: Sequence[Any] | NDArray[Any]) -> Score:
     """V-measure of a partition against gold classes (MTEB's clustering main score).
 
     Cluster ids only need to be consistent within ``pred``; their names do not matter. The
@@ -191,7 +195,7 @@ def v_measure(gold: Sequence[Any] | np.ndarray, pred: Sequence[Any] | np.ndarray
 # --------------------------------------------------------------------------------------------
 
 
-def _expected_ap(rel: np.ndarray, scores: np.ndarray) -> float:
+def _expected_ap(rel: NDArray[Any], scores: NDArray[Any]) -> float:
     """Exact E[AP] over random orders within tie groups.
 
     A relevant item at position j of a group that starts after ``s`` items, with ``before``
@@ -213,8 +217,8 @@ def _expected_ap(rel: np.ndarray, scores: np.ndarray) -> float:
 
 
 def average_precision(
-    relevance: Sequence[float] | np.ndarray,
-    scores: Sequence[float] | np.ndarray,
+    relevance: Sequence[float] | NDArray[Any],
+    scores: Sequence[float] | NDArray[Any],
     method: str = "sklearn",
 ) -> Score:
     """Average precision of one query's ranking (``scores``, higher first) against binary gold.
@@ -232,7 +236,7 @@ def average_precision(
     return Score(value, f"map:{method}", n_items=len(rel), details=details)
 
 
-def _ap_value(rel: np.ndarray, sc: np.ndarray, method: str) -> float:
+def _ap_value(rel: NDArray[Any], sc: NDArray[Any], method: str) -> float:
     """AP of one validated query (see :func:`average_precision`)."""
     if method == "sklearn":
         return kernels.average_precision(rel, sc)
@@ -241,7 +245,7 @@ def _ap_value(rel: np.ndarray, sc: np.ndarray, method: str) -> float:
     return _expected_ap(rel, sc)
 
 
-def _expected_rr(rel: np.ndarray, scores: np.ndarray, k: int) -> float:
+def _expected_rr(rel: NDArray[Any], scores: NDArray[Any], k: int) -> float:
     """Exact E[RR@k]: in the first group holding a relevant item (g items, r relevant), the
     first relevant one sits at group position j with probability C(g-j, r-1) / C(g, r)."""
     for start, size, r in _tie_groups(rel, scores):
@@ -256,8 +260,8 @@ def _expected_rr(rel: np.ndarray, scores: np.ndarray, k: int) -> float:
 
 
 def mrr_at_k(
-    relevance: Sequence[float] | np.ndarray,
-    scores: Sequence[float] | np.ndarray,
+    relevance: Sequence[float] | NDArray[Any],
+    scores: Sequence[float] | NDArray[Any],
     k: int = 10,
     ties: str = "trec_eval",
 ) -> Score:
@@ -274,7 +278,7 @@ def mrr_at_k(
     return Score(value, name, n_items=len(rel), details={"ties": ties, "k": k})
 
 
-def _rr_value(rel: np.ndarray, sc: np.ndarray, k: int, ties: str) -> float:
+def _rr_value(rel: NDArray[Any], sc: NDArray[Any], k: int, ties: str) -> float:
     """RR@k of one validated query (see :func:`mrr_at_k`)."""
     if ties == "expected_ties":
         return _expected_rr(rel, sc, k)
@@ -284,13 +288,14 @@ def _rr_value(rel: np.ndarray, sc: np.ndarray, k: int, ties: str) -> float:
     return 0.0
 
 
-def _dcg_discounts(n: int) -> np.ndarray:
-    return 1.0 / np.log2(np.arange(2, n + 2))
+def _dcg_discounts(n: int) -> NDArray[Any]:
+    discounts: NDArray[Any] = 1.0 / np.log2(np.arange(2, n + 2))
+    return discounts
 
 
 def ndcg_at_k(
-    relevance: Sequence[float] | np.ndarray,
-    scores: Sequence[float] | np.ndarray,
+    relevance: Sequence[float] | NDArray[Any],
+    scores: Sequence[float] | NDArray[Any],
     k: int = 10,
     ties: str = "trec_eval",
 ) -> Score:
@@ -307,7 +312,7 @@ def ndcg_at_k(
     return Score(value, name, n_items=len(rel), details={"ties": ties, "k": k})
 
 
-def _ndcg_value(rel: np.ndarray, sc: np.ndarray, k: int, ties: str) -> float:
+def _ndcg_value(rel: NDArray[Any], sc: NDArray[Any], k: int, ties: str) -> float:
     """nDCG@k of one validated query (see :func:`ndcg_at_k`)."""
     if ties == "trec_eval":
         return _trec_eval(rel, sc, f"ndcg_cut.{k}")
@@ -329,7 +334,7 @@ def _ndcg_value(rel: np.ndarray, sc: np.ndarray, k: int, ties: str) -> float:
 # --------------------------------------------------------------------------------------------
 
 
-_Measure: TypeAlias = "Callable[[np.ndarray, np.ndarray], float]"
+_Measure: TypeAlias = "Callable[[NDArray[Any], NDArray[Any]], float]"
 
 
 def _mean_over_queries(
@@ -456,7 +461,7 @@ def mean_ranking_scores(
 # --------------------------------------------------------------------------------------------
 
 
-def _correlation_inputs(gold: Any, pred: Any) -> tuple[np.ndarray, np.ndarray]:
+def _correlation_inputs(gold: Any, pred: Any) -> tuple[NDArray[Any], NDArray[Any]]:
     g = as_1d(gold, "gold", numeric=True, min_len=2)
     p = as_1d(pred, "pred", numeric=True, min_len=2)
     same_length(("gold", g), ("pred", p))
@@ -471,7 +476,7 @@ def _finite(x: float) -> float | None:
     return float(x) if np.isfinite(x) else None
 
 
-def spearman(gold: Sequence[float] | np.ndarray, pred: Sequence[float] | np.ndarray) -> Score:
+def spearman(gold: Sequence[float] | NDArray[Any], pred: Sequence[float] | NDArray[Any]) -> Score:
     """Spearman's rho (scipy's ``spearmanr``: average ranks for ties): MTEB's STS main score."""
     g, p = _correlation_inputs(gold, pred)
     rho, pvalue = kernels.spearman(g, p)
@@ -479,7 +484,7 @@ def spearman(gold: Sequence[float] | np.ndarray, pred: Sequence[float] | np.ndar
     return Score(rho, "spearman", n_items=len(g), details=details)
 
 
-def pearson(gold: Sequence[float] | np.ndarray, pred: Sequence[float] | np.ndarray) -> Score:
+def pearson(gold: Sequence[float] | NDArray[Any], pred: Sequence[float] | NDArray[Any]) -> Score:
     """Pearson's r (scipy's ``pearsonr``), MTEB's secondary STS metric."""
     g, p = _correlation_inputs(gold, pred)
     r, pvalue = kernels.pearson(g, p)

@@ -17,13 +17,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Hashable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from scoring import intervals
 from scoring.errors import ScoringError
 from scoring.records import Interval, Score
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 #: Below this many items an interval is "not estimable" (as for the paired comparison).
 MIN_ITEMS = 3
@@ -33,11 +36,17 @@ ZERO_WIDTH = 1e-9
 Bootstrap = Callable[[Mapping[Hashable, Any], Score], Interval | None]
 
 
-def _entry(value: float | None, iv: Interval | None, why: str | None, **extra: Any) -> dict:
+def _entry(
+    value: float | None, iv: Interval | None, why: str | None, **extra: Any
+) -> dict[str, Any]:
     if value is None or not math.isfinite(value):
         return {"value": None, "interval": None, "note": why or "not estimable", **extra}
-    ok = iv is not None and math.isfinite(iv.low) and math.isfinite(iv.high)
-    ok = ok and iv.high - iv.low > ZERO_WIDTH
+    ok = (
+        iv is not None
+        and math.isfinite(iv.low)
+        and math.isfinite(iv.high)
+        and iv.high - iv.low > ZERO_WIDTH
+    )
     note = None if ok else (why or "not estimable: every resample gives the same score")
     return {
         "value": float(value),
@@ -49,9 +58,10 @@ def _entry(value: float | None, iv: Interval | None, why: str | None, **extra: A
 
 def _per_item(t: Any, gold: Mapping[Hashable, Any], score: Score) -> tuple[Any, Any] | None:
     try:
-        return t.score_per_item(gold, score)
+        per_item: tuple[Any, Any] | None = t.score_per_item(gold, score)
     except ScoringError:
         return None
+    return per_item
 
 
 def _rater_bootstrap(t: Any, gold: Mapping[Hashable, Any], score: Score, seed: int) -> Any:
@@ -98,7 +108,7 @@ def _mean_annotator(
     answered: Mapping[str, Mapping[Hashable, Any]],
     scores: Mapping[str, Any],
     seed: int,
-) -> dict:
+) -> dict[str, Any]:
     """Mean of the annotators' own scores; its interval resamples items jointly for all of
     them, so only where every annotator answered the same items (else "not estimable")."""
     values = [s.value for s, _, _ in scores.values()]
@@ -117,8 +127,8 @@ def _mean_annotator(
     if n < MIN_ITEMS:
         return _entry(mean, None, f"not estimable: fewer than {MIN_ITEMS} items")
 
-    def stat(idx: np.ndarray) -> float:
-        return float(np.mean([f(rec[idx]) for rec, f in parts]))  # type: ignore[index,misc]
+    def stat(idx: NDArray[Any]) -> float:
+        return float(np.mean([f(rec[idx]) for rec, f in parts]))  # type: ignore[misc]
 
     try:
         iv = intervals.bootstrap(
@@ -131,7 +141,7 @@ def _mean_annotator(
 
 def dawid_skene(
     t: Any, gold: Mapping[Hashable, Any], humans: Mapping[str, Mapping[Hashable, Any]], seed: int
-) -> dict:
+) -> dict[str, Any]:
     """Dawid–Skene (1979) aggregate of label answers, by crowd-kit, then scored as one rater.
 
     Why a library: the EM over per-annotator confusion matrices has initialisation and
@@ -166,7 +176,7 @@ def dawid_skene(
 
 def noise_ceiling(
     t: Any, humans: Mapping[str, Mapping[Hashable, Any]], n_min_items: int = MIN_ITEMS
-) -> dict:
+) -> dict[str, Any]:
     """Leave-one-out noise ceiling: each annotator scored against the others' consensus (the
     type's ``score_consensus``) on the items both have, then the mean over annotators. For
     correlation scores (``score_ceiling_spearman_brown``) also the Spearman–Brown step-up of
@@ -237,7 +247,7 @@ def human_panel(
 
 def verdicts_against_best(
     panel: Mapping[str, Any],
-    compare: Callable[[Mapping[str, Mapping[Hashable, Any]]], Mapping[str, dict]],
+    compare: Callable[[Mapping[str, Mapping[Hashable, Any]]], Mapping[str, dict[str, Any]]],
     humans: Mapping[str, Mapping[Hashable, Any]],
     raters: tuple[str, ...] = (),
 ) -> dict[str, dict[str, Any]]:

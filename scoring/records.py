@@ -28,7 +28,7 @@ class Score:
     details: Mapping[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return _plain(self)
+        return plain_dict(self)
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,7 @@ class Agreement:
     details: Mapping[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return _plain(self)
+        return plain_dict(self)
 
 
 @dataclass(frozen=True)
@@ -66,9 +66,16 @@ class Interval:
         return self.low <= value <= self.high
 
     def to_dict(self) -> dict[str, Any]:
-        d = _plain(self)
+        d = plain_dict(self)
         d["half_width"] = self.half_width
         return d
+
+
+def plain_dict(obj: Any) -> dict[str, Any]:
+    """:func:`_plain` of a dataclass instance: always a dict, typed as one."""
+    d = _plain(obj)
+    assert isinstance(d, dict)
+    return d
 
 
 def _plain(obj: Any) -> Any:

@@ -122,18 +122,7 @@ def read_result_file(
     ``types`` are the known task types: they tell each subset's type and its main score's range.
     """
     p = Path(path)
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except UnicodeDecodeError as exc:
-        raise ResultFileError(p, f"not UTF-8 text ({exc.reason})") from None
-    except json.JSONDecodeError as exc:
-        raise ResultFileError(p, f"invalid JSON at line {exc.lineno} column {exc.colno}") from None
-    except RecursionError:
-        raise ResultFileError(p, "JSON nested too deeply to be a result file") from None
-    except OSError as exc:
-        raise ResultFileError(p, f"cannot read ({exc.strerror})") from None
-    if not isinstance(data, dict):
-        raise ResultFileError(p, "expected a JSON object at the top level")
+    data = _json_object(p)
     task_name = data.get("task_name")
     if not isinstance(task_name, str) or not task_name:
         raise ResultFileError(p, "missing 'task_name'")
@@ -154,17 +143,7 @@ def read_result_file(
     out: list[SubsetScore] = []
     for i, block in enumerate(blocks):
         where = f"scores.{split}[{i}]"
-        if not isinstance(block, dict):
-            raise ResultFileError(p, f"{where} is not an object")
-        main = block.get("main_score")
-        if isinstance(main, bool) or not isinstance(main, int | float) or main != main:
-            raise ResultFileError(p, f"{where}.main_score missing or not a number")
-        hf_subset = block.get("hf_subset")
-        if not isinstance(hf_subset, str) or not hf_subset:
-            raise ResultFileError(p, f"{where}.hf_subset missing")
-        langs = block.get("languages")
-        if not isinstance(langs, list) or not all(isinstance(x, str) for x in langs):
-            raise ResultFileError(p, f"{where}.languages must be a list of language tags")
+        main, hf_subset, langs = _block_fields(p, where, block)
         try:
             kind = task_type(task_name, block, types)
         except InvalidInputError as exc:
@@ -175,6 +154,39 @@ def read_result_file(
             SubsetScore(task_name, hf_subset, tuple(langs), kind.name, float(main), block, version)
         )
     return out
+
+
+def _json_object(p: Path) -> dict[str, Any]:
+    """The file's top-level JSON object; any read or parse fault is a one-line error."""
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ResultFileError(p, f"not UTF-8 text ({exc.reason})") from None
+    except json.JSONDecodeError as exc:
+        raise ResultFileError(p, f"invalid JSON at line {exc.lineno} column {exc.colno}") from None
+    except RecursionError:
+        raise ResultFileError(p, "JSON nested too deeply to be a result file") from None
+    except OSError as exc:
+        raise ResultFileError(p, f"cannot read ({exc.strerror})") from None
+    if not isinstance(data, dict):
+        raise ResultFileError(p, "expected a JSON object at the top level")
+    return data
+
+
+def _block_fields(p: Path, where: str, block: Any) -> tuple[float, str, list[str]]:
+    """A subset block's main score, hf_subset and languages, each checked for its type."""
+    if not isinstance(block, dict):
+        raise ResultFileError(p, f"{where} is not an object")
+    main = block.get("main_score")
+    if isinstance(main, bool) or not isinstance(main, int | float) or main != main:
+        raise ResultFileError(p, f"{where}.main_score missing or not a number")
+    hf_subset = block.get("hf_subset")
+    if not isinstance(hf_subset, str) or not hf_subset:
+        raise ResultFileError(p, f"{where}.hf_subset missing")
+    langs = block.get("languages")
+    if not isinstance(langs, list) or not all(isinstance(x, str) for x in langs):
+        raise ResultFileError(p, f"{where}.languages must be a list of language tags")
+    return main, hf_subset, langs
 
 
 def _check_main_score(path: Path, where: str, main: float, kind: ScoringRules) -> None:
@@ -240,11 +252,8 @@ def _read_revision(
             raise
         problems.append(Problem(exc.path, exc.reason))
         meta = {}
-    name = (
-        meta.get("name")
-        if isinstance(meta.get("name"), str)
-        else model_folder.replace("__", "/", 1)
-    )
+    given = meta.get("name")
+    name = given if isinstance(given, str) else model_folder.replace("__", "/", 1)
     rater = Rater(
         name=name,
         revision=folder.name,

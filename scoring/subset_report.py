@@ -281,7 +281,7 @@ def _planning(
     boot: Interval | None,
     own: Interval | None,
     note: str | None,
-) -> dict:
+) -> dict[str, Any]:
     n_items = int(score.n_items or 0)
     if interval is None:
         # No interval: nothing to scale from; never claim fewer items than were annotated.
@@ -308,7 +308,7 @@ def _item_answers(inp: SubsetInput, item: Hashable) -> dict[str, Any]:
     return {r: a[item] for r, a in inp.humans.items() if a.get(item) is not None}
 
 
-def _item_lists(inp: SubsetInput) -> tuple[list[dict], list[dict]]:
+def _item_lists(inp: SubsetInput) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Items on which two or more annotators disagree, and those on which they agree with each
     other but not with gold (by the type's rules)."""
     t = inp.task_type

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scoring._lazy import LazyModule
 from scoring.errors import InvalidInputError
 
-np = LazyModule("numpy")  # loaded on first use (see scoring._lazy)
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+else:
+    np = LazyModule("numpy")  # loaded on first use (see scoring._lazy)
 
 
-def as_1d(values: Any, name: str, *, numeric: bool = False, min_len: int = 1) -> np.ndarray:
+def as_1d(values: Any, name: str, *, numeric: bool = False, min_len: int = 1) -> NDArray[Any]:
     """Return ``values`` as a 1-D array, or raise naming ``name`` and what is wrong."""
     try:
         arr = np.asarray(values, dtype=float if numeric else None)
@@ -28,7 +32,7 @@ def as_1d(values: Any, name: str, *, numeric: bool = False, min_len: int = 1) ->
     return arr
 
 
-def same_length(*pairs: tuple[str, Sequence[Any] | np.ndarray]) -> None:
+def same_length(*pairs: tuple[str, Sequence[Any] | NDArray[Any]]) -> None:
     """Raise if the named sequences do not all have the same length."""
     lengths = {name: len(seq) for name, seq in pairs}
     if len(set(lengths.values())) > 1:

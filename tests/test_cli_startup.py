@@ -104,3 +104,21 @@ def test_leaderboard_computes_without_sklearn_or_models() -> None:
     assert code == 0
     assert sorted(loaded & (set(HEAVY) - {"numpy", "scipy"})) == []
     assert "scoring" in loaded  # it did compute: the scores come from scoring
+
+
+@pytest.mark.slow
+def test_export_of_a_study_loads_no_model_stack(tmp_path) -> None:
+    """``hume-sync export`` scores stored answers: the model stack (torch, sentence-transformers,
+    mteb, transformers), the Label Studio SDK and HTTP clients are predict's and pull's, never
+    the report's. crowd-kit (and the pandas and scikit-learn it brings) is imported only inside
+    the Dawid–Skene entry, which this study's label subsets do compute."""
+    from tests._report_study import make_study, results_folder
+
+    made = make_study(tmp_path)
+    results = results_folder(tmp_path, made["subsets"])
+    argv = ("export", str(made["study"]), "--out", str(tmp_path / "out"), "--results", str(results))
+    code, loaded = _loaded("main", *argv)
+    assert code == 0
+    assert (tmp_path / "out" / "report.md").is_file()  # it did export
+    assert sorted(loaded & {*HEAVY, "matplotlib"} - {"numpy", "scipy", "sklearn", "pandas"}) == []
+    assert "crowdkit" in loaded  # the Dawid–Skene entry ran, so the check above saw a full export

@@ -27,23 +27,35 @@ VARIABLE = re.compile(r"\$\{(?P<name>[A-Z][A-Z0-9_]*)(?P<rest>:[?-][^}]*)?\}")
 ENV_CALLS = {"get_env", "get_bool_env", "getenv", "get_env_list", "get_env_list_int"}
 
 
+def _parse_python(roots: tuple[Path, ...]) -> list[ast.Module]:
+    """The syntax tree of each readable Python file under ``roots`` (files or folders)."""
+    trees = []
+    for root in roots:
+        for f in [root] if root.is_file() else sorted(root.rglob("*.py")):
+            try:
+                trees.append(ast.parse(f.read_text(encoding="utf-8")))
+            except (SyntaxError, UnicodeDecodeError):
+                continue
+    return trees
+
+
+def _string_constants(tree: ast.Module) -> dict[str, str]:
+    """Module-level ``NAME = "string"`` assignments."""
+    consts = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant):
+            for target in node.targets:
+                if isinstance(target, ast.Name) and isinstance(node.value.value, str):
+                    consts[target.id] = node.value.value
+    return consts
+
+
 def env_names_read(*roots: Path) -> set[str]:
     """Every environment variable name the Python code under ``roots`` reads: the string (or
     module-level string constant) given to os.environ.get / os.environ[...] / os.getenv, or to
     Label Studio's get_env / get_bool_env."""
-    trees, consts = [], {}
-    for root in roots:
-        for f in [root] if root.is_file() else sorted(root.rglob("*.py")):
-            try:
-                tree = ast.parse(f.read_text(encoding="utf-8"))
-            except (SyntaxError, UnicodeDecodeError):
-                continue
-            trees.append(tree)
-            for node in tree.body:
-                if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant):
-                    for target in node.targets:
-                        if isinstance(target, ast.Name) and isinstance(node.value.value, str):
-                            consts[target.id] = node.value.value
+    trees = _parse_python(roots)
+    consts = {k: v for tree in trees for k, v in _string_constants(tree).items()}
 
     def value(node: ast.AST) -> str | None:
         if isinstance(node, ast.Constant) and isinstance(node.value, str):

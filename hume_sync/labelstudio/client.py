@@ -19,6 +19,7 @@ Results come back as plain JSON dicts (the SDK's models dumped with their aliase
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import re
 import time
@@ -363,7 +364,7 @@ class LabelStudioClient:
         return (e.g. ``"id,title,description"``: Label Studio then counts no tasks)."""
 
         def fetch(n: int) -> tuple[list[dict[str, Any]], int]:
-            pager = self._ls.projects.list(page=n, page_size=PAGE_SIZE, include=include)
+            pager: Any = self._ls.projects.list(page=n, page_size=PAGE_SIZE, include=include)
             return [_plain(p) for p in pager.items or []], int(pager.response.count)
 
         return [p for page in self._pages("list projects", fetch, PAGE_SIZE) for p in page]
@@ -495,7 +496,10 @@ class LabelStudioClient:
         resp = self._call(
             op,
             lambda: self._ls.projects.import_tasks(
-                id=project_id, request=batch, return_task_ids=True
+                # the SDK sends plain task dicts as they are; its stubs name a model class
+                id=project_id,
+                request=batch,  # type: ignore[arg-type]
+                return_task_ids=True,
             ),
             idempotent=False,
         )
@@ -545,7 +549,7 @@ class LabelStudioClient:
         }
 
         def fetch() -> int:
-            pager = self._ls.tasks.list(
+            pager: Any = self._ls.tasks.list(
                 project=project_id,
                 fields="task_only",
                 include="id",
@@ -564,7 +568,7 @@ class LabelStudioClient:
         the first answer's ``total`` says there is (:meth:`_pages`)."""
 
         def fetch(n: int) -> tuple[list[dict[str, Any]], int]:
-            pager = self._ls.tasks.list(
+            pager: Any = self._ls.tasks.list(
                 project=project_id, fields=fields, include=include, page=n, page_size=page_size
             )
             return [_plain(t) for t in pager.items or []], int(pager.response.total)
@@ -596,7 +600,7 @@ class LabelStudioClient:
                     return
                 n += 1
                 try:
-                    items, total = self._call(f"{op} (page {n})", lambda n=n: fetch(n))
+                    items, total = self._call(f"{op} (page {n})", functools.partial(fetch, n))
                 except LabelStudioNotFoundError:
                     return
 
@@ -725,7 +729,9 @@ class LabelStudioClient:
                 path.unlink()
 
     def get_task(self, task_id: int) -> dict[str, Any]:
-        return _plain(self._call(f"get task {task_id}", lambda: self._ls.tasks.get(id=task_id)))
+        return _plain(
+            self._call(f"get task {task_id}", lambda: self._ls.tasks.get(id=str(task_id)))
+        )
 
     def create_annotation(
         self,
@@ -778,8 +784,10 @@ class LabelStudioClient:
             op = f"import predictions {start + 1}-{start + len(batch)} into project {project_id}"
             resp = self._call(
                 op,
-                lambda batch=batch: self._ls.projects.import_predictions(
-                    id=project_id, request=batch
+                functools.partial(  # plain prediction dicts, as import_tasks sends tasks
+                    self._ls.projects.import_predictions,
+                    id=project_id,
+                    request=batch,  # type: ignore[arg-type]
                 ),
                 idempotent=False,
             )

@@ -505,6 +505,32 @@ def start(
             fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
 
 
+def _wait_for_running(
+    data_dir: Path, pid: int, creds: dict[str, str] | None, timeout: float
+) -> ServerInfo:
+    """A server of ``data_dir`` runs already, maybe still starting (migrations): wait for it to
+    answer rather than fail, and fail with the way out if it never does."""
+    deadline = time.monotonic() + timeout
+    while creds is not None and _alive(pid) and time.monotonic() < deadline:
+        if _healthy(creds["url"]):
+            return _info_from(data_dir, creds, pid, already=True)
+        time.sleep(0.5)
+    raise ServerStartError(
+        f"a Label Studio process (pid {pid}) of {data_dir} runs but does not answer; "
+        f"stop it first (`hume-sync down`); log: {data_dir / LOG_FILE}"
+    )
+
+
+def _new_credentials(url: str, username: str) -> dict[str, str]:
+    """A fresh admin password and API token for a new data dir."""
+    return {
+        "url": url,
+        "username": username,
+        "password": secrets.token_urlsafe(18),
+        "token": secrets.token_hex(20),  # 40 characters: the size of a Django REST token key
+    }
+
+
 def _start_locked(
     data_dir: Path,
     port: int,
@@ -518,16 +544,7 @@ def _start_locked(
 
     pid = _read_pid(data_dir)
     if pid is not None and _alive(pid):
-        # Running already, maybe still starting (migrations): wait for it rather than fail.
-        deadline = time.monotonic() + timeout
-        while creds is not None and _alive(pid) and time.monotonic() < deadline:
-            if _healthy(creds["url"]):
-                return _info_from(data_dir, creds, pid, already=True)
-            time.sleep(0.5)
-        raise ServerStartError(
-            f"a Label Studio process (pid {pid}) of {data_dir} runs but does not answer; "
-            f"stop it first (`hume-sync down`); log: {log_path}"
-        )
+        return _wait_for_running(data_dir, pid, creds, timeout)
     with contextlib.suppress(FileNotFoundError):
         (data_dir / PID_FILE).unlink()
 
@@ -540,15 +557,7 @@ def _start_locked(
         raise PortInUseError(f"port {port} on {HOST} is already in use; choose another port")
 
     url = f"http://{HOST}:{port}"
-    if creds is None:
-        creds = {
-            "url": url,
-            "username": username,
-            "password": secrets.token_urlsafe(18),
-            "token": secrets.token_hex(20),  # 40 characters: the size of a Django REST token key
-        }
-    else:
-        creds = {**creds, "url": url}
+    creds = _new_credentials(url, username) if creds is None else {**creds, "url": url}
     write_private_json(data_dir / CREDENTIALS_FILE, creds)
 
     exe = Path(executable) if executable else find_executable()

@@ -20,7 +20,7 @@ have, each read from the study store as of the last pull (``pulled_at``, shown o
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from typing import Any
 
 from hume_sync import task_types
@@ -53,7 +53,7 @@ def _raters(store: Store, sub: SubsetRow) -> list[str]:
 
 
 def agreement_so_far(
-    sub: SubsetRow, raters: list[str], humans: Mapping[str, Mapping[str, Any]]
+    sub: SubsetRow, raters: list[str], humans: Mapping[str, Mapping[Hashable, Any]]
 ) -> dict[str, Any]:
     """The subset type's headline agreement among ``raters`` on the items all of them answered.
 
@@ -81,7 +81,10 @@ def agreement_so_far(
     if not common:
         out["note"] = f"no item answered by all {len(raters)} annotators yet"
         return out
-    answers = {r: {i: humans[r][i] for i in sorted(common)} for r in raters}
+    answers: dict[str, dict[Hashable, Any]] = {
+        r: {i: humans[r][i] for i in sorted(common, key=str)}
+        for r in raters  # ids are str
+    }
     try:
         # An empty gold mapping: agreement compares annotators with each other only.
         found: list[Agreement] = ttype.score_agreements({}, answers)

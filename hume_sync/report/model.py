@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -22,7 +22,7 @@ from hume_sync.sealing import SealReport, check_study
 from hume_sync.steps.late_answers import CLOSED_AT, closed_at, deleted_late, lateness
 from hume_sync.steps.predict import MODEL_FACTS_PREFIX
 from hume_sync.store import Store, SubsetRow, gold
-from hume_sync.task_types import TaskType
+from hume_sync.task_types import RegisteredType
 from scoring.comparison import (
     HumanVsModels,
     RankRow,
@@ -51,7 +51,7 @@ HUMAN_MODEL_NAME = "baseline/Human"
 MODEL_META_FIELDS = ("n_parameters", "embed_dim", "max_tokens")
 
 
-def known_types() -> list[TaskType]:
+def known_types() -> list[RegisteredType]:
     """Every registered task type, in registration order (what the result readers recognise)."""
     return [task_types.get(name) for name in task_types.names()]
 
@@ -115,7 +115,7 @@ def human_answers(
     include_late: bool,
     names: dict[str, str],
 ) -> tuple[
-    dict[str, dict[str, Any]], dict[str, int], dict[str, int], dict[str, int], dict[str, int]
+    dict[str, dict[Hashable, Any]], dict[str, int], dict[str, int], dict[str, int], dict[str, int]
 ]:
     """(answers scored, invalid, late, late edited, late deleted) of one subset, per annotator.
 
@@ -125,7 +125,7 @@ def human_answers(
     ``include_late`` lets the deletion count; one deleted before it is as if never given.
     """
     ttype = task_types.get(sub.task_type)
-    humans: dict[str, dict[str, Any]] = {}
+    humans: dict[str, dict[Hashable, Any]] = {}
     invalid: Counter[str] = Counter()
     late: Counter[str] = Counter()
     edited: Counter[str] = Counter()
@@ -179,9 +179,9 @@ def subset_inputs(
         humans, invalid, late, late_edited, late_deleted = human_answers(
             store, sub, closed, include_late, names
         )
-        llms: dict[str, dict[str, Any]] = {}
+        llms: dict[str, dict[Hashable, Any]] = {}
         failures: dict[str, int] = {}
-        model_answers: dict[str, dict[str, Any]] = {}
+        model_answers: dict[str, dict[Hashable, Any]] = {}
         for pred in store.predictions(sub.key):
             if not pred.model_version.startswith("llm:"):
                 if pred.answer is not None:  # per-item, for the paired comparison

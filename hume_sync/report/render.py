@@ -1,4 +1,4 @@
-"""Render a :class:`hume_sync.report.export.StudyReport` as Markdown and as one self-contained
+"""Render a :class:`hume_sync.report.model.StudyReport` as Markdown and as one self-contained
 HTML page.
 
 The HTML has no external resources (inline CSS and SVG plots), so it opens offline and can be
@@ -844,8 +844,8 @@ def _subset_plots(report: StudyReport) -> str:
 
 def _agreement_plot(report: StudyReport) -> str:
     """Headline human–human agreement per subset, its statistic named on each bar."""
-    subs = [(s, s.headline_agreement) for s in report.subsets]
-    subs = [(s, a) for s, a in subs if a is not None and math.isfinite(a.value)]
+    headlines = [(s, s.headline_agreement) for s in report.subsets]
+    subs = [(s, a) for s, a in headlines if a is not None and math.isfinite(a.value)]
     if not subs:
         return "<p>No subset has two annotators on the same items: no agreement to plot.</p>"
     bars = [

@@ -200,14 +200,15 @@ def make_server(
     if loopback:  # the names a browser on this machine puts in Host (port 0: the one bound)
         bound = server.server_address[1]
         names = {host.lower(), "localhost", "127.0.0.1", "[::1]"}
-        server.allowed_hosts = frozenset(f"{n}:{bound}" for n in names) | frozenset(names)  # type: ignore[attr-defined]
+        server.allowed_hosts = frozenset(f"{n}:{bound}" for n in names) | frozenset(names)
     return server
 
 
 def serve(server: ThreadingHTTPServer, study_dir: Path) -> int:
     """Serve until interrupted (Ctrl-C ends it with the usual 'interrupted')."""
-    host, port = server.server_address[:2]
-    shown = f"[{host}]" if ":" in str(host) else host
+    address, port = server.server_address[:2]
+    host = address.decode() if isinstance(address, bytes) else address  # typeshed allows bytes
+    shown = f"[{host}]" if ":" in host else host
     print(f"dashboard of {study_dir} at http://{shown}:{port}/ (Ctrl-C stops it)", flush=True)
     try:
         server.serve_forever()

@@ -67,7 +67,7 @@ def prompt_record(store: Store, client: Any) -> dict[str, Any]:
     from ml_backend.llm import PROMPT_VERSION
     from ml_backend.llm.task import build_prompt
 
-    prompts = []
+    prompts: list[list[Any]] = []  # [hume_id, messages, schema]
     for sub in store.subsets():
         task_type, kwargs = _subset_spec(sub)
         spec = task_type.llm_spec(**kwargs)

@@ -154,7 +154,6 @@ def reveal_study(
     Refused while the study is open (see the module doc) unless ``force``.
     """
     from hume_sync.steps.status import study_status
-    from label_studio_configs.errors import InvalidAnswerError, InvalidContentError
     from ml_backend.reveal import DEFAULT_RERANK_RULE
 
     rule = rule or DEFAULT_RERANK_RULE
@@ -177,44 +176,66 @@ def reveal_study(
         if not projects:
             result.without_task = len({p.hume_id for p in preds})
             continue
-        instances = {i.hume_id: i for i in store.instances(sub.key)}
-        # One Label Studio prediction per stored one, shown in every annotator's project.
-        items: dict[tuple[str, str], dict[str, Any]] = {}
-        for p in preds:
-            if p.answer is None:  # an LLM failure kept for the report: nothing to show
-                continue
-            try:
-                items[p.hume_id, p.model_version] = ls_prediction_of(
-                    sub, instances[p.hume_id], p.model_version, p.answer, p.score, rule
-                )
-            except (InvalidAnswerError, InvalidContentError, ValueError) as exc:
-                result.invalid.append(f"{p.model_version} for {p.hume_id}: {exc}")
+        items = _ls_predictions(sub, store.instances(sub.key), preds, rule, result)
         for project in projects:
             if annotators[project.slot].retired_at is not None:
                 continue  # a retired annotator's server is stopped (annotators remove)
             client = client_for(annotators[project.slot].ls_url)
             by_id = {tid: hid for hid, tid in store.slot_tasks(sub.key, project.slot).items()}
-            tasks: dict[str, dict[str, Any]] = {}
-            for task in client.list_tasks(project.ls_project_id):
-                hid = by_id.get(int(task["id"]))
-                if hid is not None:
-                    tasks.setdefault(hid, task)
-            batch: list[dict[str, Any]] = []
-            for p in preds:
-                task = tasks.get(p.hume_id)
-                if task is None:
-                    result.without_task += 1
-                    continue
-                item = items.get((p.hume_id, p.model_version))
-                if item is None:
-                    continue
-                have = {str(x.get("model_version")) for x in task.get("predictions") or []}
-                if p.model_version in have:
-                    result.present += 1
-                    continue
-                batch.append({"task": int(task["id"]), **item})
-            if batch:
-                result.created += client.import_predictions(project.ls_project_id, batch)
+            _reveal_in_project(client, project.ls_project_id, by_id, preds, items, result)
     if REVEALED_AT not in store.meta():
         _set_meta(store, {REVEALED_AT: _now()})
     return summary
+
+
+def _ls_predictions(
+    sub: Any, instances: Any, preds: list[Any], rule: str, result: SubsetReveal
+) -> dict[tuple[str, str], dict[str, Any]]:
+    """One Label Studio prediction per stored one (keyed by item and model version), to show in
+    every annotator's project; answers the interface cannot show are listed as invalid."""
+    from label_studio_configs.errors import InvalidAnswerError, InvalidContentError
+
+    by_id = {i.hume_id: i for i in instances}
+    items: dict[tuple[str, str], dict[str, Any]] = {}
+    for p in preds:
+        if p.answer is None:  # an LLM failure kept for the report: nothing to show
+            continue
+        try:
+            items[p.hume_id, p.model_version] = ls_prediction_of(
+                sub, by_id[p.hume_id], p.model_version, p.answer, p.score, rule
+            )
+        except (InvalidAnswerError, InvalidContentError, ValueError) as exc:
+            result.invalid.append(f"{p.model_version} for {p.hume_id}: {exc}")
+    return items
+
+
+def _reveal_in_project(
+    client: LabelStudioClient,
+    ls_project_id: int,
+    by_id: dict[int, str],
+    preds: list[Any],
+    items: dict[tuple[str, str], dict[str, Any]],
+    result: SubsetReveal,
+) -> None:
+    """Import the predictions one project's tasks do not have yet (by model version)."""
+    tasks: dict[str, dict[str, Any]] = {}
+    for task in client.list_tasks(ls_project_id):
+        hid = by_id.get(int(task["id"]))
+        if hid is not None:
+            tasks.setdefault(hid, task)
+    batch: list[dict[str, Any]] = []
+    for p in preds:
+        shown = tasks.get(p.hume_id)
+        if shown is None:
+            result.without_task += 1
+            continue
+        item = items.get((p.hume_id, p.model_version))
+        if item is None:
+            continue
+        have = {str(x.get("model_version")) for x in shown.get("predictions") or []}
+        if p.model_version in have:
+            result.present += 1
+            continue
+        batch.append({"task": int(shown["id"]), **item})
+    if batch:
+        result.created += client.import_predictions(ls_project_id, batch)

@@ -277,7 +277,7 @@ def study_status(store: Store, client_for: ClientFor) -> StudyStatus:
     for slot, a in annotators.items():
         projects = per[slot]["projects"]
         times = sorted(per[slot]["times"])
-        st = AnnotatorStatus(
+        ann = AnnotatorStatus(
             slot=slot,
             annotator=a.key,
             email=a.email,
@@ -293,15 +293,15 @@ def study_status(store: Store, client_for: ClientFor) -> StudyStatus:
             other_accounts=[] if a.retired_at else other_accounts(client_for(a.ls_url), a.email),
             retired=a.retired_at is not None,
         )
-        if st.median_lead_time_s is not None:
-            st.work_left_s = st.to_do * st.median_lead_time_s
+        if ann.median_lead_time_s is not None:
+            ann.work_left_s = ann.to_do * ann.median_lead_time_s
         if len(times) >= 2:
             span_h = (times[-1] - times[0]).total_seconds() / 3600
             if span_h > 0:
-                st.pace_per_hour = (len(times) - 1) / span_h
+                ann.pace_per_hour = (len(times) - 1) / span_h
                 # calendar time to finish: at their pace, and never less than the work itself
-                st.eta_s = max(st.to_do / st.pace_per_hour * 3600, st.work_left_s or 0.0)
-        result.annotators.append(st)
+                ann.eta_s = max(ann.to_do / ann.pace_per_hour * 3600, ann.work_left_s or 0.0)
+        result.annotators.append(ann)
     return result
 
 

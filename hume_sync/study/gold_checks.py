@@ -10,7 +10,7 @@ silently and spoil the measurement:
 - an STS gold score outside the subset's ``score_range``: the range sets the annotators' scale and
   the sampling bins, so a score outside it means the range (or the data) is wrong.
 
-Each problem raises :class:`~hume_sync.study.spec.SpecError` naming the spec file, the task, the
+Each problem raises :class:`~hume_sync.errors.SpecError` naming the spec file, the task, the
 field, the offending value and the data file it came from.
 """
 

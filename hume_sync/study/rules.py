@@ -18,12 +18,13 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, Generic, NoReturn, TypeVar
 
 import numpy as np
 
-from hume_sync.study.records import Record, TextItem
+from hume_sync.study.records import TextItem
 from hume_sync.study.sampling import (
+    HasId,
     Instance,
     Sample,
     SampleReport,
@@ -55,7 +56,12 @@ class SubsetFields:
     fail: Callable[[str, str], NoReturn]
 
 
-class StudyRules(ABC):
+#: The records a type reads from its source: the four first types share :data:`Record`; a type
+#: with records of its own (pair classification's ``LabelledPair``) names them.
+RecordT = TypeVar("RecordT", bound=HasId)
+
+
+class StudyRules(ABC, Generic[RecordT]):
     """The study side of one task type (see the module docstring)."""
 
     #: The type's name in a spec and the store; its mteb name (both set by ``TaskType``).
@@ -101,13 +107,13 @@ class StudyRules(ABC):
     @abstractmethod
     def study_record_from_row(
         self, row: Mapping[str, Any], where: str | Path, line: int | None
-    ) -> Record:
+    ) -> RecordT:
         """One row of a local file (fields already mapped, ``id`` a string) as a record."""
 
     @abstractmethod
     def study_mteb_records(
         self, mteb_task: Any, data: Any, train_data: Any, where: str
-    ) -> tuple[list[Record], tuple[TextItem, ...] | None]:
+    ) -> tuple[list[RecordT], tuple[TextItem, ...] | None]:
         """The records (and train pool) of one split of an mteb task of this type; ``data`` and
         ``train_data`` are the split's ``datasets`` objects (``train_data`` may be None)."""
 
@@ -115,27 +121,27 @@ class StudyRules(ABC):
 
     @abstractmethod
     def study_sample(
-        self, records: Sequence[Record], rng: np.random.Generator, params: SamplingParams
+        self, records: Sequence[RecordT], rng: np.random.Generator, params: SamplingParams
     ) -> Sample:
         """Draw the subset's sample (``sampling: sample``) from ``records``."""
 
-    def study_whole_source(self, pool: list[Record], notes: list[str]) -> list[Record]:
+    def study_whole_source(self, pool: list[RecordT], notes: list[str]) -> list[RecordT]:
         """What ``sampling: all`` keeps of a source, in id order (default: everything)."""
         return pool
 
     def study_take_all_details(
         self,
-        pool: list[Record],
+        pool: list[RecordT],
         rng: np.random.Generator,
         params: SamplingParams,
         notes: list[str],
-    ) -> tuple[list[Record], dict[str, int]]:
+    ) -> tuple[list[RecordT], dict[str, int]]:
         """Checks and per-label counts of a source taken whole, and anything inside a record
         shown in a drawn order (reranking candidates); default: nothing."""
         return pool, {}
 
     def study_sample_subset(
-        self, records: Sequence[Record], rng: np.random.Generator, params: SamplingParams
+        self, records: Sequence[RecordT], rng: np.random.Generator, params: SamplingParams
     ) -> Sample:
         """The subset's sample under its sampling mode."""
         if params.sampling == "all":
@@ -143,7 +149,7 @@ class StudyRules(ABC):
         return self.study_sample(records, rng, params)
 
     def study_take_all(
-        self, records: Sequence[Record], rng: np.random.Generator, params: SamplingParams
+        self, records: Sequence[RecordT], rng: np.random.Generator, params: SamplingParams
     ) -> Sample:
         """Keep every record (the source already is the sample, as for the HUME MTEB datasets).
 
@@ -179,13 +185,13 @@ class StudyRules(ABC):
 
     @abstractmethod
     def study_to_instances(
-        self, records: Sequence[Record], positions: SourcePositions, id_scheme: str
+        self, records: Sequence[RecordT], positions: SourcePositions, id_scheme: str
     ) -> list[Instance]:
         """The stored instances of a sample, in presentation order (content apart from gold)."""
 
     def study_instances(
         self,
-        records: Sequence[Record],
+        records: Sequence[RecordT],
         positions: SourcePositions | None = None,
         *,
         id_scheme: str = "opaque",
@@ -201,7 +207,7 @@ class StudyRules(ABC):
     def study_subset_config(
         self,
         params: SamplingParams,
-        records: Sequence[Record],
+        records: Sequence[RecordT],
         train: Sequence[TextItem],
         instances: Sequence[Instance],
     ) -> dict[str, Any]:

@@ -38,7 +38,7 @@ import math
 from collections import defaultdict
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
@@ -97,7 +97,7 @@ class SourcePositions:
     candidates: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, records: Sequence[Record]) -> SourcePositions:
+    def of(cls, records: Sequence[HasId]) -> SourcePositions:
         """Positions of ``records`` as given (the loader's order is the source order)."""
         return cls(
             records={r.id: n for n, r in enumerate(records)},
@@ -119,7 +119,18 @@ def subset_rng(seed: int, task: str, subset: str) -> np.random.Generator:
     return np.random.default_rng([seed, stable_hash(f"{task}/{subset}")])
 
 
-def by_id(records: Sequence[Record]) -> list[Record]:
+class HasId(Protocol):
+    """A source record as sampling sees it: anything with a stable id."""
+
+    @property
+    def id(self) -> str: ...
+
+
+_R = TypeVar("_R", bound=HasId)
+_K = TypeVar("_K", bound=Hashable)
+
+
+def by_id(records: Sequence[_R]) -> list[_R]:
     """Records in id order: which records are drawn must not depend on the file's order."""
     return sorted(records, key=lambda r: r.id)
 
@@ -159,9 +170,7 @@ def label_counts(records: Sequence[Record]) -> dict[str, int]:
     return out
 
 
-def _allocate(
-    capacity: Mapping[Hashable, int], total: int, rng: np.random.Generator
-) -> dict[Hashable, int]:
+def _allocate(capacity: Mapping[_K, int], total: int, rng: np.random.Generator) -> dict[_K, int]:
     """Spread ``total`` over strata as evenly as their capacities allow.
 
     Round-robin over the strata in a seeded order: every stratum gets ``total // n`` where it can,
@@ -206,7 +215,7 @@ def sample_classification(
         pool = [r for r in pool if r.label in allowed]
     groups: dict[str, list[TextItem]] = defaultdict(list)
     for r in pool:
-        groups[r.label].append(r)  # type: ignore[arg-type]
+        groups[r.label].append(r)
     labels = sorted(set(label_set) if label_set is not None else groups)
     if not pool:
         raise SamplingError("no items to sample from")
@@ -253,7 +262,7 @@ def sample_clustering(
         pool = [r for r in pool if r.label in set(label_set)]
     groups: dict[str, list[TextItem]] = defaultdict(list)
     for r in pool:
-        groups[r.label].append(r)  # type: ignore[arg-type]
+        groups[r.label].append(r)
     eligible = sorted(lab for lab, items in groups.items() if len(items) >= items_per_label)
     skipped = sorted(set(groups) - set(eligible))
     if len(eligible) < n_labels:
@@ -295,7 +304,7 @@ def sample_reranking(
     if size <= 0:
         raise SamplingError(f"size must be > 0, got {size}")
     pool = by_id(records)
-    eligible = [q for q in pool if any(c.relevant for c in q.candidates)]  # type: ignore[union-attr]
+    eligible = [q for q in pool if any(c.relevant for c in q.candidates)]
     notes = []
     if len(eligible) < len(pool):
         notes.append(f"{len(pool) - len(eligible)} query(ies) without a relevant candidate skipped")
@@ -307,10 +316,10 @@ def sample_reranking(
     if k == 0:
         raise SamplingError("no query has a relevant candidate")
     idx = sorted(rng.choice(len(eligible), size=k, replace=False))
-    chosen: list[Record] = []
+    queries: list[QueryItem] = []
     few = 0
     for i in idx:
-        q: QueryItem = eligible[i]  # type: ignore[assignment]
+        q = eligible[i]
         cands = list(q.candidates)
         if n_candidates is not None and len(cands) > n_candidates:
             relevant = [j for j, c in enumerate(cands) if c.relevant]
@@ -323,17 +332,17 @@ def sample_reranking(
             few += 1
         if shuffle_candidates:
             cands = permute(cands, rng)
-        chosen.append(QueryItem(id=q.id, query=q.query, candidates=tuple(cands)))
+        queries.append(QueryItem(id=q.id, query=q.query, candidates=tuple(cands)))
     if few:
         notes.append(f"{few} query(ies) have fewer than {n_candidates} candidates (kept as given)")
-    n_rel = sum(sum(c.relevant for c in q.candidates) for q in chosen)  # type: ignore[union-attr]
-    n_all = sum(len(q.candidates) for q in chosen)  # type: ignore[union-attr]
+    n_rel = sum(1 for q in queries for c in q.candidates if c.relevant)
+    n_all = sum(len(q.candidates) for q in queries)
     return Sample(
-        records=permute(chosen, rng),
+        records=permute(queries, rng),
         report=SampleReport(
             method="queries-with-relevant",
             requested=size,
-            sampled=len(chosen),
+            sampled=len(queries),
             available=len(eligible),
             per_label={"relevant": n_rel, "not_relevant": n_all - n_rel},
             shortfalls=shortfalls,
@@ -373,7 +382,7 @@ def sample_sts(
     """Pairs spread over the gold range: equal-width bins, sampled evenly across bins."""
     if size <= 0:
         raise SamplingError(f"size must be > 0, got {size}")
-    pool: list[PairItem] = by_id(records)  # type: ignore[assignment]
+    pool = by_id(records)
     if not pool:
         raise SamplingError("no pairs to sample from")
     notes = []

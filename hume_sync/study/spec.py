@@ -32,7 +32,7 @@ import hashlib
 import json
 import math
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
@@ -478,17 +478,7 @@ def _parse_source(value: Any, file: str, task: str, kind: StudyRules) -> SourceS
     if not isinstance(value, Mapping):
         raise SpecError(file, "must be a mapping", task=task, field="source")
     _check_keys(value, _SOURCE_KEYS, file, task, "source.")
-    mteb = value.get("mteb")
-    if mteb is not None and (not isinstance(mteb, str) or not mteb.strip()):
-        raise SpecError(file, "must be an MTEB task name", task=task, field="source.mteb")
-    local_keys = [k for k in ("path", "train_path", "format", "columns") if k in value]
-    if mteb is not None and local_keys:
-        raise SpecError(
-            file,
-            "an MTEB source cannot also have local file settings",
-            task=task,
-            field=f"source.{local_keys[0]}",
-        )
+    mteb = _source_mteb_name(value, file, task)
     hf_subsets = value.get("hf_subsets")
     if hf_subsets is not None:
         if mteb is None:
@@ -500,63 +490,14 @@ def _parse_source(value: Any, file: str, task: str, kind: StudyRules) -> SourceS
     split = value.get("split")
     if split is not None and not isinstance(split, str):
         raise SpecError(file, "must be a split name", task=task, field="source.split")
-    for key in ("path", "train_path"):
-        if key in value and (not isinstance(value[key], str) or not value[key].strip()):
-            raise SpecError(file, "must be a file path", task=task, field=f"source.{key}")
-    if "train_path" in value and not kind.study_has_train_pool:
-        raise SpecError(file, _no_train_pool(), task=task, field="source.train_path")
-    fmt = value.get("format")
-    if fmt is not None and fmt not in FORMATS:
-        raise SpecError(
-            file,
-            f"unknown format {fmt!r} (expected one of {', '.join(FORMATS)})",
-            task=task,
-            field="source.format",
-        )
-    if fmt is not None and fmt not in kind.study_formats:
-        raise SpecError(file, kind.study_formats_problem(), task=task, field="source.format")
+    _check_source_paths(value, file, task, kind)
+    fmt = _source_format(value, file, task, kind)
     header = value.get("header", True)
     if not isinstance(header, bool):
         raise SpecError(file, "must be true or false", task=task, field="source.header")
     columns = value.get("columns")
     if columns is not None:
-        if not isinstance(columns, Mapping):
-            raise SpecError(
-                file, "must map record fields to columns", task=task, field="source.columns"
-            )
-        allowed = kind.study_record_fields
-        for key, col in columns.items():
-            if key not in allowed:
-                raise SpecError(
-                    file,
-                    f"unknown field {key!r} for a {kind.name} record "
-                    f"(expected {', '.join(allowed)})",
-                    task=task,
-                    field="source.columns",
-                )
-            is_pos = isinstance(col, int) and not isinstance(col, bool)
-            if not (is_pos and col >= 0) and not (isinstance(col, str) and col):
-                raise SpecError(
-                    file,
-                    f"column for {key!r} must be a name or a position ≥ 0, got {col!r}",
-                    task=task,
-                    field="source.columns",
-                )
-            if is_pos and fmt == "jsonl":
-                raise SpecError(
-                    file,
-                    f"JSONL fields are named, not positional ({key}: {col})",
-                    task=task,
-                    field="source.columns",
-                )
-            if not header and not is_pos:
-                raise SpecError(
-                    file,
-                    f"with header: false, columns are positions (got {key}: {col!r})",
-                    task=task,
-                    field="source.columns",
-                )
-        columns = dict(columns)
+        columns = _source_columns(columns, fmt, header, file, task, kind)
     return SourceSpec(
         mteb=mteb.strip() if mteb else None,
         hf_subsets=tuple(hf_subsets) if hf_subsets is not None else None,
@@ -567,6 +508,87 @@ def _parse_source(value: Any, file: str, task: str, kind: StudyRules) -> SourceS
         columns=columns,
         header=header,
     )
+
+
+def _source_mteb_name(value: Mapping[str, Any], file: str, task: str) -> str | None:
+    """``source.mteb`` as written (None for a local source); refuses local settings beside it."""
+    mteb = value.get("mteb")
+    if mteb is not None and (not isinstance(mteb, str) or not mteb.strip()):
+        raise SpecError(file, "must be an MTEB task name", task=task, field="source.mteb")
+    local_keys = [k for k in ("path", "train_path", "format", "columns") if k in value]
+    if mteb is not None and local_keys:
+        raise SpecError(
+            file,
+            "an MTEB source cannot also have local file settings",
+            task=task,
+            field=f"source.{local_keys[0]}",
+        )
+    return mteb
+
+
+def _check_source_paths(value: Mapping[str, Any], file: str, task: str, kind: StudyRules) -> None:
+    for key in ("path", "train_path"):
+        if key in value and (not isinstance(value[key], str) or not value[key].strip()):
+            raise SpecError(file, "must be a file path", task=task, field=f"source.{key}")
+    if "train_path" in value and not kind.study_has_train_pool:
+        raise SpecError(file, _no_train_pool(), task=task, field="source.train_path")
+
+
+def _source_format(value: Mapping[str, Any], file: str, task: str, kind: StudyRules) -> str | None:
+    """``source.format``: one hume reads, and one the task type accepts."""
+    fmt = value.get("format")
+    if fmt is not None and fmt not in FORMATS:
+        raise SpecError(
+            file,
+            f"unknown format {fmt!r} (expected one of {', '.join(FORMATS)})",
+            task=task,
+            field="source.format",
+        )
+    if fmt is not None and fmt not in kind.study_formats:
+        raise SpecError(file, kind.study_formats_problem(), task=task, field="source.format")
+    return fmt
+
+
+def _source_columns(
+    columns: Any, fmt: str | None, header: bool, file: str, task: str, kind: StudyRules
+) -> dict[str, Any]:
+    """``source.columns``: record fields of the type mapped to a column name or position."""
+    if not isinstance(columns, Mapping):
+        raise SpecError(
+            file, "must map record fields to columns", task=task, field="source.columns"
+        )
+    allowed = kind.study_record_fields
+    for key, col in columns.items():
+        if key not in allowed:
+            raise SpecError(
+                file,
+                f"unknown field {key!r} for a {kind.name} record (expected {', '.join(allowed)})",
+                task=task,
+                field="source.columns",
+            )
+        is_pos = isinstance(col, int) and not isinstance(col, bool)
+        if not (is_pos and col >= 0) and not (isinstance(col, str) and col):
+            raise SpecError(
+                file,
+                f"column for {key!r} must be a name or a position ≥ 0, got {col!r}",
+                task=task,
+                field="source.columns",
+            )
+        if is_pos and fmt == "jsonl":
+            raise SpecError(
+                file,
+                f"JSONL fields are named, not positional ({key}: {col})",
+                task=task,
+                field="source.columns",
+            )
+        if not header and not is_pos:
+            raise SpecError(
+                file,
+                f"with header: false, columns are positions (got {key}: {col!r})",
+                task=task,
+                field="source.columns",
+            )
+    return dict(columns)
 
 
 def _mteb_languages(name: str, file: str, task: str, kind: StudyRules) -> dict[str, str]:
@@ -608,45 +630,10 @@ def _parse_subset(
     check_files: bool,
 ) -> SubsetSpec:
     _check_keys(raw, _SUBSET_KEYS, file, task, f"subsets[{index}].")
-    name = raw.get("name")
-    if name is None and index == 0 and not source.is_mteb:
-        name = "default"
-    if not isinstance(name, str) or not name or not _NAME_RE.match(name):
-        raise SpecError(
-            file,
-            f"subset name must be a non-empty string without '/' or spaces, got {name!r}",
-            task=task,
-            field=f"subsets[{index}].name",
-        )
-    _check_file_name(name, file, task, f"subsets[{index}].name")
+    name = _subset_name(raw, index, file, task, source, mteb_langs)
     p = f"subsets[{name}]."
     merged = {**defaults, **{k: v for k, v in raw.items() if k in _SIZING_KEYS}}
-
-    if source.hf_subsets is not None and name not in source.hf_subsets:
-        raise SpecError(file, "not one of source.hf_subsets", task=task, field=f"{p}name")
-    if mteb_langs is not None and name not in mteb_langs:
-        raise SpecError(
-            file,
-            f"MTEB task {source.mteb!r} has no subset {name!r} "
-            f"(it has: {', '.join(sorted(mteb_langs))})",
-            task=task,
-            field=f"{p}name",
-        )
-
-    language = raw.get("language")
-    if language is None and mteb_langs is not None:
-        language = mteb_langs[name]
-    if not isinstance(language, str) or not language:
-        raise SpecError(file, "required (e.g. eng-Latn or en)", task=task, field=f"{p}language")
-    language = language.replace("_", "-")
-    if not _LANG_RE.match(language):
-        raise SpecError(
-            file,
-            f"not a language code: {language!r} (expected ISO 639-3 + script like eng-Latn, "
-            "or a short code)",
-            task=task,
-            field=f"{p}language",
-        )
+    language = _subset_language(raw.get("language"), name, mteb_langs, file, task)
 
     sampling = merged.get("sampling", "sample")
     if sampling not in SAMPLING_MODES:
@@ -694,49 +681,17 @@ def _parse_subset(
     kind.study_check_fields(fields)
     size, samples_per_label, bins = fields.size, fields.samples_per_label, fields.bins
 
-    score_range: tuple[float, float] | None = None
+    score_range = None
     if "score_range" in merged:
-        sr = merged["score_range"]
-        ok = (
-            isinstance(sr, list | tuple)
-            and len(sr) == 2
-            and all(isinstance(x, int | float) and not isinstance(x, bool) for x in sr)
-            and all(math.isfinite(x) for x in sr)
-            and sr[0] < sr[1]
-        )
-        if not ok:
-            raise SpecError(
-                file,
-                f"must be [low, high] with low < high, got {sr!r}",
-                task=task,
-                field=f"{p}score_range",
-            )
-        score_range = (float(sr[0]), float(sr[1]))
+        score_range = _score_range(merged["score_range"], fail)
 
     shuffle = merged.get("shuffle_candidates", True)
     if not isinstance(shuffle, bool):
         raise SpecError(file, "must be true or false", task=task, field=f"{p}shuffle_candidates")
 
-    label_set: tuple[str, ...] | None = None
+    label_set = None
     if "label_set" in merged:
-        ls = merged["label_set"]
-        if not isinstance(ls, list) or len(ls) < 2 or not all(isinstance(x, str) for x in ls):
-            raise SpecError(
-                file,
-                "must be a list of at least two label strings",
-                task=task,
-                field=f"{p}label_set",
-            )
-        if len(set(ls)) != len(ls):
-            raise SpecError(file, "has duplicate labels", task=task, field=f"{p}label_set")
-        label_set = tuple(ls)
-        if labels is not None and len(label_set) < labels:  # K groups need K labels
-            raise SpecError(
-                file,
-                f"has {len(label_set)} labels, fewer than labels (K) = {labels}",
-                task=task,
-                field=f"{p}label_set",
-            )
+        label_set = _label_set(merged["label_set"], labels, fail)
 
     instructions = merged.get("instructions")
     if instructions is not None and not isinstance(instructions, str):
@@ -765,6 +720,88 @@ def _parse_subset(
         resolved_path=rpath,
         resolved_train_path=rtrain,
     )
+
+
+def _subset_name(
+    raw: Mapping[str, Any],
+    index: int,
+    file: str,
+    task: str,
+    source: SourceSpec,
+    mteb_langs: Mapping[str, str] | None,
+) -> str:
+    """The subset's name (``default`` for a local source's first), one the source has."""
+    name = raw.get("name")
+    if name is None and index == 0 and not source.is_mteb:
+        name = "default"
+    if not isinstance(name, str) or not name or not _NAME_RE.match(name):
+        raise SpecError(
+            file,
+            f"subset name must be a non-empty string without '/' or spaces, got {name!r}",
+            task=task,
+            field=f"subsets[{index}].name",
+        )
+    _check_file_name(name, file, task, f"subsets[{index}].name")
+    if source.hf_subsets is not None and name not in source.hf_subsets:
+        raise SpecError(
+            file, "not one of source.hf_subsets", task=task, field=f"subsets[{name}].name"
+        )
+    if mteb_langs is not None and name not in mteb_langs:
+        raise SpecError(
+            file,
+            f"MTEB task {source.mteb!r} has no subset {name!r} "
+            f"(it has: {', '.join(sorted(mteb_langs))})",
+            task=task,
+            field=f"subsets[{name}].name",
+        )
+    return name
+
+
+def _subset_language(
+    language: Any, name: str, mteb_langs: Mapping[str, str] | None, file: str, task: str
+) -> str:
+    """The subset's language as written, or the MTEB subset's; ``_`` read as ``-``."""
+    if language is None and mteb_langs is not None:
+        language = mteb_langs[name]
+    fld = f"subsets[{name}].language"
+    if not isinstance(language, str) or not language:
+        raise SpecError(file, "required (e.g. eng-Latn or en)", task=task, field=fld)
+    language = language.replace("_", "-")
+    if not _LANG_RE.match(language):
+        raise SpecError(
+            file,
+            f"not a language code: {language!r} (expected ISO 639-3 + script like eng-Latn, "
+            "or a short code)",
+            task=task,
+            field=fld,
+        )
+    return language
+
+
+def _score_range(sr: Any, fail: Callable[[str, str], NoReturn]) -> tuple[float, float]:
+    ok = (
+        isinstance(sr, list | tuple)
+        and len(sr) == 2
+        and all(isinstance(x, int | float) and not isinstance(x, bool) for x in sr)
+        and all(math.isfinite(x) for x in sr)
+        and sr[0] < sr[1]
+    )
+    if not ok:
+        fail("score_range", f"must be [low, high] with low < high, got {sr!r}")
+    return (float(sr[0]), float(sr[1]))
+
+
+def _label_set(
+    ls: Any, labels: int | None, fail: Callable[[str, str], NoReturn]
+) -> tuple[str, ...]:
+    """At least two distinct labels, and at least K of them when the type groups into K."""
+    if not isinstance(ls, list) or len(ls) < 2 or not all(isinstance(x, str) for x in ls):
+        fail("label_set", "must be a list of at least two label strings")
+    if len(set(ls)) != len(ls):
+        fail("label_set", "has duplicate labels")
+    if labels is not None and len(ls) < labels:  # K groups need K labels
+        fail("label_set", f"has {len(ls)} labels, fewer than labels (K) = {labels}")
+    return tuple(ls)
 
 
 def _subset_paths(

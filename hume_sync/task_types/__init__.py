@@ -6,24 +6,50 @@ its tests, and one :func:`register` line below; nothing else names a type.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, cast
+
 from hume_sync.errors import UnknownTaskTypeError
+from hume_sync.study.rules import StudyRules
 from hume_sync.task_types.base import TaskType
 from hume_sync.task_types.classification import Classification
 from hume_sync.task_types.clustering import Clustering
 from hume_sync.task_types.pair_classification import PairClassification
 from hume_sync.task_types.reranking import Reranking
 from hume_sync.task_types.sts import STS
+from ml_backend.llm.task import LLMTask
+from ml_backend.model_procedure import ModelProcedure
+from ml_backend.reveal import RevealedInterface
+from scoring.rules import ScoringRules
 
-_REGISTRY: dict[str, TaskType] = {}
+#: The concerns every registered type implements, one mixin each (see ``base``).
+CONCERNS: tuple[type, ...] = (StudyRules, RevealedInterface, ModelProcedure, LLMTask, ScoringRules)
+
+if TYPE_CHECKING:
+
+    class RegisteredType(
+        StudyRules, RevealedInterface, ModelProcedure, LLMTask, ScoringRules, TaskType
+    ):
+        """What the registry hands out: a type with every concern of :data:`CONCERNS`. Only the
+        type checker sees this class; :func:`register` checks the same at run time."""
+
+else:
+    RegisteredType = TaskType
+
+_REGISTRY: dict[str, RegisteredType] = {}
 
 
-def register(task_type: TaskType) -> TaskType:
-    """Make ``task_type`` known under its name (and its mteb name)."""
-    _REGISTRY[task_type.name] = task_type
-    return task_type
+def register(task_type: TaskType) -> RegisteredType:
+    """Make ``task_type`` known under its name (and its mteb name); it must implement every
+    concern of :data:`CONCERNS`, so that callers may ask any of them of any type."""
+    missing = [c.__name__ for c in CONCERNS if not isinstance(task_type, c)]
+    if missing:
+        raise TypeError(f"{task_type!r} does not implement {', '.join(missing)}")
+    registered = cast("RegisteredType", task_type)
+    _REGISTRY[task_type.name] = registered
+    return registered
 
 
-def get(name: str) -> TaskType:
+def get(name: str) -> RegisteredType:
     """The task type called ``name``; a one-line error naming the known ones otherwise."""
     try:
         return _REGISTRY[name]
@@ -38,7 +64,7 @@ def names() -> tuple[str, ...]:
     return tuple(_REGISTRY)
 
 
-def by_mteb_type(mteb_type: str) -> TaskType | None:
+def by_mteb_type(mteb_type: str) -> RegisteredType | None:
     """The type whose mteb name (``TaskMetadata.type``) is ``mteb_type``, if any."""
     return next((t for t in _REGISTRY.values() if t.mteb_type == mteb_type), None)
 
@@ -49,4 +75,4 @@ register(Reranking())
 register(STS())
 register(PairClassification())
 
-__all__ = ["TaskType", "by_mteb_type", "get", "names", "register"]
+__all__ = ["CONCERNS", "RegisteredType", "TaskType", "by_mteb_type", "get", "names", "register"]

@@ -205,8 +205,8 @@ def annotate(
         hume_id, content = _instance_fields(instance)
         jobs.append((hume_id, build_prompt(task, spec, content)))
     own_cache = cache is not None and not isinstance(cache, ReplyCache)
-    reply_cache = ReplyCache(cache) if own_cache else cache  # type: ignore[arg-type]
-    caller = _Caller(client, reply_cache)  # type: ignore[arg-type]
+    reply_cache = cache if cache is None or isinstance(cache, ReplyCache) else ReplyCache(cache)
+    caller = _Caller(client, reply_cache)
     bar = _Progress(len(jobs), f"{model_version(client)} {spec.task_type}", progress)
     records: list[dict[str, Any] | None] = [None] * len(jobs)
 

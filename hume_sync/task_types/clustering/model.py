@@ -63,7 +63,7 @@ class ClusteringModel(ModelProcedure):
                 v_measures.append(float(res.main_score))
             method = res.method
         main = float(np.mean(v_measures)) if v_measures and job.gold is not None else None
-        scores = None
+        scores: dict[str, Any] | None = None
         if job.gold is not None:
             scores = dict(per_set[0] or {}) if len(per_set) == 1 else {"v_measure": main}
             scores["v_measures"] = v_measures

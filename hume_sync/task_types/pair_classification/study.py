@@ -257,7 +257,7 @@ def sample_pairs(records: Sequence[LabelledPair], size: int, rng: np.random.Gene
         notes.append(f"only {len(chosen)} of {size} pairs available")
     shuffled = [chosen[i] for i in rng.permutation(len(chosen))]
     return Sample(
-        records=shuffled,  # type: ignore[arg-type]
+        records=shuffled,
         report=SampleReport(
             method="balanced-per-label",
             requested=size,
@@ -286,7 +286,7 @@ def pair_instance(record: LabelledPair, source_position: int | None = None) -> I
 # The mixin
 
 
-class PairClassificationStudy(StudyRules):
+class PairClassificationStudy(StudyRules[LabelledPair]):
     """Pair classification's study behaviour (the ``StudyRules`` hooks)."""
 
     study_spec_fields: frozenset[str] = SPEC_FIELDS

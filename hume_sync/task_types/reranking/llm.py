@@ -70,5 +70,5 @@ class RerankingLLM(LLMTask):
                     f"candidate {item_id!r} is marked {value!r}; expected 1 "
                     "(Relevant) or 0 (Not relevant)",
                 )
-            out[item_id] = int(mark)  # type: ignore[arg-type]
+            out[item_id] = int(mark)
         return out
