@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import json
 import sqlite3
 import sys
@@ -68,7 +69,7 @@ def _cmd_up(args: argparse.Namespace) -> int:
         wanted.append(("Label Studio", lambda: ls_servers.start_general(general, args.port)))
     for d in ls_servers.embedded_annotator_dirs():
         label = f"annotator's Label Studio ({d.parent.name})"
-        wanted.append((label, lambda d=d: ls_servers.start_embedded(d)))
+        wanted.append((label, functools.partial(ls_servers.start_embedded, d)))
     if not wanted:
         print(
             "nothing to start: no annotator has a server yet ('hume-sync annotators add'); "
