@@ -178,7 +178,7 @@ def load(port: int, tasks: list[dict[str, Any]], clients: int, seconds: float) -
 def source_cost(study: Path, tasks: list[dict[str, Any]], n: int = 2000) -> tuple[float, float]:
     """Median seconds of ``StudySource.predict`` for one task, in this process (no HTTP): on a
     task's first request (its Label Studio predictions are made) and on a later one."""
-    from hume_sync.steps.backend import StudySource
+    from hume_sync.commands.backend import StudySource
 
     source = StudySource(study)
     rng = random.Random(0)

@@ -46,7 +46,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from hume_sync.steps.predict import build_jobs, model_subset_scores, predict_study  # noqa: E402
+from hume_sync.commands.predict import build_jobs, model_subset_scores, predict_study  # noqa: E402
 from hume_sync.store import Store  # noqa: E402
 from hume_sync.study.planning import init_from_spec  # noqa: E402
 from hume_sync.study.spec import parse_spec  # noqa: E402

@@ -98,7 +98,7 @@ def _cmd_init(args: argparse.Namespace) -> int:
 
 
 def _cmd_setup(args: argparse.Namespace) -> int:
-    from hume_sync.steps.setup import setup_study
+    from hume_sync.commands.setup import setup_study
 
     with _study_store(args.study_dir) as store:
         summary = setup_study(
@@ -134,7 +134,7 @@ def _cmd_setup(args: argparse.Namespace) -> int:
 
 
 def _cmd_status(args: argparse.Namespace) -> int:
-    from hume_sync.steps import status
+    from hume_sync.commands import status
 
     with _study_store(args.study_dir) as store:
         if args.json:
@@ -146,7 +146,7 @@ def _cmd_status(args: argparse.Namespace) -> int:
 
 
 def _cmd_dashboard(args: argparse.Namespace) -> int:
-    from hume_sync.steps import dashboard
+    from hume_sync.commands import dashboard
 
     server = dashboard.make_server(
         Path(args.study_dir),
@@ -160,8 +160,8 @@ def _cmd_dashboard(args: argparse.Namespace) -> int:
 
 
 def _cmd_pull(args: argparse.Namespace) -> int:
-    from hume_sync.steps.pull import pull_study
-    from hume_sync.steps.setup import recreate_hint
+    from hume_sync.commands.pull import pull_study
+    from hume_sync.commands.setup import recreate_hint
 
     with _study_store(args.study_dir) as store:
         summary = pull_study(store, _clients())
@@ -280,8 +280,8 @@ def _llm_client(args: argparse.Namespace):  # -> ml_backend.llm.OpenAICompatible
 
 def _predict_models(args: argparse.Namespace) -> None:
     """Every embedding model's sealed answers and subset scores; one line per model and subset."""
+    from hume_sync.commands.predict import DEFAULT_MODELS, predict_study
     from hume_sync.progress import say
-    from hume_sync.steps.predict import DEFAULT_MODELS, predict_study
 
     if args.chunk_size is not None and args.chunk_size < 1:
         raise CliError("--chunk-size must be at least 1")
@@ -342,7 +342,7 @@ def _cmd_predict(args: argparse.Namespace) -> int:
     _predict_models(args)
     if not args.llm:
         return 0
-    from hume_sync.steps.llm import predict_llm
+    from hume_sync.commands.llm import predict_llm
 
     client = _llm_client(args)
     with _study_store(args.study_dir) as store:
@@ -361,7 +361,7 @@ def _cmd_predict(args: argparse.Namespace) -> int:
 
 
 def _cmd_close(args: argparse.Namespace) -> int:
-    from hume_sync.steps.reveal import close_study
+    from hume_sync.commands.reveal import close_study
 
     with _study_store(args.study_dir) as store:
         result = close_study(store, None if args.force else _clients(), force=args.force)
@@ -373,8 +373,8 @@ def _cmd_close(args: argparse.Namespace) -> int:
 
 
 def _cmd_reveal(args: argparse.Namespace) -> int:
+    from hume_sync.commands.reveal import reveal_study
     from hume_sync.progress import say
-    from hume_sync.steps.reveal import reveal_study
 
     with _study_store(args.study_dir) as store:
         summary = reveal_study(store, _clients(), force=args.force, rule=args.rerank_rule)
@@ -431,7 +431,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:
-    from hume_sync.steps.verify import EXIT_SEAL_BROKEN, report_lines, verify_store
+    from hume_sync.commands.verify import EXIT_SEAL_BROKEN, report_lines, verify_store
 
     with _study_store(args.study_dir) as store:
         report = verify_store(store)
@@ -441,7 +441,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    from hume_sync.steps.demo import run_demo
+    from hume_sync.commands.demo import run_demo
 
     result = run_demo(
         args.dir, data_dir=Path(args.data_dir) if args.data_dir else None, port=args.port
@@ -687,7 +687,7 @@ def _add_annotators_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def _cmd_deploy(args: argparse.Namespace) -> int:
-    from hume_sync.steps import deploy, deploy_kubernetes
+    from hume_sync.commands import deploy, deploy_kubernetes
 
     kube = args.target == "kubernetes"
     write = deploy_kubernetes.deploy_kubernetes if kube else deploy.deploy_compose
@@ -739,7 +739,7 @@ def _add_predict_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--models",
         nargs="+",
-        default=None,  # hume_sync.steps.predict.DEFAULT_MODELS, read when predict runs
+        default=None,  # hume_sync.commands.predict.DEFAULT_MODELS, read when predict runs
         metavar="MODEL",
         help="mteb model names (run through mteb's own wrapper), other sentence-transformers "
         "ids or local directories, or openai:<model> on --emb-base-url "
@@ -903,7 +903,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def build_backend_parser() -> argparse.ArgumentParser:
-    from hume_sync.steps.backend import STUDY_DIR_ENV
+    from hume_sync.commands.backend import STUDY_DIR_ENV
     from ml_backend.serve import DEFAULT_BIND
 
     p = argparse.ArgumentParser(
@@ -923,7 +923,7 @@ def backend_main(argv: Sequence[str] | None = None) -> int:
     """``hume-ml-backend``: the study's ML backend app under gunicorn (one-line errors)."""
     args = build_backend_parser().parse_args(argv)
     try:
-        from hume_sync.steps.backend import create_backend_app
+        from hume_sync.commands.backend import create_backend_app
         from ml_backend.serve import gunicorn_options, serve
 
         options = gunicorn_options(

@@ -32,9 +32,9 @@ from typing import Any
 
 import label_studio_configs
 from hume_sync import task_types
+from hume_sync.commands.late_answers import LateAnswer, late_answers, late_deletions
 from hume_sync.labelstudio.client import LabelStudioClient, LabelStudioNotFoundError
 from hume_sync.progress import progress
-from hume_sync.steps.late_answers import LateAnswer, late_answers, late_deletions
 from hume_sync.store import (
     AnnotationCounts,
     AnnotationRecord,

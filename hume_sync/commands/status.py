@@ -19,11 +19,11 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
+from hume_sync.commands.pull import author_id, translate
+from hume_sync.commands.setup import render_subset_config
 from hume_sync.labelstudio.annotators import other_accounts, plan_seats
 from hume_sync.labelstudio.client import LabelStudioClient, LabelStudioNotFoundError
 from hume_sync.progress import progress
-from hume_sync.steps.pull import author_id, translate
-from hume_sync.steps.setup import render_subset_config
 from hume_sync.store import AnnotatorRow, SlotProject, Store, SubsetRow
 from scoring.languages import annotator_language as language_code
 

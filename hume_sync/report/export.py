@@ -17,9 +17,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from hume_sync.commands.llm import llm_file_name
 from hume_sync.report.model import HUMAN_MODEL_NAME, StudyReport, build_report
 from hume_sync.report.safe_text import csv_records
-from hume_sync.steps.llm import llm_file_name
 from hume_sync.store import Store
 from scoring.results import (
     agreement_to_block,

@@ -28,7 +28,7 @@ import numpy as np
 import pytest
 import yaml
 
-from hume_sync.steps.predict import model_subset_scores, predict_study
+from hume_sync.commands.predict import model_subset_scores, predict_study
 from hume_sync.store import Store
 from hume_sync.study.planning import init_from_spec
 from hume_sync.study.sources import provided_mteb_data
