@@ -42,8 +42,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import yaml  # noqa: E402
 from export import hume_size_spec  # noqa: E402
 
+from hume_sync.commands.init import init_from_spec  # noqa: E402
 from hume_sync.store import PredictionRecord, Store, gold  # noqa: E402
-from hume_sync.study.planning import init_from_spec  # noqa: E402
 from hume_sync.study.spec import load_spec  # noqa: E402
 from tests.task_type_examples import examples  # noqa: E402
 

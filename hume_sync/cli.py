@@ -79,8 +79,8 @@ def _cmd_down(args: argparse.Namespace) -> int:
 
 
 def _cmd_init(args: argparse.Namespace) -> int:
+    from hume_sync.commands.init import init_from_spec
     from hume_sync.store import SPEC_NAME
-    from hume_sync.study.planning import init_from_spec
     from hume_sync.study.spec import load_spec
 
     study = Path(args.study_dir)
@@ -393,7 +393,7 @@ def _cmd_reveal(args: argparse.Namespace) -> int:
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
-    from hume_sync.report.export import export_study
+    from hume_sync.commands.export import export_study
 
     _require_study(args.study_dir)
     report, paths = export_study(

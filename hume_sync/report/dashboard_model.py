@@ -13,7 +13,7 @@ page):
   or LLM answers while the study is open;
 - **invalid answers to fix**: tasks whose only answers do not fit the interface, each with the
   link that opens the task in the annotator's Label Studio
-  (:func:`hume_sync.commands.pull.task_url`);
+  (:func:`hume_sync.rules.display.task_url`);
 - **after close, the report's headline**: per subset the human score with its interval and the
   headline agreement, computed by the code ``export`` runs
   (:func:`hume_sync.report.model.subset_inputs` then :func:`scoring.subset_report.evaluate_subset`).
@@ -26,9 +26,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from hume_sync import task_types
-from hume_sync.commands.late_answers import closed_at
-from hume_sync.commands.pull import PULLED_AT, task_url
 from hume_sync.report.model import human_answers, subset_inputs
+from hume_sync.rules.display import task_url
+from hume_sync.rules.late_answers import closed_at
+from hume_sync.rules.meta_keys import PULLED_AT
 from hume_sync.store import CLOSED_AT, Store, SubsetRow, annotator_key, is_closed
 from scoring.errors import ScoringError
 from scoring.records import Agreement

@@ -14,10 +14,10 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from hume_sync import task_types
-from hume_sync.commands.late_answers import EDITED_NOTE
 from hume_sync.report import plots
 from hume_sync.report.plots import Bar
 from hume_sync.report.safe_text import md_cell, md_text
+from hume_sync.rules.late_answers import EDITED_NOTE
 from scoring.alt_test import METHOD as ALT_TEST_METHOD
 from scoring.alt_test import AltTestResult
 from scoring.subset_report import SubsetReport, degenerate

@@ -23,15 +23,15 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 from hume_sync.cli import main as cli_main
+from hume_sync.commands.init import init_from_spec
 from hume_sync.commands.predict import (
     PredictCommandError,
     build_jobs,
     cache_path,
-    model_subset_scores,
     predict_study,
 )
+from hume_sync.rules.model_scores import model_subset_scores
 from hume_sync.store import PredictionRecord, Store
-from hume_sync.study.planning import init_from_spec
 from hume_sync.study.spec import parse_spec
 from ml_backend.embedding_cache import (
     EmbeddingCache,
