@@ -46,9 +46,10 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from hume_sync.steps.predict import build_jobs, model_subset_scores, predict_study  # noqa: E402
+from hume_sync.commands.init import init_from_spec  # noqa: E402
+from hume_sync.commands.predict import build_jobs, predict_study  # noqa: E402
+from hume_sync.rules.model_scores import model_subset_scores  # noqa: E402
 from hume_sync.store import Store  # noqa: E402
-from hume_sync.study.planning import init_from_spec  # noqa: E402
 from hume_sync.study.spec import parse_spec  # noqa: E402
 from ml_backend.embedding_cache import length_key, variant_key  # noqa: E402
 from ml_backend.encoders import load_encoder  # noqa: E402

@@ -30,16 +30,16 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import _server  # noqa: E402
 
 from hume_sync import task_types  # noqa: E402
-from hume_sync.labelstudio.client import LabelStudioClient  # noqa: E402
-from hume_sync.steps.pull import pull_study  # noqa: E402
-from hume_sync.steps.setup import (  # noqa: E402
+from hume_sync.commands.init import init_from_spec  # noqa: E402
+from hume_sync.commands.pull import pull_study  # noqa: E402
+from hume_sync.commands.setup import (  # noqa: E402
     project_marker,
     project_title,
     render_subset_config,
     setup_study,
 )
+from hume_sync.labelstudio.client import LabelStudioClient  # noqa: E402
 from hume_sync.store import Store  # noqa: E402
-from hume_sync.study.planning import init_from_spec  # noqa: E402
 from hume_sync.study.spec import load_spec  # noqa: E402
 
 LABELS = ["contradiction", "entailment", "neutral"]

@@ -37,8 +37,8 @@ import _server  # noqa: E402
 from pull import make_study  # noqa: E402
 
 from hume_sync import task_types  # noqa: E402
+from hume_sync.commands.setup import render_subset_config, setup_study  # noqa: E402
 from hume_sync.labelstudio.client import LabelStudioClient  # noqa: E402
-from hume_sync.steps.setup import render_subset_config, setup_study  # noqa: E402
 from hume_sync.store import Store  # noqa: E402
 
 

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 from hume_sync.errors import CliError, HumeError
 
 if TYPE_CHECKING:
+    from hume_sync.commands.setup import SetupSummary
     from hume_sync.sealing import Commitment, SealReport
-    from hume_sync.steps.setup import SetupSummary
 
 EXIT_USER_ERROR = 2
 
@@ -104,8 +104,8 @@ def _cmd_down(args: argparse.Namespace) -> int:
 
 
 def _cmd_init(args: argparse.Namespace) -> int:
+    from hume_sync.commands.init import init_from_spec
     from hume_sync.store import SPEC_NAME
-    from hume_sync.study.planning import init_from_spec
     from hume_sync.study.spec import load_spec
 
     study = Path(args.study_dir)
@@ -123,8 +123,8 @@ def _cmd_init(args: argparse.Namespace) -> int:
 
 
 def _cmd_setup(args: argparse.Namespace) -> int:
+    from hume_sync.commands.setup import setup_study
     from hume_sync.labelstudio.ml_backends import study_backend
-    from hume_sync.steps.setup import setup_study
 
     with _study_store(args.study_dir) as store:
         summary = setup_study(
@@ -186,7 +186,7 @@ def _print_backend_connections(summary: SetupSummary) -> None:
 
 
 def _cmd_status(args: argparse.Namespace) -> int:
-    from hume_sync.steps import status
+    from hume_sync.commands import status
 
     with _study_store(args.study_dir) as store:
         if args.json:
@@ -198,7 +198,7 @@ def _cmd_status(args: argparse.Namespace) -> int:
 
 
 def _cmd_dashboard(args: argparse.Namespace) -> int:
-    from hume_sync.steps import dashboard
+    from hume_sync.commands import dashboard
 
     server = dashboard.make_server(
         Path(args.study_dir),
@@ -212,8 +212,8 @@ def _cmd_dashboard(args: argparse.Namespace) -> int:
 
 
 def _cmd_pull(args: argparse.Namespace) -> int:
-    from hume_sync.steps.pull import pull_study
-    from hume_sync.steps.setup import recreate_hint
+    from hume_sync.commands.pull import pull_study
+    from hume_sync.commands.setup import recreate_hint
 
     with _study_store(args.study_dir) as store:
         summary = pull_study(store, _clients())
@@ -314,7 +314,7 @@ def _cmd_annotators_list(args: argparse.Namespace) -> int:
 
 
 def _cmd_annotators_remove(args: argparse.Namespace) -> int:
-    from hume_sync.steps.annotators_remove import remove_annotator
+    from hume_sync.commands.annotators_remove import remove_annotator
 
     with _study_store(args.study_dir) as store:
         r = remove_annotator(
@@ -386,8 +386,8 @@ def _llm_client(args: argparse.Namespace):  # -> ml_backend.llm.OpenAICompatible
 
 def _predict_models(args: argparse.Namespace) -> None:
     """Every embedding model's sealed answers and subset scores; one line per model and subset."""
+    from hume_sync.commands.predict import DEFAULT_MODELS, predict_study
     from hume_sync.progress import say
-    from hume_sync.steps.predict import DEFAULT_MODELS, predict_study
 
     if args.chunk_size is not None and args.chunk_size < 1:
         raise CliError("--chunk-size must be at least 1")
@@ -448,7 +448,7 @@ def _cmd_predict(args: argparse.Namespace) -> int:
     _predict_models(args)
     if not args.llm:
         return 0
-    from hume_sync.steps.llm import predict_llm
+    from hume_sync.commands.llm import predict_llm
 
     client = _llm_client(args)
     with _study_store(args.study_dir) as store:
@@ -467,7 +467,7 @@ def _cmd_predict(args: argparse.Namespace) -> int:
 
 
 def _cmd_close(args: argparse.Namespace) -> int:
-    from hume_sync.steps.reveal import close_study
+    from hume_sync.commands.reveal import close_study
 
     with _study_store(args.study_dir) as store:
         result = close_study(store, None if args.force else _clients(), force=args.force)
@@ -479,8 +479,8 @@ def _cmd_close(args: argparse.Namespace) -> int:
 
 
 def _cmd_reveal(args: argparse.Namespace) -> int:
+    from hume_sync.commands.reveal import reveal_study
     from hume_sync.progress import say
-    from hume_sync.steps.reveal import reveal_study
 
     with _study_store(args.study_dir) as store:
         summary = reveal_study(store, _clients(), force=args.force, rule=args.rerank_rule)
@@ -499,7 +499,7 @@ def _cmd_reveal(args: argparse.Namespace) -> int:
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
-    from hume_sync.report.export import export_study
+    from hume_sync.commands.export import export_study
 
     _require_study(args.study_dir)
     report, paths = export_study(
@@ -539,7 +539,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
 def _export_seal_status(sealing: SealReport | None, allowed: bool) -> int:
     """Export's exit status: EXIT_SEAL_BROKEN when a sealed answer is not what was committed
     (the files are written and flag it), unless ``--allow-broken-seal``."""
-    from hume_sync.steps.verify import EXIT_SEAL_BROKEN
+    from hume_sync.commands.verify import EXIT_SEAL_BROKEN
 
     broken = [c.model_version for c in sealing.broken] if sealing is not None else []
     if not broken:
@@ -553,7 +553,7 @@ def _export_seal_status(sealing: SealReport | None, allowed: bool) -> int:
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:
-    from hume_sync.steps.verify import EXIT_SEAL_BROKEN, report_lines, verify_store
+    from hume_sync.commands.verify import EXIT_SEAL_BROKEN, report_lines, verify_store
 
     with _study_store(args.study_dir) as store:
         report = verify_store(store)
@@ -563,7 +563,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    from hume_sync.steps.demo import run_demo
+    from hume_sync.commands.demo import run_demo
 
     result = run_demo(
         args.dir, data_dir=Path(args.data_dir) if args.data_dir else None, port=args.port
@@ -853,7 +853,7 @@ def _add_annotators_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def _cmd_deploy(args: argparse.Namespace) -> int:
-    from hume_sync.steps import deploy, deploy_kubernetes
+    from hume_sync.commands import deploy, deploy_kubernetes
 
     kube = args.target == "kubernetes"
     write = deploy_kubernetes.deploy_kubernetes if kube else deploy.deploy_compose
@@ -905,7 +905,7 @@ def _add_predict_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--models",
         nargs="+",
-        default=None,  # hume_sync.steps.predict.DEFAULT_MODELS, read when predict runs
+        default=None,  # hume_sync.commands.predict.DEFAULT_MODELS, read when predict runs
         metavar="MODEL",
         help="mteb model names (run through mteb's own wrapper), other sentence-transformers "
         "ids or local directories, or openai:<model> on --emb-base-url "
@@ -1069,7 +1069,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def build_backend_parser() -> argparse.ArgumentParser:
-    from hume_sync.steps.backend import STUDY_DIR_ENV
+    from hume_sync.commands.backend import STUDY_DIR_ENV
     from ml_backend.serve import DEFAULT_BIND
 
     p = argparse.ArgumentParser(
@@ -1089,7 +1089,7 @@ def backend_main(argv: Sequence[str] | None = None) -> int:
     """``hume-ml-backend``: the study's ML backend app under gunicorn (one-line errors)."""
     args = build_backend_parser().parse_args(argv)
     try:
-        from hume_sync.steps.backend import create_backend_app
+        from hume_sync.commands.backend import create_backend_app
         from ml_backend.serve import gunicorn_options, serve
 
         options = gunicorn_options(

@@ -261,7 +261,7 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         """CREATE INDEX commitments_by_model ON commitments (model_version, seq)""",
     ),
     # People leave: a retired slot keeps its answers and projects; it gets no new seat
-    # (hume_sync.labelstudio.retire).
+    # (hume_sync.commands.annotators_remove).
     6: ("""ALTER TABLE annotators ADD COLUMN retired_at TEXT""",),
 }
 

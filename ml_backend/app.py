@@ -9,10 +9,10 @@ import without ``redis``) and the current one is not on PyPI. The protocol is sm
   task, in order; each item is the *list* of predictions for that task (one per model);
 - ``POST /webhook`` annotation events → 201.
 
-The app computes nothing: a :class:`PredictionSource` (for a study:
-``hume_sync.steps.backend.StudySource``) says which predictions may be shown. While the study is
-open it answers an empty list for every task, so Label Studio stores nothing. No model is loaded
-here; answers are made once by ``hume-sync predict``.
+The app computes nothing: a :class:`PredictionSource` (for a study: ``hume_sync.commands.backend``'s
+``StudySource``) says which predictions may be shown. While the study is open it answers an
+empty list for every task, so Label Studio stores nothing. No model is loaded here; answers are
+made once by ``hume-sync predict``.
 
 Errors are JSON: a malformed request gets a 4xx with ``{"error": ...}``, an unexpected failure a
 500 with a generic message (logged, never sent as a traceback). Optional HTTP basic auth comes

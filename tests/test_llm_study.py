@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from hume_sync.cli import main
-from hume_sync.steps.llm import predict_llm
+from hume_sync.commands.llm import predict_llm
 from hume_sync.store import AnnotationRecord, Store, gold
 from ml_backend.llm import OpenAICompatibleClient, RetryPolicy
 from tests._paths import SOURCE_DATA

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from hume_sync.report.safe_text import html_text as esc
-from hume_sync.steps.status import format_duration
+from hume_sync.rules.display import format_duration
 
 _CSS = """
 *{box-sizing:border-box}

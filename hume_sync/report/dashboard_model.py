@@ -2,8 +2,9 @@
 
 Why a model apart from the server and the HTML: the page must show exactly the numbers
 ``hume-sync status --json`` gives, so it carries that dict untouched (computed by
-:func:`hume_sync.steps.status.status_json`, never a second way) and adds only what status does not
-have, each read from the study store as of the last pull (``pulled_at``, shown on the page):
+:func:`hume_sync.commands.status.status_json`, never a second way) and adds only what status
+does not have, each read from the study store as of the last pull (``pulled_at``, shown on the
+page):
 
 - **agreement so far** per subset, between the subset's annotators on the items every one of
   them answered validly; the statistic is the task type's own headline agreement
@@ -11,7 +12,8 @@ have, each read from the study store as of the last pull (``pulled_at``, shown o
   answers are read: no gold (the type's agreement rules get an empty gold mapping) and no model
   or LLM answers while the study is open;
 - **invalid answers to fix**: tasks whose only answers do not fit the interface, each with the
-  link that opens the task in the annotator's Label Studio (:func:`hume_sync.steps.pull.task_url`);
+  link that opens the task in the annotator's Label Studio
+  (:func:`hume_sync.rules.display.task_url`);
 - **after close, the report's headline**: per subset the human score with its interval and the
   headline agreement, computed by the code ``export`` runs
   (:func:`hume_sync.report.model.subset_inputs` then :func:`scoring.subset_report.evaluate_subset`).
@@ -25,8 +27,9 @@ from typing import Any
 
 from hume_sync import task_types
 from hume_sync.report.model import human_answers, subset_inputs
-from hume_sync.steps.late_answers import closed_at
-from hume_sync.steps.pull import PULLED_AT, task_url
+from hume_sync.rules.display import task_url
+from hume_sync.rules.late_answers import closed_at
+from hume_sync.rules.meta_keys import PULLED_AT
 from hume_sync.store import CLOSED_AT, Store, SubsetRow, annotator_key, is_closed
 from scoring.errors import ScoringError
 from scoring.records import Agreement

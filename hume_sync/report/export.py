@@ -1,4 +1,5 @@
-"""`hume-sync export`: the score report of a study, computed by :mod:`scoring` from the store.
+"""The outputs of `hume-sync export` (:mod:`hume_sync.commands.export`): the score report of a
+study, computed by :mod:`scoring` from the store.
 
 Reads gold, the valid human annotations, the LLM annotators' answers and the embedding models'
 subset scores from the study store; every number is produced by :mod:`scoring`
@@ -17,10 +18,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from hume_sync.report.model import HUMAN_MODEL_NAME, StudyReport, build_report
+from hume_sync.report.model import HUMAN_MODEL_NAME, StudyReport
 from hume_sync.report.safe_text import csv_records
-from hume_sync.steps.llm import llm_file_name
-from hume_sync.store import Store
+from hume_sync.rules.names import llm_file_name
 from scoring.results import (
     agreement_to_block,
     write_model_meta,
@@ -233,22 +233,10 @@ def write_mteb_results(report: StudyReport, root: Path) -> list[Path]:
     return written
 
 
-def export_study(
-    study_dir: str | Path,
-    out_dir: str | Path,
-    *,
-    results_dir: str | None = None,
-    include_late: bool = False,
-    with_emails: bool = False,
-) -> tuple[StudyReport, list[Path]]:
-    """Compute the report and write every output under ``out_dir``; returns the paths.
-    Annotators are named by pseudonymous keys unless ``with_emails``."""
+def write_outputs(report: StudyReport, out_dir: str | Path) -> list[Path]:
+    """Write every output of ``report`` under ``out_dir``; returns the paths."""
     from hume_sync.report import render as report_render
 
-    with Store.open(Path(study_dir)) as store:
-        report = build_report(
-            store, results_dir=results_dir, include_late=include_late, with_emails=with_emails
-        )
     check_component(report.study, "study name")  # it names the result folders: refuse early
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -265,4 +253,4 @@ def export_study(
         _atomic_text(path, text)
         paths.append(path)
     paths += write_mteb_results(report, confined(out, "mteb_results"))
-    return report, paths
+    return paths

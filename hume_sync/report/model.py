@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from hume_sync import task_types
+from hume_sync.rules.late_answers import CLOSED_AT, closed_at, deleted_late, lateness
+from hume_sync.rules.model_scores import MODEL_FACTS_PREFIX
 from hume_sync.sealing import SealReport, check_study
-from hume_sync.steps.late_answers import CLOSED_AT, closed_at, deleted_late, lateness
-from hume_sync.steps.predict import MODEL_FACTS_PREFIX
 from hume_sync.store import Store, SubsetRow, gold
 from hume_sync.task_types import RegisteredType
 from scoring.comparison import (
@@ -119,8 +119,8 @@ def human_answers(
 ]:
     """(answers scored, invalid, late, late edited, late deleted) of one subset, per annotator.
 
-    Invalid answers are never scored; late ones (see :mod:`hume_sync.steps.late_answers`) only with
-    ``include_late``. Both are counted, never dropped from the store. The close is a line in
+    Invalid answers are never scored; late ones (see :mod:`hume_sync.rules.late_answers`) only
+    with ``include_late``. Both are counted, never dropped from the store. The close is a line in
     time: an answer deleted in Label Studio after it is scored as it was (and counted), unless
     ``include_late`` lets the deletion count; one deleted before it is as if never given.
     """
@@ -165,7 +165,7 @@ def subset_inputs(
     """
     names = annotator_names(store, with_emails=with_emails)
     try:
-        from hume_sync.steps.predict import model_subset_scores
+        from hume_sync.rules.model_scores import model_subset_scores
 
         model_scores = model_subset_scores(store)
     except ImportError:  # the model stack is an optional extra

@@ -17,7 +17,7 @@ from hume_sync import task_types
 from hume_sync.report import plots
 from hume_sync.report.plots import Bar
 from hume_sync.report.safe_text import md_cell, md_text
-from hume_sync.steps.late_answers import EDITED_NOTE
+from hume_sync.rules.late_answers import EDITED_NOTE
 from scoring.alt_test import METHOD as ALT_TEST_METHOD
 from scoring.alt_test import AltTestResult
 from scoring.panel_summary import METHOD as PANEL_SUMMARY_METHOD

@@ -1,5 +1,6 @@
 """Planning a study: load each subset's source, sample it, and turn it into the rows the store
-writes (:class:`~hume_sync.store.SubsetPlan`); ``init`` is that plan applied in one transaction.
+writes (:class:`~hume_sync.store.SubsetPlan`); ``init`` (:mod:`hume_sync.commands.init`) is that
+plan applied in one transaction.
 
 Kept out of the store so that the store is data access only: it knows rows, not specs, sources or
 sampling.
@@ -8,19 +9,12 @@ sampling.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from hume_sync import task_types
-from hume_sync.errors import SamplingError, StoreError
+from hume_sync.errors import SamplingError
 from hume_sync.store import (
-    SPEC_NAME,
-    STORE_NAME,
-    Store,
     SubsetPlan,
-    SubsetSummary,
-    apply_plans,
     dumps,
     hume_id,
     subset_key,
@@ -35,7 +29,7 @@ from hume_sync.study.sources import (
     load_mteb,
     load_records,
 )
-from hume_sync.study.spec import StudySpec, SubsetSpec, TaskSpec, load_spec
+from hume_sync.study.spec import StudySpec, SubsetSpec, TaskSpec
 
 
 def load_subset(task: TaskSpec, subset: SubsetSpec) -> SourceData:
@@ -68,17 +62,6 @@ def load_subset(task: TaskSpec, subset: SubsetSpec) -> SourceData:
         origin["train_path"] = subset.train_path
         origin["train_sha256"] = file_sha256(subset.resolved_train_path)
     return SourceData(records=tuple(records), train=train, origin=origin)
-
-
-@dataclass
-class InitSummary:
-    """What ``init_from_spec`` did; ``written`` is the number of rows inserted/updated/deleted."""
-
-    study: str
-    spec_hash: str
-    created: bool
-    written: int
-    subsets: list[SubsetSummary] = field(default_factory=list)
 
 
 Loader = Callable[[TaskSpec, SubsetSpec], SourceData]
@@ -161,54 +144,3 @@ def plan_study(
         plan_subset(spec, task, subset, pos, loader, id_scheme=id_scheme)
         for pos, (task, subset) in enumerate(spec.iter_subsets())
     ]
-
-
-def init_from_spec(
-    study_dir: str | Path,
-    spec: StudySpec | None = None,
-    *,
-    force: bool = False,
-    loader: Loader = load_subset,
-) -> InitSummary:
-    """Load, sample and write a study; idempotent.
-
-    Data is loaded and sampled before the store is touched, then written in one transaction.
-    Running it again with the same spec and data writes nothing. A store initialised from a
-    different spec (or data that changed since) is refused unless ``force``; forcing updates the
-    rows, and removes instances no longer sampled, but never ones that already have annotations.
-    On a store migrated from schema 1 the same spec writes only what that schema lacked: the
-    source positions (ids, references and everything else stay as they are).
-    """
-    study_dir = Path(study_dir)
-    if spec is None:
-        spec = load_spec(study_dir / SPEC_NAME)
-    with Store.open(study_dir / STORE_NAME) as store:
-        meta = store.meta()
-        old_hash = meta.get("spec_hash")
-        if old_hash is not None and old_hash != spec.spec_hash and not force:
-            raise StoreError(
-                f"{store.path}: the study was initialised from a different spec "
-                f"(hash {old_hash[:12]}…, now {spec.spec_hash[:12]}…); "
-                "re-run with force to re-initialise"
-            )
-        plans = plan_study(spec, loader, id_scheme=store.id_scheme)
-        before = store.total_changes
-        summaries = apply_plans(store, study_meta(spec), plans, force=force)
-        written = store.total_changes - before
-    return InitSummary(
-        study=spec.name,
-        spec_hash=spec.spec_hash,
-        created=old_hash is None,
-        written=written,
-        subsets=summaries,
-    )
-
-
-def study_meta(spec: StudySpec) -> dict[str, str]:
-    """The study's identity as the store keeps it in ``meta``."""
-    return {
-        "study_name": spec.name,
-        "seed": str(spec.seed),
-        "spec_hash": spec.spec_hash,
-        "spec": dumps(spec.to_dict()),
-    }

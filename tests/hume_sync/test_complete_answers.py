@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from hume_sync.steps.pull import InvalidAnnotation, translate
+from hume_sync.commands.pull import InvalidAnnotation, translate
 from hume_sync.store import InstanceRow, SubsetRow
 
 LABELS = ["health", "politics", "sports"]

@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 from hume_sync.cli import main
-from hume_sync.steps.late_answers import (
+from hume_sync.commands.reveal import CLOSED_AT
+from hume_sync.rules.late_answers import (
     EDITED_NOTE,
     LateAnswerError,
     deleted_late,
@@ -26,7 +27,6 @@ from hume_sync.steps.late_answers import (
     lateness,
     parse_time,
 )
-from hume_sync.steps.reveal import CLOSED_AT
 from hume_sync.store import AnnotationRecord, AnnotationRow, Store, gold
 from tests._studies import real_data_spec, write_spec
 

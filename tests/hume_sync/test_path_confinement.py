@@ -122,7 +122,7 @@ def test_result_writers_refuse_paths_outside_their_root(tmp_path):
 
 
 def test_llm_names_that_cannot_name_a_log_are_refused():
-    from hume_sync.steps.llm import llm_file_name
+    from hume_sync.rules.names import llm_file_name
 
     assert llm_file_name("llm:Qwen/Qwen2.5-1.5B") == "Qwen_Qwen2.5-1.5B"
     for bad in ("llm:..", "llm:.x", "llm:a\\b", "llm:a__b"):

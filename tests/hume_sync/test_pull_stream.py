@@ -18,15 +18,15 @@ import pytest
 import yaml
 
 from hume_sync import task_types
+from hume_sync.commands.init import init_from_spec
+from hume_sync.commands.pull import pull_study
 from hume_sync.labelstudio.client import (
     LabelStudioClient,
     LabelStudioError,
     LabelStudioNotFoundError,
     LabelStudioUnreachableError,
 )
-from hume_sync.steps.pull import pull_study
 from hume_sync.store import AnnotationRecord, Store, StoreError, gold
-from hume_sync.study.planning import init_from_spec
 from tests._studies import real_data_spec
 from tests.task_type_examples import examples
 

@@ -16,6 +16,7 @@ import yaml
 from datasets import Dataset, DatasetDict
 
 from hume_sync import store as store_mod
+from hume_sync.commands.init import init_from_spec
 from hume_sync.store import (
     MIGRATIONS,
     SCHEMA_VERSION,
@@ -25,7 +26,6 @@ from hume_sync.store import (
     StoreError,
     gold,
 )
-from hume_sync.study.planning import init_from_spec
 from hume_sync.study.sources import load_mteb, load_records
 from hume_sync.study.spec import StudySpec, parse_spec
 from hume_sync.task_types import get

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from hume_sync import task_types
+from hume_sync.commands.init import init_from_spec
 from hume_sync.errors import SpecError
 from hume_sync.store import Store
-from hume_sync.study.planning import init_from_spec
 from hume_sync.study.rules import COMMON_SPEC_FIELDS, StudyRules
 from hume_sync.study.sources import FORMATS
 from hume_sync.study.spec import _SIZING_KEYS, parse_spec

@@ -34,7 +34,7 @@ from typing import Any
 import pytest
 
 from hume_sync import task_types
-from hume_sync.steps.setup import render_subset_config
+from hume_sync.commands.setup import render_subset_config
 from hume_sync.store import Store
 from label_studio_configs._common import is_rtl
 from label_studio_configs._screen import SKIP_GUIDANCE

@@ -31,7 +31,7 @@ import pytest
 
 from hume_sync.cli import main
 from hume_sync.labelstudio.server import free_port
-from hume_sync.steps.status import format_duration
+from hume_sync.rules.display import format_duration
 from hume_sync.store import Store, gold
 from tests._annotate import bad_label, gold_result, hume_env, set_up_study
 from tests._browser import CHROMIUM_FLAGS, ROOT, artifacts, chromium_path

@@ -10,7 +10,7 @@ from collections import Counter
 import pytest
 
 from hume_sync.cli import main
-from hume_sync.steps.demo import demo_data_dir
+from hume_sync.commands.demo import demo_data_dir
 from hume_sync.store import Store, gold
 
 pytestmark = [pytest.mark.labelstudio, pytest.mark.model]

@@ -21,7 +21,7 @@ import pytest
 
 from hume_sync import task_types
 from hume_sync.cli import main
-from hume_sync.steps.predict import predict_study
+from hume_sync.commands.predict import predict_study
 from hume_sync.store import Store, gold
 from hume_sync.task_types.pair_classification.study import SICK_COLUMNS, SICK_LABEL_SET
 from label_studio_configs.pair_classification import ENTAILMENT_INSTRUCTIONS

@@ -28,9 +28,10 @@ import numpy as np
 import pytest
 import yaml
 
-from hume_sync.steps.predict import model_subset_scores, predict_study
+from hume_sync.commands.init import init_from_spec
+from hume_sync.commands.predict import predict_study
+from hume_sync.rules.model_scores import model_subset_scores
 from hume_sync.store import Store
-from hume_sync.study.planning import init_from_spec
 from hume_sync.study.sources import provided_mteb_data
 from hume_sync.study.spec import parse_spec
 from ml_backend import procedures as P

@@ -19,13 +19,14 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
+from hume_sync.commands.pull import author_id, translate
+from hume_sync.commands.setup import render_subset_config
 from hume_sync.labelstudio.annotators import other_accounts, plan_seats
 from hume_sync.labelstudio.client import LabelStudioClient, LabelStudioNotFoundError
 from hume_sync.labelstudio.ml_backends import configured_url
 from hume_sync.labelstudio.ml_backends import connection as ml_connection
 from hume_sync.progress import progress
-from hume_sync.steps.pull import author_id, translate
-from hume_sync.steps.setup import render_subset_config
+from hume_sync.rules.display import format_duration
 from hume_sync.store import AnnotatorRow, SlotProject, Store, SubsetRow
 from scoring.languages import annotator_language as language_code
 
@@ -139,19 +140,6 @@ def _time(value: Any) -> datetime | None:
 
 def _median(values: list[float]) -> float | None:
     return statistics.median(values) if values else None
-
-
-def format_duration(seconds: float | None) -> str:
-    """20 → '20 s', 600 → '10 min', 9000 → '2.5 h', 3 days → '3.0 d'; None → '-'."""
-    if seconds is None:
-        return "-"
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 90 * 60:
-        return f"{seconds / 60:.0f} min"
-    if seconds < 48 * 3600:
-        return f"{seconds / 3600:.1f} h"
-    return f"{seconds / 86400:.1f} d"
 
 
 def project_status(

@@ -19,15 +19,15 @@ from pathlib import Path
 from typing import Any
 
 from hume_sync import task_types
+from hume_sync.commands.init import init_from_spec
+from hume_sync.commands.pull import author_id, pull_study
+from hume_sync.commands.setup import setup_study
 from hume_sync.labelstudio import server
 from hume_sync.labelstudio import servers as ls_servers
 from hume_sync.labelstudio.annotators import add_annotator
 from hume_sync.labelstudio.client import LabelStudioClient
-from hume_sync.steps.pull import author_id, pull_study
-from hume_sync.steps.setup import setup_study
 from hume_sync.store import Store
 from hume_sync.study.model_view import shown_ids_from_source
-from hume_sync.study.planning import init_from_spec
 from hume_sync.study.spec import load_spec
 
 EXAMPLE_DOMAIN = "example.hume.local"
@@ -156,8 +156,8 @@ def run_demo(
     ``data_dir``: where the example annotators' servers live (default
     ``$HUME_HOME/annotators``); ``port``: the first one's port (the second takes the next).
     """
-    from hume_sync.report.export import export_study
-    from hume_sync.steps.predict import DEFAULT_MODELS, predict_study
+    from hume_sync.commands.export import export_study
+    from hume_sync.commands.predict import DEFAULT_MODELS, predict_study
 
     study = Path(study_dir)
     study.mkdir(parents=True, exist_ok=True)

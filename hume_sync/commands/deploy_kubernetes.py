@@ -18,7 +18,7 @@ from typing import Any
 
 import yaml
 
-from hume_sync.steps import deploy as d
+from hume_sync.commands import deploy as d
 from hume_sync.store import Store
 
 SECRET_NAME = "hume"

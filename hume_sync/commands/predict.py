@@ -10,8 +10,9 @@ subset embeds only new texts). Answers are stored as sealed predictions with ``m
 
 The model's mteb score on each subset (computed with gold, which only ``hume_sync`` may read) is
 kept in the store's ``meta`` table under ``model_score/<model_version>/<subset>``, with a digest
-of the instances and gold it was computed on; :func:`model_subset_scores` reads them back for
-export and flags scores whose instances changed since.
+of the instances and gold it was computed on; ``model_subset_scores`` in
+:mod:`hume_sync.rules.model_scores` reads them back for export and flags scores whose instances
+changed since.
 
 Each model's sealing commitment (:mod:`hume_sync.sealing`) is computed from its stored answers
 once they are written, and recorded when it changed.
@@ -19,7 +20,6 @@ once they are written, and recorded when it changed.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from collections.abc import Mapping, Sequence
@@ -30,11 +30,15 @@ from typing import Any
 from hume_sync import sealing, task_types
 from hume_sync.errors import PredictCommandError
 from hume_sync.file_modes import private_dir, private_file
+from hume_sync.rules.model_scores import (
+    MODEL_FACTS_PREFIX,
+    SCORE_PREFIX,
+    instances_digest,
+)
 from hume_sync.store import (
     PredictionRecord,
     Store,
     dumps,
-    gold,
 )
 from hume_sync.study.model_view import ModelView, model_view
 
@@ -43,9 +47,6 @@ CACHE_DIR = Path("cache") / "embeddings"
 CACHE_FILE = "embeddings.sqlite"
 #: One JSON line per embedding-server request: inputs, tokens, cost, attempts.
 SERVER_LOG = "server_requests.jsonl"
-SCORE_PREFIX = "model_score/"
-#: ``meta`` key prefix of what each model said of itself (``ml_backend.encoders.model_facts``).
-MODEL_FACTS_PREFIX = "model_meta/"
 
 
 def cache_path(study_dir: str | Path) -> Path:
@@ -61,13 +62,6 @@ def private_cache_path(study_dir: str | Path) -> Path:
 
 
 # --------------------------------------------------------------------------- jobs
-
-
-def _instances_digest(store: Store, subset: str) -> str:
-    """sha256 of the subset's instances and gold: a stored score is only valid for these."""
-    golds = gold(store, subset)
-    rows = [(i.hume_id, i.content, golds.get(i.hume_id)) for i in store.instances(subset)]
-    return hashlib.sha256(dumps(rows).encode("utf-8")).hexdigest()
 
 
 def model_views(store: Store, subsets: Sequence[str] | None = None) -> dict[str, ModelView]:
@@ -119,64 +113,6 @@ def build_jobs(
             )
         )
     return jobs
-
-
-# --------------------------------------------------------------------------- scores
-
-
-@dataclass(frozen=True)
-class ModelSubsetScore:
-    """A model's mteb score on one subset, as recorded by ``predict``."""
-
-    model_version: str
-    subset: str
-    task_type: str
-    main_score_name: str
-    main_score: float | None
-    scores: dict[str, Any] | None
-    method: str
-    n_items: int
-    instances_sha256: str
-    stale: bool = False
-
-
-def model_subset_scores(
-    store: Store, *, include_stale: bool = False
-) -> dict[str, dict[str, ModelSubsetScore]]:
-    """``{model_version: {subset_key: ModelSubsetScore}}`` for the export step.
-
-    A score is *stale* when the subset's instances or gold changed after it was computed (a
-    forced re-init); stale scores are left out unless ``include_stale``.
-    """
-    digests: dict[str, str] = {}
-    out: dict[str, dict[str, ModelSubsetScore]] = {}
-    known = {s.key for s in store.subsets()}
-    for key, value in sorted(store.meta().items()):
-        if not key.startswith(SCORE_PREFIX):
-            continue
-        rec = json.loads(value)
-        subset = rec["subset"]
-        if subset not in known:
-            continue
-        if subset not in digests:
-            digests[subset] = _instances_digest(store, subset)
-        stale = rec.get("instances_sha256") != digests[subset]
-        if stale and not include_stale:
-            continue
-        score = ModelSubsetScore(
-            model_version=rec["model_version"],
-            subset=subset,
-            task_type=rec["task_type"],
-            main_score_name=rec["main_score_name"],
-            main_score=rec["main_score"],
-            scores=rec.get("scores"),
-            method=rec["method"],
-            n_items=int(rec["n_items"]),
-            instances_sha256=rec.get("instances_sha256", ""),
-            stale=stale,
-        )
-        out.setdefault(score.model_version, {})[subset] = score
-    return out
 
 
 def _write_scores(store: Store, records: dict[str, str]) -> int:
@@ -309,7 +245,7 @@ def predict_study(
         if not models:
             raise PredictCommandError("no model given")
         encoders = [load_encoder(m, **_loading(study_dir, loading)) for m in dict.fromkeys(models)]
-    digests = {job.key: _instances_digest(store, job.key) for job in jobs}
+    digests = {job.key: instances_digest(store, job.key) for job in jobs}
     summary = PredictSummary()
     with EmbeddingCache(private_cache_path(study_dir)) as cache:
         for encoder in encoders:

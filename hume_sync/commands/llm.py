@@ -22,9 +22,9 @@ from typing import Any
 from hume_sync import sealing, task_types
 from hume_sync.file_modes import open_private_append, private_dir, private_file
 from hume_sync.progress import say
+from hume_sync.rules.names import llm_file_name
 from hume_sync.store import PredictionRecord, Store
-from scoring.results import model_folder_name
-from scoring.safe_paths import check_component, confined
+from scoring.safe_paths import confined
 
 
 @dataclass
@@ -34,18 +34,6 @@ class LLMSummary:
     stored: int = 0
     log: Path | None = None
     commitment: sealing.Commitment | None = None
-
-
-def llm_file_name(model_version: str) -> str:
-    """The file and folder name of an LLM annotator (``llm:org/model`` → ``org_model``).
-
-    It names the call log (``STUDY/llm/<name>.jsonl``) and the result folder of the export
-    (``llm__<name>``); a name that cannot be either is refused before any call is made.
-    """
-    name = model_version.split(":", 1)[-1].replace("/", "_")
-    check_component(name, "LLM name")
-    model_folder_name(f"llm/{name}")
-    return name
 
 
 def _subset_spec(sub: Any) -> tuple[Any, dict[str, Any]]:

@@ -34,7 +34,9 @@ import label_studio_configs
 from hume_sync import task_types
 from hume_sync.labelstudio.client import LabelStudioClient, LabelStudioNotFoundError
 from hume_sync.progress import progress
-from hume_sync.steps.late_answers import LateAnswer, late_answers, late_deletions
+from hume_sync.rules.display import task_url
+from hume_sync.rules.late_answers import LateAnswer, late_answers, late_deletions
+from hume_sync.rules.meta_keys import PULLED_AT
 from hume_sync.store import (
     AnnotationCounts,
     AnnotationRecord,
@@ -49,13 +51,6 @@ ClientFor = Callable[[str], LabelStudioClient]
 
 #: The store's ``meta`` key for when the last pull completed (UTC): what the dashboard's
 #: agreement so far is as of. A pull that fails writes nothing, this included.
-PULLED_AT = "pulled_at"
-
-
-def task_url(base_url: str, project_id: int, task_id: int) -> str:
-    """The Label Studio page that opens one task of a project (Data Manager with the task's
-    labelling view, as Label Studio 1.23 links it)."""
-    return f"{base_url.rstrip('/')}/projects/{int(project_id)}/data?task={int(task_id)}"
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ so they always parse and the tests validate exactly what is written), and their 
 one place: :func:`label_studio_env` is the environment of every Label Studio service, built on
 ``hume_sync.labelstudio.server.SERVER_ENV`` (the switches ``hume-sync up`` gives its own
 servers); the ML backend's variables are the names ``ml_backend.app`` and
-``hume_sync.steps.backend`` read.
+``hume_sync.commands.backend`` read.
 
 Secrets: the compose file and the manifests other than the Secret name variables only; the
 values are generated into ``.env`` (Compose) or ``secret.yaml`` (Kubernetes), both 0600, and
@@ -33,10 +33,10 @@ from typing import Any
 
 import yaml
 
+from hume_sync.commands.backend import STUDY_DIR_ENV
 from hume_sync.errors import CliError
 from hume_sync.labelstudio.annotators import _EMAIL_RE
 from hume_sync.labelstudio.server import SERVER_ENV
-from hume_sync.steps.backend import STUDY_DIR_ENV
 from hume_sync.store import Store
 from ml_backend.app import AUTH_PASSWORD_ENV, AUTH_USER_ENV
 
@@ -243,7 +243,7 @@ def compose_document(slots: Sequence[Slot], build_context: str | None = ".") -> 
 
 def _header(slots: Sequence[Slot], generated_by: str) -> str:
     lines = [
-        f"# Written by `{generated_by}` (hume_sync/steps/deploy.py); a team writes its own",
+        f"# Written by `{generated_by}` (hume_sync/commands/deploy.py); a team writes its own",
         "# with `hume-sync deploy compose STUDY --out DIR`. One Label Studio per annotator",
         '# (README "Blind annotation"), the manager\'s, PostgreSQL (a database each:',
         "# deploy/postgres-databases.sql) and the ML backend, reading the study folder",
@@ -267,7 +267,7 @@ def render_compose(
 def init_sql(slots: Sequence[Slot]) -> str:
     """Run once by the postgres image on a new volume; on an existing one, run the new lines
     with psql (``docker compose exec postgres psql -U labelstudio``)."""
-    lines = ["-- A database per Label Studio server (hume_sync/steps/deploy.py)."]
+    lines = ["-- A database per Label Studio server (hume_sync/commands/deploy.py)."]
     lines += [f"CREATE DATABASE {s.database} OWNER {DB_USER};" for s in slots]
     return "\n".join(lines) + "\n"
 
@@ -384,7 +384,7 @@ def write_repository_example(root: Path) -> None:
     (root / INIT_SQL).write_text(init_sql(slots), encoding="utf-8")
 
 
-REPOSITORY_COMMAND = "python -m hume_sync.steps.deploy"
+REPOSITORY_COMMAND = "python -m hume_sync.commands.deploy"
 
 if __name__ == "__main__":  # regenerate the repository's example files
     write_repository_example(Path(__file__).resolve().parents[2])

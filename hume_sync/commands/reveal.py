@@ -11,7 +11,7 @@ that is done; otherwise it refuses, unless ``--force``, which reveals without cl
 ``reveal`` writes each stored prediction into its task, in every annotator's project, as a Label
 Studio prediction with its own ``model_version`` (mapping in ``ml_backend.reveal``). It first
 reads the predictions each task already has and skips every ``model_version`` present there, so
-re-running adds none. The ML backend (:mod:`hume_sync.steps.backend`) serves the same
+re-running adds none. The ML backend (:mod:`hume_sync.commands.backend`) serves the same
 predictions through Label Studio's ``/predict`` once the study is closed or revealed, and
 nothing before.
 """
@@ -38,8 +38,8 @@ from hume_sync.store import (
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from hume_sync.commands.status import StudyStatus
     from hume_sync.labelstudio.client import LabelStudioClient
-    from hume_sync.steps.status import StudyStatus
 
     ClientFor = Callable[[str], LabelStudioClient]
 
@@ -72,7 +72,7 @@ def close_study(
     store: Store, client_for: ClientFor | None = None, *, force: bool = False
 ) -> CloseResult:
     """Mark the study closed: ``status`` says it is done, or ``force``."""
-    from hume_sync.steps.status import study_status
+    from hume_sync.commands.status import study_status
 
     meta = store.meta()
     if CLOSED_AT in meta:
@@ -153,7 +153,7 @@ def reveal_study(
 
     Refused while the study is open (see the module doc) unless ``force``.
     """
-    from hume_sync.steps.status import study_status
+    from hume_sync.commands.status import study_status
     from ml_backend.reveal import DEFAULT_RERANK_RULE
 
     rule = rule or DEFAULT_RERANK_RULE
