@@ -53,6 +53,10 @@ def _print_json(obj: object) -> None:
     print(json.dumps(obj, indent=2, ensure_ascii=False, default=str))
 
 
+#: How `up` names the general embedded server (the others are each an annotator's).
+GENERAL = "Label Studio"
+
+
 def _cmd_up(args: argparse.Namespace) -> int:
     """Bring back every embedded server hume made (after a reboot), each on its own port.
 
@@ -66,7 +70,7 @@ def _cmd_up(args: argparse.Namespace) -> int:
     wanted: list[tuple[str, Callable[[], server.ServerInfo]]] = []
     general = Path(args.data_dir) if args.data_dir else server.default_data_dir()
     if args.data_dir or args.port or (general / server.CREDENTIALS_FILE).is_file():
-        wanted.append(("Label Studio", lambda: ls_servers.start_general(general, args.port)))
+        wanted.append((GENERAL, functools.partial(ls_servers.start_general, general, args.port)))
     for d in ls_servers.embedded_annotator_dirs():
         label = f"annotator's Label Studio ({d.parent.name})"
         wanted.append((label, functools.partial(ls_servers.start_embedded, d)))
@@ -85,7 +89,7 @@ def _cmd_up(args: argparse.Namespace) -> int:
             continue
         state = "already running" if outcome.already_running else "started"
         print(f"{label} {state} at {outcome.url}")
-        if label == "Label Studio":
+        if label == GENERAL:
             creds = general / server.CREDENTIALS_FILE
             print(f"  login: {outcome.username} (password and API token in {creds})")
     return EXIT_USER_ERROR if failed else 0

@@ -29,10 +29,14 @@ def _tighten(path: Path, mode: int) -> None:
             os.chmod(path, st.st_mode & mode & 0o777)
 
 
-def private_dir(path: str | os.PathLike[str]) -> Path:
+def private_dir(
+    path: str | os.PathLike[str], *, up_to: str | os.PathLike[str] | None = None
+) -> Path:
     """Create ``path`` and its missing parents as 0700, or tighten ``path`` if it exists.
 
-    Parents that exist already are left as they are (they may be shared folders).
+    Parents that exist already are left as they are (they may be shared folders), except those
+    from ``path`` up to and including ``up_to`` when ``path`` lies inside it: folders that are
+    hume's own, which an earlier version may have made 0755.
     """
     path = Path(path)
     missing = []
@@ -43,6 +47,13 @@ def private_dir(path: str | os.PathLike[str]) -> Path:
     for folder in reversed(missing):
         folder.mkdir(mode=PRIVATE_DIR_MODE, exist_ok=True)
     _tighten(path, PRIVATE_DIR_MODE)
+    if up_to is not None:
+        top, inner = Path(up_to).resolve(), path.resolve()
+        if top == inner or top in inner.parents:
+            for folder in inner.parents:
+                if top != folder and top not in folder.parents:
+                    break
+                _tighten(folder, PRIVATE_DIR_MODE)
     return path
 
 

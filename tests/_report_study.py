@@ -128,3 +128,14 @@ def results_folder(root: Path, subsets: list[tuple[str, str, str, str]]) -> Path
 def model_score(subset_index: int, name: str) -> float:
     """The score :func:`results_folder` gives ``name`` on the subset at ``subset_index``."""
     return round(0.5 + MODELS[name][0] + 0.01 * subset_index, 4)
+
+
+def export_report_study(root: Path, **study: Any) -> tuple[dict[str, Any], Path, dict[str, Any]]:
+    """:func:`make_study` exported with :func:`results_folder`'s models: what ``make_study``
+    gave, the output folder and its ``scores.json``."""
+    made = make_study(root, **study)
+    results = results_folder(root, made["subsets"])
+    out = root / "out"
+    args = ["export", str(made["study"]), "--out", str(out), "--results", str(results)]
+    assert main(args) == 0
+    return made, out, json.loads((out / "scores.json").read_text())

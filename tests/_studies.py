@@ -95,3 +95,17 @@ def make_v1_store(study: Path, spec: StudySpec) -> None:
             )
     conn.commit()
     conn.close()
+
+
+def onboarding_study(tmp_path: Path, monkeypatch: Any, name: str, **sizes: int) -> Path:
+    """A study made by ``hume-sync init`` with hume's home in ``tmp_path`` and no Label Studio
+    from the environment: what the onboarding tests register annotators in."""
+    from hume_sync.cli import main
+
+    monkeypatch.setenv("HUME_HOME", str(tmp_path / "hume-home"))
+    monkeypatch.delenv("LABEL_STUDIO_URL", raising=False)
+    monkeypatch.delenv("LABEL_STUDIO_API_KEY", raising=False)
+    spec = real_data_spec(name, 1, **{"cls_eng": 2, "cls_arb": 2, "sts": 2, "rerank": 2, **sizes})
+    d = tmp_path / "study"
+    assert main(["init", str(d), "--spec", str(write_spec(d, spec))]) == 0
+    return d

@@ -8,14 +8,11 @@ against the answers the study was filled with.
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
 
-from hume_sync.cli import main
 from hume_sync.store import Store, gold
-from tests._report_study import make_study, results_folder
+from tests._report_study import export_report_study
 
 
 def _bootstrap_difference(a: list[float], b: list[float], seed: int) -> tuple[float, float]:
@@ -36,12 +33,7 @@ def md_methods(out) -> str:
 
 
 def test_export_carries_the_alt_test_or_why_not(tmp_path):
-    made = make_study(tmp_path)
-    results = results_folder(tmp_path, made["subsets"])
-    out = tmp_path / "out"
-    args = ["export", str(made["study"]), "--out", str(out), "--results", str(results)]
-    assert main(args) == 0
-    data = json.loads((out / "scores.json").read_text())
+    made, out, data = export_report_study(tmp_path)
     sub = next(s for s in data["subsets"] if s["subset"].startswith("SIB200Classification/eng"))
     (name, test), *_ = sub["alt_test"].items()
     assert "always-first" in name

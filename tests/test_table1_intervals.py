@@ -11,8 +11,7 @@ import math
 import pytest
 from scipy.stats import binomtest
 
-from hume_sync.cli import main
-from tests._report_study import make_study, results_folder
+from tests._report_study import export_report_study
 
 
 def _mover(entries: list[dict]) -> tuple[float, float]:
@@ -32,12 +31,7 @@ def _table1(md: str) -> dict[str, list[str]]:
 
 
 def test_table1_human_rows_have_intervals(tmp_path) -> None:
-    made = make_study(tmp_path)
-    results = results_folder(tmp_path, made["subsets"])
-    out = tmp_path / "out"
-    args = ["export", str(made["study"]), "--out", str(out), "--results", str(results)]
-    assert main(args) == 0
-    data = json.loads((out / "scores.json").read_text())
+    _, out, data = export_report_study(tmp_path)
     summary = data["human_panel_summary"]
     table = _table1((out / "report.md").read_text())
 

@@ -14,6 +14,7 @@ server the team runs, registered with ``annotators add --url``; the admin token 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -49,20 +50,9 @@ def annotator_home(email: str, base: Path | None = None) -> Path:
 
 
 def private_annotator_dir(path: Path) -> Path:
-    """``path`` (an annotator's folder, or one inside it) made or tightened to 0700, and with it
-    every folder between it and ``$HUME_HOME/annotators`` included: the folder names are email
-    slugs, for the owner only; so is ``$HUME_HOME`` itself. Folders an earlier version made
-    0755 are tightened."""
-    private_dir(path)
-    root = (hume_home() / ANNOTATORS_DIR).resolve()
-    here = Path(path).resolve()
-    for folder in (here, *here.parents):
-        if folder != root and root not in folder.parents:
-            break
-        private_dir(folder)
-    if root in (here, *here.parents):
-        private_dir(hume_home())  # $HUME_HOME is hume's own folder: its listing names them too
-    return path
+    """``path`` (an annotator's folder, or one inside it) made or tightened to 0700, with every
+    folder above it up to ``$HUME_HOME``: the folder names are email slugs, for the owner only."""
+    return private_dir(path, up_to=hume_home())
 
 
 def _registry_path() -> Path:
@@ -152,6 +142,12 @@ class Clients:
         return self._clients[url]
 
 
+def _last_port(data_dir: Path) -> int | None:
+    """The port a server of ``data_dir`` ran on before (its credentials' URL), if any."""
+    creds = server.read_credentials(data_dir) if data_dir.is_dir() else None
+    return _port_of(creds["url"]) if creds else None
+
+
 def _port_of(url: str) -> int | None:
     try:
         return urlsplit(url).port
@@ -169,8 +165,7 @@ def start_embedded(
     """
     timeout = server.start_timeout(timeout)  # a bad limit is refused before anything is made
     if port is None:
-        creds = server.read_credentials(data_dir) if data_dir.exists() else None
-        port = (_port_of(creds["url"]) if creds else None) or server.free_port()
+        port = _last_port(data_dir) or server.free_port()
     private_annotator_dir(data_dir)
     info = server.start(data_dir, port, timeout=timeout)
     remember(info.url, data_dir=info.data_dir)
@@ -178,19 +173,21 @@ def start_embedded(
 
 
 def start_many(items: list[tuple[Path, int | None]]) -> list[server.ServerInfo]:
-    """Start several embedded servers at once (a cold start is mostly waiting on migrations)."""
-    if not items:
-        return []
-    with ThreadPoolExecutor(max_workers=len(items)) as pool:
-        return list(pool.map(lambda item: start_embedded(*item), items))
+    """Start several embedded servers at once (a cold start is mostly waiting on migrations);
+    the first failure is raised once all have tried."""
+    started: list[server.ServerInfo] = []
+    for outcome in start_each([functools.partial(start_embedded, d, port) for d, port in items]):
+        if isinstance(outcome, HumeError):
+            raise outcome
+        started.append(outcome)
+    return started
 
 
 def start_general(data_dir: Path, port: int | None = None) -> server.ServerInfo:
     """The general embedded server (``hume-sync up``'s own): on ``port``, else its last one,
     else 8080."""
     if port is None:
-        creds = server.read_credentials(data_dir) if data_dir.is_dir() else None
-        port = (_port_of(creds["url"]) if creds else None) or server.DEFAULT_PORT
+        port = _last_port(data_dir) or server.DEFAULT_PORT
     return server.start(data_dir, port)
 
 

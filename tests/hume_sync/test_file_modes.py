@@ -92,3 +92,21 @@ def test_caches_logs_and_events_are_private(tmp_path, monkeypatch):
     } <= written
     assert any(name.startswith("cache/llm/") for name in written)
     assert group_or_other_bits(study) == {}
+
+
+def test_private_dir_tightens_up_to_its_root_and_no_further(tmp_path: Path) -> None:
+    from hume_sync.file_modes import private_dir
+
+    shared, home = tmp_path / "shared", tmp_path / "shared" / "home"
+    (home / "a").mkdir(parents=True, mode=0o755)
+    for folder in (shared, home, home / "a"):
+        folder.chmod(0o755)
+    private_dir(home / "a" / "b", up_to=home)
+    modes = {f.name: stat.S_IMODE(f.stat().st_mode) for f in (shared, home, home / "a")}
+    assert modes == {"shared": 0o755, "home": 0o700, "a": 0o700}
+    assert stat.S_IMODE((home / "a" / "b").stat().st_mode) == 0o700
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir(mode=0o755)
+    elsewhere.chmod(0o755)
+    private_dir(elsewhere / "c", up_to=home)  # not inside home: its parents are left alone
+    assert stat.S_IMODE(elsewhere.stat().st_mode) == 0o755

@@ -15,18 +15,12 @@ from hume_sync.labelstudio import servers, urls
 from hume_sync.labelstudio.annotators import _write_login
 from hume_sync.labelstudio.client import LabelStudioClient
 from hume_sync.store import Store
-from tests._studies import real_data_spec, write_spec
+from tests._studies import onboarding_study
 
 
 @pytest.fixture
 def study(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("HUME_HOME", str(tmp_path / "hume-home"))
-    monkeypatch.delenv("LABEL_STUDIO_URL", raising=False)
-    monkeypatch.delenv("LABEL_STUDIO_API_KEY", raising=False)
-    spec = real_data_spec("refusals", 1, cls_eng=2, cls_arb=2, sts=2, rerank=2)
-    d = tmp_path / "study"
-    assert main(["init", str(d), "--spec", str(write_spec(d, spec))]) == 0
-    return d
+    return onboarding_study(tmp_path, monkeypatch, "refusals")
 
 
 @pytest.mark.parametrize("with_token", [False, True])

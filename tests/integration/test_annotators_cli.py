@@ -16,18 +16,14 @@ from hume_sync.cli import main
 from hume_sync.labelstudio import server
 from hume_sync.labelstudio.annotators import logins_path
 from hume_sync.store import Store
-from tests._studies import real_data_spec, write_spec
+from tests._studies import onboarding_study
 
 
 @pytest.fixture
 def study(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("HUME_HOME", str(tmp_path / "hume-home"))
-    monkeypatch.delenv("LABEL_STUDIO_URL", raising=False)
-    monkeypatch.delenv("LABEL_STUDIO_API_KEY", raising=False)
-    spec = real_data_spec("onboarding", 1, cls_eng=3, cls_arb=2, sts=2, rerank=2)
-    d = tmp_path / "study"
-    assert main(["init", str(d), "--spec", str(write_spec(d, spec))]) == 0
-    return d
+    return onboarding_study(
+        tmp_path, monkeypatch, "onboarding", cls_eng=3, cls_arb=2, sts=2, rerank=2
+    )
 
 
 def test_bad_input_is_one_line_and_changes_nothing(study: Path, capsys) -> None:

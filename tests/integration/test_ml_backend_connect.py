@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,22 +17,11 @@ from hume_sync.cli import main
 from hume_sync.labelstudio.ml_backends import TITLE, URL_META
 from hume_sync.store import PredictionRecord, Store
 from tests._annotate import hume_env, register
+from tests._path_log import PathLog
 from tests._studies import real_data_spec, write_spec
 
 USER = "hume-ml"
 PASSWORD = "Pw-backend-7f3a9c1e"
-
-
-class PathLog:
-    """WSGI middleware that records the paths the backend was asked for."""
-
-    def __init__(self, app: Callable[..., Any]) -> None:
-        self.app = app
-        self.paths: list[str] = []
-
-    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
-        self.paths.append(environ.get("PATH_INFO", ""))
-        return self.app(environ, start_response)
 
 
 def test_bad_backend_settings_are_one_line_and_record_nothing(

@@ -18,20 +18,14 @@ from hume_sync.labelstudio import server
 from hume_sync.labelstudio.annotators import logins_path
 from hume_sync.labelstudio.client import LabelStudioClient
 from hume_sync.store import Store
-from tests._studies import real_data_spec, write_spec
+from tests._studies import onboarding_study
 
 pytestmark = pytest.mark.labelstudio
 
 
 @pytest.fixture
 def study(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("HUME_HOME", str(tmp_path / "hume-home"))
-    monkeypatch.delenv("LABEL_STUDIO_URL", raising=False)
-    monkeypatch.delenv("LABEL_STUDIO_API_KEY", raising=False)
-    spec = real_data_spec("onboarding-hardening", 1, cls_eng=2, cls_arb=2, sts=2, rerank=2)
-    d = tmp_path / "study"
-    assert main(["init", str(d), "--spec", str(write_spec(d, spec))]) == 0
-    return d
+    return onboarding_study(tmp_path, monkeypatch, "onboarding-hardening")
 
 
 def _logs_in(url: str, email: str, password: str) -> bool:

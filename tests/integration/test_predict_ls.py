@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,21 +20,10 @@ from hume_sync.commands.backend import read_events
 from hume_sync.commands.predict import predict_study
 from hume_sync.commands.reveal import close_study, reveal_study
 from hume_sync.store import PredictionRecord, Store
+from tests._path_log import PathLog
 from tests.ml_backend.test_predict import STS, make_study, study_spec
 
 pytestmark = [pytest.mark.labelstudio, pytest.mark.model]
-
-
-class PathLog:
-    """WSGI middleware that records the paths the backend was asked for."""
-
-    def __init__(self, app: Callable[..., Any]) -> None:
-        self.app = app
-        self.paths: list[str] = []
-
-    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
-        self.paths.append(environ.get("PATH_INFO", ""))
-        return self.app(environ, start_response)
 
 
 @pytest.fixture
