@@ -358,7 +358,7 @@ def main() -> int:
 
         def recompute() -> None:
             with Store.open(done) as store, store.transaction() as conn:
-                conn.execute("DELETE FROM meta WHERE key LIKE 'model_score/%'")
+                conn.execute("DELETE FROM model_scores")
             with Store.open(done) as store:
                 [m] = predict_study(done, store, encoders=[encoder], progress=False).models
             assert m.embedded == 0 and m.skipped == 0 and m.added == 0

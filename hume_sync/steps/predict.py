@@ -9,7 +9,7 @@ subset embeds only new texts). Answers are stored as sealed predictions with ``m
 ``emb:<name>``; a rerun that changes nothing writes nothing.
 
 The model's mteb score on each subset (computed with gold, which only ``hume_sync`` may read) is
-kept in the store's ``meta`` table under ``model_score/<model_version>/<subset>``, with a digest
+kept in the store's ``model_scores`` table (:mod:`hume_sync.store.model_scores`), with a digest
 of the instances and gold it was computed on; :func:`model_subset_scores` reads them back for
 export and flags scores whose instances changed since.
 
@@ -19,8 +19,6 @@ once they are written, and recorded when it changed.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -31,11 +29,13 @@ from hume_sync import sealing, task_types
 from hume_sync.errors import PredictCommandError
 from hume_sync.file_modes import private_dir, private_file
 from hume_sync.store import (
+    ModelScoreRecord,
+    ModelSubsetScore,
     PredictionRecord,
     Store,
-    dumps,
-    gold,
+    instances_digest,
 )
+from hume_sync.store.schema import LEGACY_FACTS_PREFIX, LEGACY_SCORE_PREFIX
 from hume_sync.study.model_view import ModelView, model_view
 
 DEFAULT_MODELS: tuple[str, ...] = ("all-MiniLM-L6-v2",)
@@ -43,9 +43,10 @@ CACHE_DIR = Path("cache") / "embeddings"
 CACHE_FILE = "embeddings.sqlite"
 #: One JSON line per embedding-server request: inputs, tokens, cost, attempts.
 SERVER_LOG = "server_requests.jsonl"
-SCORE_PREFIX = "model_score/"
-#: ``meta`` key prefix of what each model said of itself (``ml_backend.encoders.model_facts``).
-MODEL_FACTS_PREFIX = "model_meta/"
+#: The ``meta`` key prefixes of scores and model facts before schema 6 (now tables of their own:
+#: ``Store.model_score_records`` and ``Store.model_facts``); kept for code that names them.
+SCORE_PREFIX = LEGACY_SCORE_PREFIX
+MODEL_FACTS_PREFIX = LEGACY_FACTS_PREFIX
 
 
 def cache_path(study_dir: str | Path) -> Path:
@@ -63,11 +64,7 @@ def private_cache_path(study_dir: str | Path) -> Path:
 # --------------------------------------------------------------------------- jobs
 
 
-def _instances_digest(store: Store, subset: str) -> str:
-    """sha256 of the subset's instances and gold: a stored score is only valid for these."""
-    golds = gold(store, subset)
-    rows = [(i.hume_id, i.content, golds.get(i.hume_id)) for i in store.instances(subset)]
-    return hashlib.sha256(dumps(rows).encode("utf-8")).hexdigest()
+_instances_digest = instances_digest  # its home is the store now
 
 
 def model_views(store: Store, subsets: Sequence[str] | None = None) -> dict[str, ModelView]:
@@ -124,64 +121,29 @@ def build_jobs(
 # --------------------------------------------------------------------------- scores
 
 
-@dataclass(frozen=True)
-class ModelSubsetScore:
-    """A model's mteb score on one subset, as recorded by ``predict``."""
-
-    model_version: str
-    subset: str
-    task_type: str
-    main_score_name: str
-    main_score: float | None
-    scores: dict[str, Any] | None
-    method: str
-    n_items: int
-    instances_sha256: str
-    stale: bool = False
-
-
 def model_subset_scores(
     store: Store, *, include_stale: bool = False
 ) -> dict[str, dict[str, ModelSubsetScore]]:
-    """``{model_version: {subset_key: ModelSubsetScore}}`` for the export step.
-
-    A score is *stale* when the subset's instances or gold changed after it was computed (a
-    forced re-init); stale scores are left out unless ``include_stale``.
-    """
-    digests: dict[str, str] = {}
-    out: dict[str, dict[str, ModelSubsetScore]] = {}
-    known = {s.key for s in store.subsets()}
-    for key, value in sorted(store.meta().items()):
-        if not key.startswith(SCORE_PREFIX):
-            continue
-        rec = json.loads(value)
-        subset = rec["subset"]
-        if subset not in known:
-            continue
-        if subset not in digests:
-            digests[subset] = _instances_digest(store, subset)
-        stale = rec.get("instances_sha256") != digests[subset]
-        if stale and not include_stale:
-            continue
-        score = ModelSubsetScore(
-            model_version=rec["model_version"],
-            subset=subset,
-            task_type=rec["task_type"],
-            main_score_name=rec["main_score_name"],
-            main_score=rec["main_score"],
-            scores=rec.get("scores"),
-            method=rec["method"],
-            n_items=int(rec["n_items"]),
-            instances_sha256=rec.get("instances_sha256", ""),
-            stale=stale,
-        )
-        out.setdefault(score.model_version, {})[subset] = score
-    return out
+    """``{model_version: {subset_key: ModelSubsetScore}}`` for the export step
+    (:meth:`hume_sync.store.Store.model_subset_scores`: stale scores are left out unless
+    ``include_stale``)."""
+    return store.model_subset_scores(include_stale=include_stale)
 
 
-def _write_scores(store: Store, records: dict[str, str]) -> int:
-    """Upsert the score records into ``meta``; returns how many changed."""
-    return store.set_meta(records)
+def _score_record(record: Mapping[str, Any], instances: str, inputs: str) -> ModelScoreRecord:
+    """The store's record of ``SubsetPrediction.score_record()`` with its two digests."""
+    return ModelScoreRecord(
+        model_version=record["model_version"],
+        subset=record["subset"],
+        task_type=record["task_type"],
+        main_score_name=record["main_score_name"],
+        main_score=record["main_score"],
+        scores=record["scores"],
+        method=record["method"],
+        n_items=int(record["n_items"]),
+        instances_sha256=instances,
+        inputs_sha256=inputs,
+    )
 
 
 # --------------------------------------------------------------------------- predict
@@ -368,21 +330,20 @@ def _predict_model(
 
     started = time.perf_counter()
     mv = encoder.model_version
-    meta = store.meta()
+    records_by_subset = {r.subset: r for r in store.model_score_records(mv)}
     stored = {p.hume_id for p in store.predictions(model_version=mv)}
     fingerprints = {job.key: job_fingerprint(job, encoder) for job in jobs}
     pending, done, up_to_date = [], {}, 0
     names: dict[str, str] = {}
     for job in jobs:
-        raw = meta.get(f"{SCORE_PREFIX}{mv}/{job.key}")
-        rec = json.loads(raw) if raw else None
+        rec = records_by_subset.get(job.key)
         if (
             rec is not None
-            and rec.get("inputs_sha256") == fingerprints[job.key]
+            and rec.inputs_sha256 == fingerprints[job.key]
             and all(h in stored for h in job.hume_ids)
         ):
-            done[job.key] = rec.get("main_score")
-            names[job.key] = rec.get("main_score_name") or job.task.score_mteb_main_name
+            done[job.key] = rec.main_score
+            names[job.key] = rec.main_score_name or job.task.score_mteb_main_name
             up_to_date += len(job.hume_ids)
         else:
             pending.append(job)
@@ -406,19 +367,12 @@ def _predict_model(
             "the model or the data changed since the last run: pass --replace to overwrite them"
         )
     counts = store.add_predictions(todo, replace=replace) if todo else None
-    score_rows = {
-        f"{SCORE_PREFIX}{mv}/{sp.key}": dumps(
-            {
-                **sp.score_record(),
-                "instances_sha256": digests[sp.key],
-                "inputs_sha256": fingerprints[sp.key],
-            }
-        )
+    written = store.set_model_scores(
+        _score_record(sp.score_record(), digests[sp.key], fingerprints[sp.key])
         for sp in run.predictions
-    }
-    written = _write_scores(store, score_rows)
+    )
     if facts := model_facts(encoder):  # for the report's model columns (no mteb import there)
-        store.set_meta({f"{MODEL_FACTS_PREFIX}{mv}": dumps(facts)})
+        store.set_model_facts(mv, facts)
     main_scores = {**done, **{sp.key: sp.main_score for sp in run.predictions}}
     names.update({sp.key: sp.main_score_name for sp in run.predictions})
     return ModelSummary(

@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from itertools import islice
 from typing import Any
 
 import label_studio_configs
@@ -36,6 +37,7 @@ from hume_sync.labelstudio.client import LabelStudioClient, LabelStudioNotFoundE
 from hume_sync.progress import progress
 from hume_sync.steps.late_answers import LateAnswer, late_answers, late_deletions
 from hume_sync.store import (
+    PULLED_AT,
     AnnotationCounts,
     AnnotationRecord,
     AnnotatorRow,
@@ -47,9 +49,12 @@ from hume_sync.store import (
 
 ClientFor = Callable[[str], LabelStudioClient]
 
-#: The store's ``meta`` key for when the last pull completed (UTC): what the dashboard's
-#: agreement so far is as of. A pull that fails writes nothing, this included.
-PULLED_AT = "pulled_at"
+# PULLED_AT (declared in hume_sync.store.meta, importable from here as before) is the meta key
+# for when the last pull completed (UTC): what the dashboard's agreement so far is as of. A
+# pull that fails writes nothing, this included.
+
+#: How many exported tasks are looked up in the store with one query.
+TASK_CHUNK = 500
 
 
 def task_url(base_url: str, project_id: int, task_id: int) -> str:
@@ -145,6 +150,19 @@ def author_id(annotation: dict[str, Any]) -> Any:
     return who.get("id") if isinstance(who, dict) else who
 
 
+def with_instances(
+    store: Store, slot: int, tasks: Iterable[dict[str, Any]], *, chunk: int = TASK_CHUNK
+) -> Iterator[tuple[dict[str, Any], InstanceRow | None]]:
+    """Each exported task with the study instance behind it on slot ``slot`` (None: not a task
+    of the study), looked up ``chunk`` tasks per query as the export streams in: one query per
+    chunk instead of one per task, and memory holds a chunk, not the project."""
+    stream = iter(tasks)
+    while batch := list(islice(stream, chunk)):
+        found = store.instances_for_tasks(slot, (int(t["id"]) for t in batch))
+        for task in batch:
+            yield task, found.get(int(task["id"]))
+
+
 def translate(
     subset: SubsetRow, instance: InstanceRow, annotation: dict[str, Any]
 ) -> tuple[Any, str, str | None]:
@@ -170,9 +188,8 @@ def _records(
 ) -> Iterator[AnnotationRecord]:
     """The store records of one project's annotated tasks, as they stream in; what is not
     counted (invalid, foreign, skipped) is noted in ``found``."""
-    for task in tasks:
+    for task, instance in with_instances(store, annotator.slot, tasks):
         task_id = int(task["id"])
-        instance = store.instance_for_task(annotator.slot, task_id)
         if instance is None or instance.subset_key != subset.key:
             found.unknown_tasks += 1  # a task added in Label Studio by hand: not ours
             continue
