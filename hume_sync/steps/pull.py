@@ -28,7 +28,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from itertools import islice
 from typing import Any
 
 import label_studio_configs
@@ -52,9 +51,6 @@ ClientFor = Callable[[str], LabelStudioClient]
 # PULLED_AT (declared in hume_sync.store.meta, importable from here as before) is the meta key
 # for when the last pull completed (UTC): what the dashboard's agreement so far is as of. A
 # pull that fails writes nothing, this included.
-
-#: How many exported tasks are looked up in the store with one query.
-TASK_CHUNK = 500
 
 
 def task_url(base_url: str, project_id: int, task_id: int) -> str:
@@ -150,19 +146,6 @@ def author_id(annotation: dict[str, Any]) -> Any:
     return who.get("id") if isinstance(who, dict) else who
 
 
-def with_instances(
-    store: Store, slot: int, tasks: Iterable[dict[str, Any]], *, chunk: int = TASK_CHUNK
-) -> Iterator[tuple[dict[str, Any], InstanceRow | None]]:
-    """Each exported task with the study instance behind it on slot ``slot`` (None: not a task
-    of the study), looked up ``chunk`` tasks per query as the export streams in: one query per
-    chunk instead of one per task, and memory holds a chunk, not the project."""
-    stream = iter(tasks)
-    while batch := list(islice(stream, chunk)):
-        found = store.instances_for_tasks(slot, (int(t["id"]) for t in batch))
-        for task in batch:
-            yield task, found.get(int(task["id"]))
-
-
 def translate(
     subset: SubsetRow, instance: InstanceRow, annotation: dict[str, Any]
 ) -> tuple[Any, str, str | None]:
@@ -188,8 +171,10 @@ def _records(
 ) -> Iterator[AnnotationRecord]:
     """The store records of one project's annotated tasks, as they stream in; what is not
     counted (invalid, foreign, skipped) is noted in ``found``."""
-    for task, instance in with_instances(store, annotator.slot, tasks):
+    ours = store.project_instances(subset.key, annotator.slot)  # one query, not one per task
+    for task in tasks:
         task_id = int(task["id"])
+        instance = ours.get(task_id)
         if instance is None or instance.subset_key != subset.key:
             found.unknown_tasks += 1  # a task added in Label Studio by hand: not ours
             continue

@@ -22,7 +22,7 @@ from typing import Any
 from hume_sync.labelstudio.annotators import other_accounts, plan_seats
 from hume_sync.labelstudio.client import LabelStudioClient, LabelStudioNotFoundError
 from hume_sync.progress import progress
-from hume_sync.steps.pull import author_id, translate, with_instances
+from hume_sync.steps.pull import author_id, translate
 from hume_sync.steps.setup import render_subset_config
 from hume_sync.store import AnnotatorRow, SlotProject, Store, SubsetRow
 from scoring.languages import annotator_language as language_code
@@ -201,7 +201,9 @@ def project_status(
     except LabelStudioNotFoundError:
         status.missing = True
         return status, [], []
-    for task, instance in with_instances(store, annotator.slot, exported):
+    ours = store.project_instances(subset.key, annotator.slot)  # one query, not one per task
+    for task in exported:
+        instance = ours.get(int(task["id"]))
         if instance is None or instance.subset_key != subset.key:
             continue
         kinds = set()

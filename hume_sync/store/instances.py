@@ -13,7 +13,7 @@ tasks cannot leak it by accident.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from hume_sync.errors import StoreError
@@ -36,6 +36,22 @@ def _subset(r: Any) -> SubsetRow:
 
 def _instance(r: Any) -> InstanceRow:
     return InstanceRow(r[0], r[1], r[2], r[3], json.loads(r[4]), r[5], r[6])
+
+
+class TaskInstances(Mapping[int, InstanceRow]):
+    """A project's instances by LS task id (:meth:`InstanceReader.project_instances`)."""
+
+    def __init__(self, rows: dict[int, Any]) -> None:
+        self._rows = rows
+
+    def __getitem__(self, ls_task_id: int) -> InstanceRow:
+        return _instance(self._rows[ls_task_id])
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._rows)
+
+    def __len__(self) -> int:
+        return len(self._rows)
 
 
 class InstanceReader(StoreConnection):
@@ -73,22 +89,25 @@ class InstanceReader(StoreConnection):
 
     def instance_for_task(self, slot: int, ls_task_id: int) -> InstanceRow | None:
         """The instance behind LS task ``ls_task_id`` on slot ``slot``'s server (None: not a
-        task of the study). For many tasks at once, :meth:`instances_for_tasks`."""
-        return self.instances_for_tasks(slot, (ls_task_id,)).get(int(ls_task_id))
+        task of the study). For a whole project, :meth:`project_instances` (one query)."""
+        row = self._conn.execute(
+            f"SELECT {_INSTANCE_COLUMNS} FROM ls_tasks t JOIN instances i "
+            "ON i.hume_id = t.hume_id WHERE t.slot = ? AND t.ls_task_id = ?",
+            (int(slot), int(ls_task_id)),
+        ).fetchone()
+        return None if row is None else _instance(row)
 
-    def instances_for_tasks(self, slot: int, ls_task_ids: Iterable[int]) -> dict[int, InstanceRow]:
-        """LS task id → instance, for those of ``ls_task_ids`` on slot ``slot``'s server that are
-        tasks of the study: one query for the lot (the ids travel as one JSON array, so no
-        limit on SQL variables applies). ``pull`` and ``status`` read a project's tasks in
-        chunks through this, so memory holds one chunk, not the study."""
-        ids = json.dumps([int(t) for t in ls_task_ids])
+    def project_instances(self, subset: str, slot: int) -> TaskInstances:
+        """LS task id → instance of the subset's tasks on slot ``slot``'s server: what ``pull``
+        and ``status`` look an exported project's tasks up in, read with one query instead of
+        one per task. Memory holds the project's rows as stored; an instance's content is
+        decoded when its task is looked up."""
         rows = self._conn.execute(
-            f"SELECT t.ls_task_id, {_INSTANCE_COLUMNS} FROM json_each(?) w "
-            "JOIN ls_tasks t ON t.slot = ? AND t.ls_task_id = w.value "
-            "JOIN instances i ON i.hume_id = t.hume_id",
-            (ids, int(slot)),
+            f"SELECT t.ls_task_id, {_INSTANCE_COLUMNS} FROM ls_tasks t "
+            "JOIN instances i ON i.hume_id = t.hume_id WHERE t.slot = ? AND i.subset_key = ?",
+            (int(slot), subset),
         ).fetchall()
-        return {int(r[0]): _instance(r[1:]) for r in rows}
+        return TaskInstances({int(r[0]): r[1:] for r in rows})
 
     def instances_by_ref(self) -> dict[str, InstanceRow]:
         """Every instance of the study by its ``hume_ref`` (what Label Studio task data holds)."""
