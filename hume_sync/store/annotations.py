@@ -7,8 +7,8 @@ hidden from readers) and are restored if they reappear.
 An upsert costs two statements per annotation, whatever happens to it: one that records the key
 as seen in this batch (refusing a duplicate) and returns, from the same row of SQL, the
 instance's subset, its LS task on the slot and whether the annotation is already stored; and one
-``INSERT … ON CONFLICT DO UPDATE … WHERE <something changed> RETURNING`` that writes only a new
-or changed row and says whether it wrote.
+``INSERT … ON CONFLICT DO UPDATE … WHERE <something changed>`` that writes only a new or changed
+row (its row count says whether it wrote).
 """
 
 from __future__ import annotations
@@ -47,21 +47,21 @@ _COLUMNS = (
 #: Statement 1: the key joins the batch's seen keys (a duplicate is an IntegrityError) and the
 #: facts the checks need come back with it.
 _SEE = (
-    "INSERT INTO temp.hume_seen (slot, ls_annotation_id) VALUES (:slot, :id) RETURNING "
-    "(SELECT subset_key FROM instances WHERE hume_id = :hume_id), "
-    "(SELECT ls_task_id FROM ls_tasks WHERE hume_id = :hume_id AND slot = :slot), "
-    "EXISTS (SELECT 1 FROM annotations WHERE slot = :slot AND ls_annotation_id = :id)"
+    "INSERT INTO temp.hume_seen (slot, ls_annotation_id) VALUES (?1, ?2) RETURNING "
+    "(SELECT subset_key FROM instances WHERE hume_id = ?3), "
+    "(SELECT ls_task_id FROM ls_tasks WHERE hume_id = ?3 AND slot = ?1), "
+    "EXISTS (SELECT 1 FROM annotations WHERE slot = ?1 AND ls_annotation_id = ?2)"
 )
 
-#: Statement 2: insert, or update only when a value changed or the row was marked deleted;
-#: a row comes back exactly when something was written.
+#: Statement 2: insert, or update only when a value changed or the row was marked deleted (its
+#: row count is 1 exactly when something was written). Parameters: slot, id, then _COLUMNS.
 _UPSERT = (
-    "INSERT INTO annotations (slot, ls_annotation_id, {cols}) VALUES (:slot, :id, {vals}) "
+    "INSERT INTO annotations (slot, ls_annotation_id, {cols}) VALUES (?, ?, {vals}) "
     "ON CONFLICT (slot, ls_annotation_id) DO UPDATE SET {sets}, deleted_at = NULL "
-    "WHERE annotations.deleted_at IS NOT NULL OR {changed} RETURNING 1"
+    "WHERE annotations.deleted_at IS NOT NULL OR {changed}"
 ).format(
     cols=", ".join(_COLUMNS),
-    vals=", ".join(f":{c}" for c in _COLUMNS),
+    vals=", ".join("?" for _ in _COLUMNS),
     sets=", ".join(f"{c} = excluded.{c}" for c in _COLUMNS),
     changed=" OR ".join(f"annotations.{c} IS NOT excluded.{c}" for c in _COLUMNS),
 )
@@ -166,9 +166,8 @@ class AnnotationStore(AnnotatorStore):
         added = updated = unchanged = 0
         conn.execute("DELETE FROM temp.hume_seen")
         for rec in records:
-            values = _checked(conn, rec, subset)
-            existed = values.pop("existed")
-            wrote = bool(conn.execute(_UPSERT, values).fetchall())  # all: the statement ends
+            existed, values = _checked(conn, rec, subset)
+            wrote = conn.execute(_UPSERT, values).rowcount == 1
             if not existed:
                 added += 1
             elif wrote:
@@ -179,9 +178,11 @@ class AnnotationStore(AnnotatorStore):
         return AnnotationCounts(added, updated, unchanged, deleted)
 
 
-def _checked(conn: sqlite3.Connection, rec: AnnotationRecord, subset: str | None) -> dict[str, Any]:
-    """The row's named values after every check of the record (statement 1 of the two), plus
-    ``existed``: whether the store already had it."""
+def _checked(
+    conn: sqlite3.Connection, rec: AnnotationRecord, subset: str | None
+) -> tuple[bool, tuple[Any, ...]]:
+    """After every check of the record (statement 1 of the two): whether the store already had
+    it, and the row's values for :data:`_UPSERT`."""
     ref = f"annotation {rec.ls_annotation_id!r}" + (f" (slot {rec.slot})" if rec.slot else "")
     if not isinstance(rec.ls_annotation_id, int) or isinstance(rec.ls_annotation_id, bool):
         raise StoreError(f"{ref}: ls_annotation_id must be an integer")
@@ -189,7 +190,7 @@ def _checked(conn: sqlite3.Connection, rec: AnnotationRecord, subset: str | None
         raise StoreError(f"{ref}: slot must be a non-negative integer")
     try:
         [(owner, task, existed)] = conn.execute(
-            _SEE, {"slot": rec.slot, "id": rec.ls_annotation_id, "hume_id": rec.hume_id}
+            _SEE, (rec.slot, rec.ls_annotation_id, rec.hume_id)
         ).fetchall()
     except sqlite3.IntegrityError:
         raise StoreError(f"{ref}: appears twice in the batch") from None
@@ -212,20 +213,19 @@ def _checked(conn: sqlite3.Connection, rec: AnnotationRecord, subset: str | None
             f"{ref}: LS task {rec.ls_task_id} but instance {rec.hume_id!r} is LS task "
             f"{task} on slot {rec.slot}"
         )
-    return {
-        "slot": int(rec.slot),
-        "id": int(rec.ls_annotation_id),
-        "hume_id": rec.hume_id,
-        "ls_task_id": int(rec.ls_task_id),
-        "annotator": rec.annotator,
-        "answer": None if rec.answer is None else dumps(rec.answer),
-        "status": rec.status,
-        "error": rec.error,
-        "lead_time": None if rec.lead_time is None else float(rec.lead_time),
-        "created_at": rec.created_at,
-        "updated_at": rec.updated_at,
-        "existed": bool(existed),
-    }
+    return bool(existed), (
+        int(rec.slot),
+        int(rec.ls_annotation_id),
+        rec.hume_id,
+        int(rec.ls_task_id),
+        rec.annotator,
+        None if rec.answer is None else dumps(rec.answer),
+        rec.status,
+        rec.error,
+        None if rec.lead_time is None else float(rec.lead_time),
+        rec.created_at,
+        rec.updated_at,
+    )
 
 
 def _mark_missing(
