@@ -18,8 +18,7 @@ from typing import Self
 
 from hume_sync.errors import StoreError
 from hume_sync.file_modes import private_dir, private_file
-from hume_sync.store import meta as meta_keys
-from hume_sync.store.meta import MetaValues, StudyMeta
+from hume_sync.store.meta import SCHEMA_VERSION_KEY, STUDY_UID, MetaValues, StudyMeta, checked
 from hume_sync.store.records import now
 from hume_sync.store.schema import MIGRATIONS, REBUILDS, SCHEMA_VERSION, run_step
 from hume_sync.store_errors import (
@@ -156,7 +155,7 @@ class StoreConnection:
                         "INSERT INTO schema_version (version, applied_at) VALUES (?, ?)",
                         (version, now()),
                     )
-                    conn.execute(_UPSERT_META, (meta_keys.SCHEMA_VERSION_KEY, str(version)))
+                    conn.execute(_UPSERT_META, (SCHEMA_VERSION_KEY, str(version)))
             finally:
                 if rebuild:
                     self._conn.execute("PRAGMA foreign_keys = ON")
@@ -176,7 +175,7 @@ class StoreConnection:
 
         Every key must be declared in :data:`hume_sync.store.meta.META_KEYS` and every value of
         its type; otherwise nothing is written."""
-        wanted = {k: meta_keys.checked(k, v) for k, v in values.items()}
+        wanted = {k: checked(k, v) for k, v in values.items()}
         current = self.meta()
         changed = {k: v for k, v in wanted.items() if current.get(k) != v}
         if changed:
@@ -186,10 +185,10 @@ class StoreConnection:
 
     def study_uid(self) -> str:
         """A random id of this study, made once: it marks the study's projects in Label Studio."""
-        uid = self.meta().get(meta_keys.STUDY_UID)
+        uid = self.meta().get(STUDY_UID)
         if uid is None:
             uid = secrets.token_hex(8)
-            self.set_meta({meta_keys.STUDY_UID: uid})
+            self.set_meta({STUDY_UID: uid})
         return uid
 
     @property
