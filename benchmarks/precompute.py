@@ -48,7 +48,6 @@ sys.path.insert(0, str(ROOT))
 
 from hume_sync.commands.init import init_from_spec  # noqa: E402
 from hume_sync.commands.predict import build_jobs, predict_study  # noqa: E402
-from hume_sync.rules.model_scores import model_subset_scores  # noqa: E402
 from hume_sync.store import Store  # noqa: E402
 from hume_sync.study.spec import parse_spec  # noqa: E402
 from ml_backend.embedding_cache import length_key, variant_key  # noqa: E402
@@ -415,7 +414,7 @@ def main() -> int:
 
         def recompute() -> None:
             with Store.open(done) as store, store.transaction() as conn:
-                conn.execute("DELETE FROM meta WHERE key LIKE 'model_score/%'")
+                conn.execute("DELETE FROM model_scores")
             with Store.open(done) as store:
                 [m] = predict_study(done, store, encoders=[encoder], progress=False).models
             assert m.embedded == 0 and m.skipped == 0 and m.added == 0
@@ -430,7 +429,7 @@ def main() -> int:
         print_times(times, rss_model, rss_predict, with_mteb=not args.skip_mteb)
         if not args.skip_mteb:
             with Store.open(done) as store:
-                ours = model_subset_scores(store)[encoder.model_version]
+                ours = store.model_subset_scores()[encoder.model_version]
             worst = max(abs(ours[k].main_score - v) for k, v in mteb_scores.items())
             line("max |our main score - mteb's|", f"{worst:.2g}", f"{len(mteb_scores)} subsets")
     finally:

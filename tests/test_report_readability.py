@@ -205,15 +205,15 @@ def test_table1_shows_borda_and_model_metadata_where_known(exported):
 
 
 def test_model_metadata_from_the_store_and_the_results_folder():
-    """What ``predict`` stored of a model (``model_meta/<model>``) fills its columns; a results
+    """What ``predict`` stored of a model (``model_facts``) fills its columns; a results
     folder's model_meta.json wins; unknown or non-finite values are left out; export never
     imports mteb for it."""
     from hume_sync.report.model import model_metadata
 
     minilm = "emb:sentence-transformers/all-MiniLM-L6-v2"
     stored = {
-        f"model_meta/{minilm}": json.dumps({"n_parameters": 5, "embed_dim": 3, "max_tokens": 9}),
-        "model_meta/emb:inf": json.dumps({"embed_dim": 4, "max_tokens": float("inf")}),
+        minilm: {"n_parameters": 5, "embed_dim": 3, "max_tokens": 9},
+        "emb:inf": {"embed_dim": 4, "max_tokens": float("inf")},
     }
     names = [minilm, "emb:inf", "emb:no-such-org/no-such-model"]
     assert model_metadata(names, [], stored) == {

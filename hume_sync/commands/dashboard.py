@@ -40,8 +40,7 @@ from hume_sync.errors import CliError, HumeError
 from hume_sync.labelstudio.client import LabelStudioClient
 from hume_sync.report.dashboard_html import render_page
 from hume_sync.report.dashboard_model import headline, page_model, store_part
-from hume_sync.rules.meta_keys import PULLED_AT
-from hume_sync.store import CLOSED_AT, Store
+from hume_sync.store import CLOSED_AT, PULLED_AT, Store
 
 #: Makes the per-URL client factory for one snapshot (fresh, so that a changed token or server
 #: address is seen at the next refresh).

@@ -9,10 +9,9 @@ subset embeds only new texts). Answers are stored as sealed predictions with ``m
 ``emb:<name>``; a rerun that changes nothing writes nothing.
 
 The model's mteb score on each subset (computed with gold, which only ``hume_sync`` may read) is
-kept in the store's ``meta`` table under ``model_score/<model_version>/<subset>``, with a digest
-of the instances and gold it was computed on; ``model_subset_scores`` in
-:mod:`hume_sync.rules.model_scores` reads them back for export and flags scores whose instances
-changed since.
+kept in the store's ``model_scores`` table (:mod:`hume_sync.store.model_scores`), with a digest
+of the instances and gold it was computed on; ``Store.model_subset_scores`` reads them back for
+export and flags scores whose instances changed since.
 
 Each model's sealing commitment (:mod:`hume_sync.sealing`) is computed from its stored answers
 once they are written, and recorded when it changed.
@@ -20,7 +19,6 @@ once they are written, and recorded when it changed.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -30,15 +28,11 @@ from typing import Any
 from hume_sync import sealing, task_types
 from hume_sync.errors import PredictCommandError
 from hume_sync.file_modes import private_dir, private_file
-from hume_sync.rules.model_scores import (
-    MODEL_FACTS_PREFIX,
-    SCORE_PREFIX,
-    instances_digest,
-)
 from hume_sync.store import (
+    ModelScoreRecord,
     PredictionRecord,
     Store,
-    dumps,
+    instances_digest,
 )
 from hume_sync.study.model_view import ModelView, model_view
 
@@ -115,9 +109,23 @@ def build_jobs(
     return jobs
 
 
-def _write_scores(store: Store, records: dict[str, str]) -> int:
-    """Upsert the score records into ``meta``; returns how many changed."""
-    return store.set_meta(records)
+# --------------------------------------------------------------------------- scores
+
+
+def _score_record(record: Mapping[str, Any], instances: str, inputs: str) -> ModelScoreRecord:
+    """The store's record of ``SubsetPrediction.score_record()`` with its two digests."""
+    return ModelScoreRecord(
+        model_version=record["model_version"],
+        subset=record["subset"],
+        task_type=record["task_type"],
+        main_score_name=record["main_score_name"],
+        main_score=record["main_score"],
+        scores=record["scores"],
+        method=record["method"],
+        n_items=int(record["n_items"]),
+        instances_sha256=instances,
+        inputs_sha256=inputs,
+    )
 
 
 # --------------------------------------------------------------------------- predict
@@ -304,21 +312,20 @@ def _predict_model(
 
     started = time.perf_counter()
     mv = encoder.model_version
-    meta = store.meta()
+    records_by_subset = {r.subset: r for r in store.model_score_records(mv)}
     stored = {p.hume_id for p in store.predictions(model_version=mv)}
     fingerprints = {job.key: job_fingerprint(job, encoder) for job in jobs}
     pending, done, up_to_date = [], {}, 0
     names: dict[str, str] = {}
     for job in jobs:
-        raw = meta.get(f"{SCORE_PREFIX}{mv}/{job.key}")
-        rec = json.loads(raw) if raw else None
+        rec = records_by_subset.get(job.key)
         if (
             rec is not None
-            and rec.get("inputs_sha256") == fingerprints[job.key]
+            and rec.inputs_sha256 == fingerprints[job.key]
             and all(h in stored for h in job.hume_ids)
         ):
-            done[job.key] = rec.get("main_score")
-            names[job.key] = rec.get("main_score_name") or job.task.score_mteb_main_name
+            done[job.key] = rec.main_score
+            names[job.key] = rec.main_score_name or job.task.score_mteb_main_name
             up_to_date += len(job.hume_ids)
         else:
             pending.append(job)
@@ -342,19 +349,12 @@ def _predict_model(
             "the model or the data changed since the last run: pass --replace to overwrite them"
         )
     counts = store.add_predictions(todo, replace=replace) if todo else None
-    score_rows = {
-        f"{SCORE_PREFIX}{mv}/{sp.key}": dumps(
-            {
-                **sp.score_record(),
-                "instances_sha256": digests[sp.key],
-                "inputs_sha256": fingerprints[sp.key],
-            }
-        )
+    written = store.set_model_scores(
+        _score_record(sp.score_record(), digests[sp.key], fingerprints[sp.key])
         for sp in run.predictions
-    }
-    written = _write_scores(store, score_rows)
+    )
     if facts := model_facts(encoder):  # for the report's model columns (no mteb import there)
-        store.set_meta({f"{MODEL_FACTS_PREFIX}{mv}": dumps(facts)})
+        store.set_model_facts(mv, facts)
     main_scores = {**done, **{sp.key: sp.main_score for sp in run.predictions}}
     names.update({sp.key: sp.main_score_name for sp in run.predictions})
     return ModelSummary(

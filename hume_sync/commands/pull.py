@@ -36,8 +36,8 @@ from hume_sync.labelstudio.client import LabelStudioClient, LabelStudioNotFoundE
 from hume_sync.progress import progress
 from hume_sync.rules.display import task_url
 from hume_sync.rules.late_answers import LateAnswer, late_answers, late_deletions
-from hume_sync.rules.meta_keys import PULLED_AT
 from hume_sync.store import (
+    PULLED_AT,
     AnnotationCounts,
     AnnotationRecord,
     AnnotatorRow,
@@ -49,8 +49,9 @@ from hume_sync.store import (
 
 ClientFor = Callable[[str], LabelStudioClient]
 
-#: The store's ``meta`` key for when the last pull completed (UTC): what the dashboard's
-#: agreement so far is as of. A pull that fails writes nothing, this included.
+# PULLED_AT (declared in hume_sync.store.meta) is the meta key for when the last pull completed
+# (UTC): what the dashboard's agreement so far is as of. A pull that fails writes nothing, this
+# included.
 
 
 @dataclass(frozen=True)
@@ -165,9 +166,10 @@ def _records(
 ) -> Iterator[AnnotationRecord]:
     """The store records of one project's annotated tasks, as they stream in; what is not
     counted (invalid, foreign, skipped) is noted in ``found``."""
+    ours = store.project_instances(subset.key, annotator.slot)  # one query, not one per task
     for task in tasks:
         task_id = int(task["id"])
-        instance = store.instance_for_task(annotator.slot, task_id)
+        instance = ours.get(task_id)
         if instance is None or instance.subset_key != subset.key:
             found.unknown_tasks += 1  # a task added in Label Studio by hand: not ours
             continue

@@ -196,8 +196,9 @@ def project_status(
     except LabelStudioNotFoundError:
         status.missing = True
         return status, [], []
+    ours = store.project_instances(subset.key, annotator.slot)  # one query, not one per task
     for task in exported:
-        instance = store.instance_for_task(annotator.slot, int(task["id"]))
+        instance = ours.get(int(task["id"]))
         if instance is None or instance.subset_key != subset.key:
             continue
         kinds = set()

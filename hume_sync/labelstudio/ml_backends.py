@@ -27,12 +27,13 @@ from urllib.parse import urlsplit
 from hume_sync.errors import SetupError
 from hume_sync.labelstudio.client import LabelStudioClient, LabelStudioError
 from hume_sync.store import Store
+from hume_sync.store.meta import ML_BACKEND_URL
 from ml_backend.app import AUTH_PASSWORD_ENV, AUTH_USER_ENV
 
 #: The title of hume's connection in each project (how setup finds it again).
 TITLE = "hume-ml-backend"
 #: The study's meta key holding the backend's URL as Label Studio reaches it.
-URL_META = "ml_backend_url"
+URL_META = ML_BACKEND_URL
 #: Label Studio's connection states (``MLBackendState``): connected, disconnected, error.
 CONNECTED = "CO"
 

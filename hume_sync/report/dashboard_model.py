@@ -29,8 +29,7 @@ from hume_sync import task_types
 from hume_sync.report.model import human_answers, subset_inputs
 from hume_sync.rules.display import task_url
 from hume_sync.rules.late_answers import closed_at
-from hume_sync.rules.meta_keys import PULLED_AT
-from hume_sync.store import CLOSED_AT, Store, SubsetRow, annotator_key, is_closed
+from hume_sync.store import CLOSED_AT, PULLED_AT, Store, SubsetRow, annotator_key, is_closed
 from scoring.errors import ScoringError
 from scoring.records import Agreement
 from scoring.subset_report import evaluate_subset

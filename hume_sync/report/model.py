@@ -8,7 +8,6 @@ subsets). :mod:`hume_sync.report.render` draws it and :mod:`hume_sync.report.exp
 
 from __future__ import annotations
 
-import json
 import math
 from collections import Counter
 from collections.abc import Hashable, Mapping
@@ -19,7 +18,6 @@ from typing import Any
 
 from hume_sync import task_types
 from hume_sync.rules.late_answers import CLOSED_AT, closed_at, deleted_late, lateness
-from hume_sync.rules.model_scores import MODEL_FACTS_PREFIX
 from hume_sync.sealing import SealReport, check_study
 from hume_sync.store import Store, SubsetRow, gold
 from hume_sync.task_types import RegisteredType
@@ -164,12 +162,7 @@ def subset_inputs(
     named by :func:`annotator_names`.
     """
     names = annotator_names(store, with_emails=with_emails)
-    try:
-        from hume_sync.rules.model_scores import model_subset_scores
-
-        model_scores = model_subset_scores(store)
-    except ImportError:  # the model stack is an optional extra
-        model_scores = {}
+    model_scores = store.model_subset_scores()
     seed = int(store.meta().get("seed", 42) or 42)
     closed = closed_at(store)
     out = []
@@ -273,17 +266,17 @@ def _meta_fields(meta: Any) -> dict[str, Any]:
 
 
 def model_metadata(
-    names: list[str], results: list[Rater], meta: Mapping[str, str]
+    names: list[str], results: list[Rater], facts: Mapping[str, Mapping[str, Any]]
 ) -> dict[str, dict[str, Any]]:
     """Parameters, embedding dimension and max tokens per model, where known: from the
     ``model_meta.json`` of the results folder, else from what the loaded model said of itself
-    when ``predict`` ran it (the store's ``model_meta/<model>`` rows); a model known to neither
+    when ``predict`` ran it (``facts``: the store's ``model_facts``); a model known to neither
     is left out. mteb's registry is not asked: importing mteb costs ~10 s per export, and the
     model that ran is a better witness than its name."""
     out = {r.name: f for r in results if (f := _meta_fields(r.meta))}
     for name in names:
-        raw = meta.get(f"{MODEL_FACTS_PREFIX}{name}")
-        if name not in out and raw and (f := _meta_fields(json.loads(raw))):
+        said = facts.get(name)
+        if name not in out and said and (f := _meta_fields(said)):
             out[name] = f
     return out
 
@@ -354,7 +347,7 @@ def build_report(
         include_late=include_late,
         with_emails=with_emails,
         model_meta=model_metadata(
-            sorted({m for r in reports for m in r.input.models}), extra_models, meta
+            sorted({m for r in reports for m in r.input.models}), extra_models, store.model_facts()
         ),
         sealing=check_study(store),
         panel_summary=summarise_panels([(ids[r.input.key], r.human_panel) for r in reports]),

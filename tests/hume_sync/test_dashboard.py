@@ -24,8 +24,7 @@ from hume_sync.commands import dashboard
 from hume_sync.errors import LabelStudioUnreachableError
 from hume_sync.report.dashboard_html import render_page
 from hume_sync.report.dashboard_model import page_model, store_part
-from hume_sync.rules.meta_keys import PULLED_AT
-from hume_sync.store import CLOSED_AT, AnnotationRecord, Store
+from hume_sync.store import CLOSED_AT, PULLED_AT, AnnotationRecord, Store
 from tests._studies import real_data_spec, write_spec
 
 ENG = "SIB200Classification/eng_Latn"

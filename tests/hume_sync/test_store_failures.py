@@ -66,7 +66,7 @@ def one_line(err: str) -> str:
 
 
 def test_store_locked_by_another_writer(study, capsys, monkeypatch):
-    monkeypatch.setattr("hume_sync.store.BUSY_TIMEOUT_S", 0.5, raising=False)
+    monkeypatch.setattr("hume_sync.store.connection.BUSY_TIMEOUT_S", 0.5)
     before = dump(study)
     other = sqlite3.connect(study / "study.sqlite", isolation_level=None)
     other.execute("BEGIN IMMEDIATE")  # another program is writing
@@ -83,7 +83,7 @@ def test_store_locked_by_another_writer(study, capsys, monkeypatch):
 
 
 def test_exclusive_lock_is_not_called_a_broken_store(study, capsys, monkeypatch):
-    monkeypatch.setattr("hume_sync.store.BUSY_TIMEOUT_S", 0.5, raising=False)
+    monkeypatch.setattr("hume_sync.store.connection.BUSY_TIMEOUT_S", 0.5)
     other = sqlite3.connect(study / "study.sqlite", isolation_level=None)
     other.execute("BEGIN EXCLUSIVE")  # not even readers get in
     try:
@@ -104,7 +104,7 @@ def test_full_disk_rolls_back_with_one_line(study):
         pages = store._conn.execute("PRAGMA page_count").fetchone()[0]
         store._conn.execute(f"PRAGMA max_page_count = {pages}")
         with pytest.raises(Exception) as caught:
-            store.set_meta({"note": "x" * 200_000})
+            store.set_meta({"study_name": "x" * 200_000})
     assert isinstance(caught.value, HumeError), repr(caught.value)  # a message, no trace
     message = str(caught.value)
     assert "\n" not in message

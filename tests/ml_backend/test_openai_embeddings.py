@@ -20,7 +20,6 @@ import yaml
 
 from hume_sync.commands.init import init_from_spec
 from hume_sync.commands.predict import predict_study
-from hume_sync.rules.model_scores import model_subset_scores
 from hume_sync.store import Store
 from hume_sync.study.spec import parse_spec
 from ml_backend.embedding_cache import EmbeddingCache, EncodeRequest
@@ -181,7 +180,7 @@ def test_server_scores_equal_in_process_and_mteb_through_the_store(
     study, src = _study(tmp_path)
     with Store.open(study) as store:
         predict_study(study, store, encoders=[remote, minilm], progress=False)
-        scores = model_subset_scores(store)
+        scores = store.model_subset_scores()
     served, local = scores[f"emb:openai:{SERVED}"], scores[f"emb:{SERVED}"]
     assert set(served) == set(local) and len(served) == 5
     for key in served:

@@ -7,7 +7,6 @@ packaged all-MiniLM-L6-v2; the fast tests use a deterministic hash encoder.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import sqlite3
@@ -30,7 +29,6 @@ from hume_sync.commands.predict import (
     cache_path,
     predict_study,
 )
-from hume_sync.rules.model_scores import model_subset_scores
 from hume_sync.store import PredictionRecord, Store
 from hume_sync.study.spec import parse_spec
 from ml_backend.embedding_cache import (
@@ -169,7 +167,7 @@ def test_rerun_embeds_nothing_and_writes_nothing(predicted: Path, minilm: Any) -
 
     # a lost score record forces the procedures to run again: still no embedding, same rows
     with Store.open(predicted) as store, store.transaction() as conn:
-        conn.execute("DELETE FROM meta WHERE key LIKE 'model_score/%/" + STS + "'")
+        conn.execute("DELETE FROM model_scores WHERE subset_key = ?", (STS,))
     [model] = run_predict(predicted, counting, chunk_size=CHUNK).models
     assert counting.calls == 0 and model.embedded == 0 and model.cached > 0
     assert model.skipped == 3 and model.added == 0 and model.scores_written == 1
@@ -253,7 +251,7 @@ def test_fake_predict_answer_shapes_and_scores(small_study: Path) -> None:
         subs = {s.key: s for s in store.subsets()}
         preds = {k: store.predictions(k, model_version="emb:test/fake") for k in subs}
         insts = {k: store.instances(k) for k in subs}
-        scores = model_subset_scores(store)["emb:test/fake"]
+        scores = store.model_subset_scores()["emb:test/fake"]
     assert all(p.sealed for ps in preds.values() for p in ps)
     labels = subs[CLS].config["label_set"]
     assert [p.hume_id for p in preds[CLS]] == [i.hume_id for i in insts[CLS]]
@@ -325,8 +323,8 @@ def test_stale_scores_are_flagged(small_study: Path) -> None:
             (CLS,),
         )
     with Store.open(small_study) as store:
-        fresh = model_subset_scores(store)["emb:test/fake"]
-        everything = model_subset_scores(store, include_stale=True)["emb:test/fake"]
+        fresh = store.model_subset_scores()["emb:test/fake"]
+        everything = store.model_subset_scores(include_stale=True)["emb:test/fake"]
     assert CLS not in fresh and everything[CLS].stale and not everything[STS].stale
 
 
@@ -372,13 +370,10 @@ def test_predictions_written_by_others_are_kept(small_study: Path) -> None:
 def test_score_records_are_json(small_study: Path) -> None:
     run_predict(small_study, FakeEncoder())
     with Store.open(small_study) as store:
-        meta = store.meta()
-    rows = {k: json.loads(v) for k, v in meta.items() if k.startswith("model_score/")}
+        rows = store.model_score_records()
     assert len(rows) == 4
-    for rec in rows.values():
-        assert (
-            rec["inputs_sha256"] and rec["instances_sha256"] and rec["method"].startswith("mteb:")
-        )
+    for rec in rows:
+        assert rec.inputs_sha256 and rec.instances_sha256 and rec.method.startswith("mteb:")
 
 
 def test_predict_stores_what_the_model_says_of_itself(small_study: Path) -> None:
@@ -386,8 +381,8 @@ def test_predict_stores_what_the_model_says_of_itself(small_study: Path) -> None
     limit to report, only its embedding size."""
     run_predict(small_study, FakeEncoder(dim=12))
     with Store.open(small_study) as store:
-        meta = store.meta()
-    assert json.loads(meta["model_meta/emb:test/fake"]) == {"embed_dim": 12}
+        facts = store.model_facts()
+    assert facts == {"emb:test/fake": {"embed_dim": 12}}
 
 
 def test_copy_of_a_study_reuses_its_cache(small_study: Path, tmp_path: Path) -> None:
@@ -396,7 +391,7 @@ def test_copy_of_a_study_reuses_its_cache(small_study: Path, tmp_path: Path) -> 
     shutil.copytree(small_study, copy)
     with Store.open(copy) as store, store.transaction() as conn:
         conn.execute("DELETE FROM predictions")
-        conn.execute("DELETE FROM meta WHERE key LIKE 'model_score/%'")
+        conn.execute("DELETE FROM model_scores")
     enc = FakeEncoder()
     [model] = run_predict(copy, enc).models
     assert enc.calls == 0 and model.added > 0 and model.embedded == 0
@@ -422,7 +417,7 @@ def test_embedding_noise_is_not_a_change(small_study: Path) -> None:
 
     shutil.rmtree(cache_path(small_study).parent)
     with Store.open(small_study) as store, store.transaction() as conn:
-        conn.execute("DELETE FROM meta WHERE key LIKE 'model_score/%'")
+        conn.execute("DELETE FROM model_scores")
     [model] = run_predict(small_study, Noisy()).models
     assert model.embedded > 0 and model.replaced == 0 and model.added == 0
     assert predictions_table(small_study) == before

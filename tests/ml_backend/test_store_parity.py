@@ -30,7 +30,6 @@ import yaml
 
 from hume_sync.commands.init import init_from_spec
 from hume_sync.commands.predict import predict_study
-from hume_sync.rules.model_scores import model_subset_scores
 from hume_sync.store import Store
 from hume_sync.study.sources import provided_mteb_data
 from hume_sync.study.spec import parse_spec
@@ -115,7 +114,7 @@ def through_the_store(
     init_from_spec(study, parse_spec(data, file=str(study / "study.yaml"), base_dir=study))
     with Store.open(study) as store:
         predict_study(study, store, encoders=[encoder], progress=False)
-        return model_subset_scores(store)[MV]
+        return store.model_subset_scores()[MV]
 
 
 def stored_answers(study: Path, subset: str) -> dict[str, Any]:
@@ -554,7 +553,7 @@ def test_hume_v1_preset_sts_and_instruction_reranking(
         init_from_spec(study, spec)
         with Store.open(study) as store:
             predict_study(study, store, encoders=[minilm], progress=False)
-            ours = model_subset_scores(store)[MV]
+            ours = store.model_subset_scores()[MV]
 
     theirs, preds = run_mteb(sts, "en", data[sts], mteb_minilm, tmp_path / "sts")
     diff = max_diff(ours[f"{sts}/en"].scores, theirs, STS_KEYS)
