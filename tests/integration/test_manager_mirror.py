@@ -11,12 +11,15 @@ server updates the mirror; a deletion removes it; predictions appear only after 
 
 from __future__ import annotations
 
-import json
+import os
+import shutil
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from hume_sync import task_types
 from hume_sync.cli import main
 from hume_sync.labelstudio import manager
 from hume_sync.steps.mirror import mirror_marker, mirror_study
@@ -137,10 +140,16 @@ def test_one_task_per_instance_and_one_annotation_per_answer(study, answered) ->
 
 
 def test_no_gold_and_no_predictions_while_open(study, answered) -> None:
+    """A mirrored task holds exactly the annotators' task data plus hume's count fields."""
     tasks = _mirror_tasks(study, CLASSIFICATION)
-    for i in study["instances"]:
+    task_type = task_types.get(study["sub"].task_type)
+    counts = {"hume_answers", "hume_disagree", "hume_invalid", "hume_skipped", "hume_late"}
+    n = len(study["instances"])
+    for place, i in enumerate(study["instances"], 1):
         data = tasks[i.hume_ref]["data"]
-        assert "gold" not in json.dumps(data).lower()
+        shown = task_type.ls_task_data(i.hume_ref, i.content, position=(place, n))
+        assert {k: v for k, v in data.items() if k not in counts} == shown
+        assert set(data) - set(shown) == counts
         assert not tasks[i.hume_ref]["predictions"]
 
 
@@ -177,6 +186,74 @@ def test_second_pull_changes_nothing(study, answered) -> None:
     assert summary.writes() == 0, summary
     assert main(["pull", str(study["dir"])]) == 0
     assert _stamps(study) == before
+
+
+# ------------------------------------------------------------------------------------------
+# In a real browser, as the manager
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    sync_api = pytest.importorskip(
+        "playwright.sync_api", reason="the dev extra installs playwright"
+    )
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        pytest.skip("Debian's chromium is not installed (.ci/run installs it)")
+    with sync_api.sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=chromium, headless=True)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+def test_manager_sees_every_answer_and_sorts_by_disagreement(
+    study, answered, browser, tmp_path
+) -> None:
+    shots = Path(os.environ.get("HUME_TEST_SCREENSHOTS") or tmp_path)
+    shots.mkdir(parents=True, exist_ok=True)
+    ls_server = study["manager"]
+    admin = ls_server.client()
+    (project,) = admin.find_projects_by_marker(mirror_marker(study["uid"], CLASSIFICATION))
+    pid = int(project["id"])
+    tasks = _mirror_tasks(study, CLASSIFICATION)
+    both = next(t for t in tasks.values() if len(t["annotations"]) == 2)
+
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.set_default_timeout(90_000)
+    page.goto(f"{ls_server.url}/user/login/")  # one login: the manager's, on their own server
+    page.fill("input[name=email]", ls_server.info.username)
+    page.fill("input[name=password]", ls_server.info.password)
+    page.click("button[type=submit]")
+    page.wait_for_url(lambda u: "/user/login" not in u)
+
+    page.goto(f"{ls_server.url}/projects/{pid}/data?task={both['id']}")
+    for name in ("slot 1", "slot 2"):  # one tab per annotator, under their pseudonym
+        page.get_by_text(name, exact=True).first.wait_for()
+    page.get_by_text("Compare All", exact=True).click()
+    page.wait_for_timeout(3000)
+    page.screenshot(path=shots / "manager-task-compare-all.png")
+    assert page.locator("input[type=radio]:checked").count() == 2  # both answers, side by side
+
+    page.goto(f"{ls_server.url}/projects/{pid}/data")
+    page.get_by_text("Order by", exact=True).click()
+    page.wait_for_timeout(1000)
+    page.screenshot(path=shots / "manager-order-menu.png")
+    page.get_by_text("hume_disagree", exact=True).last.click()
+    page.wait_for_timeout(3000)
+    page.screenshot(path=shots / "manager-grid-sorted.png")
+    views = page.request.get(f"{ls_server.url}/api/dm/views?project={pid}").json()
+    ordering = views[0]["data"].get("ordering")
+    assert ordering and "hume_disagree" in ordering[0], ordering
+    listed = page.request.get(
+        f"{ls_server.url}/api/tasks?project={pid}&view={views[0]['id']}&page_size=100"
+    ).json()["tasks"]
+    values = [t["data"]["hume_disagree"] for t in listed if t["data"]["hume_disagree"] is not None]
+    assert sorted(values) == [0, 1]  # item 0: both agree; item 1: they disagree
+    assert values == sorted(
+        values, key=lambda v: -1 if v is None else v, reverse=ordering[0][0] == "-"
+    )
 
 
 def test_edit_updates_and_deletion_removes(study, answered) -> None:
