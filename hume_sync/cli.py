@@ -48,10 +48,15 @@ def _clients():  # -> hume_sync.labelstudio.servers.Clients
 
 
 def _mirror(store) -> None:  # store: hume_sync.store.Store
-    """Mirror the study into the manager's Label Studio, where one was set up."""
+    """Mirror the study into the manager's Label Studio, where one was set up. The command's
+    own work is done and kept when the mirror fails: a warning, and the next run mirrors."""
     from hume_sync.steps.mirror import mirror_if_set_up
 
-    summary = mirror_if_set_up(store)
+    try:
+        summary = mirror_if_set_up(store)
+    except HumeError as exc:
+        print(f"warning: the manager's Label Studio was not updated: {exc}", file=sys.stderr)
+        return
     if summary is not None:
         print(summary)
 
