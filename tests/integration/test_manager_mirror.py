@@ -287,3 +287,14 @@ def test_predictions_only_after_reveal(study, answered) -> None:
     assert main(["pull", str(study["dir"])]) == 0  # never twice
     tasks = _mirror_tasks(study, CLASSIFICATION)
     assert sum(len(t["predictions"]) for t in tasks.values()) == len(inst)
+
+
+def test_late_answers_are_counted_on_their_task(study, answered) -> None:
+    inst = study["instances"]
+    assert main(["close", str(study["dir"]), "--force"]) == 0
+    a_ls = study["a"].server.client(study["a"].token)
+    new = _other_label(study, study["gold"][inst[2].hume_id])
+    a_ls.sdk.annotations.update(id=answered["a"][inst[2].hume_ref], result=_choice(new))
+    assert main(["pull", str(study["dir"])]) == 0
+    tasks = _mirror_tasks(study, CLASSIFICATION)
+    assert [tasks[i.hume_ref]["data"]["hume_late"] for i in inst] == [0, 0, 1, 0]
