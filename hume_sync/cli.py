@@ -49,6 +49,20 @@ def _clients():  # -> hume_sync.labelstudio.servers.Clients
     return Clients()
 
 
+def _mirror(store) -> None:  # store: hume_sync.store.Store
+    """Mirror the study into the manager's Label Studio, where one was set up. The command's
+    own work is done and kept when the mirror fails: a warning, and the next run mirrors."""
+    from hume_sync.commands.mirror import mirror_if_set_up
+
+    try:
+        summary = mirror_if_set_up(store)
+    except HumeError as exc:
+        print(f"warning: the manager's Label Studio was not updated: {exc}", file=sys.stderr)
+        return
+    if summary is not None:
+        print(summary)
+
+
 def _print_json(obj: object) -> None:
     print(json.dumps(obj, indent=2, ensure_ascii=False, default=str))
 
@@ -221,6 +235,7 @@ def _cmd_pull(args: argparse.Namespace) -> int:
 
     with _study_store(args.study_dir) as store:
         summary = pull_study(store, _clients())
+        _mirror(store)
     for problem in summary.invalid:
         print(f"warning: invalid answer, not counted: {problem}", file=sys.stderr)
     for foreign in summary.foreign:
@@ -488,6 +503,7 @@ def _cmd_reveal(args: argparse.Namespace) -> int:
 
     with _study_store(args.study_dir) as store:
         summary = reveal_study(store, _clients(), force=args.force, rule=args.rerank_rule)
+        _mirror(store)
     if summary.closed_now:
         say("every task of every annotator is answered: the study is now closed")
     for s in summary.subsets:
@@ -585,6 +601,38 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_manager(args: argparse.Namespace) -> int:
+    import os
+
+    from hume_sync.labelstudio import manager
+
+    if args.manager_command == "url":
+        url = manager.configured_url()
+        if url is None:
+            print("error: no manager's Label Studio yet: 'hume-sync manager up'", file=sys.stderr)
+            return 1
+        print(url)
+        return 0
+    token = os.environ.get("LABEL_STUDIO_API_KEY", "").strip() or None
+    print(manager.up(args.url, token))
+    return 0
+
+
+def _add_manager_parser(sub: argparse._SubParsersAction) -> None:
+    text = (
+        "the manager's own Label Studio, where pull mirrors every subset with all annotators' "
+        "answers side by side (no annotator has an account there)"
+    )
+    p = sub.add_parser("manager", help=text, description=text + ".")
+    actions = p.add_subparsers(dest="manager_command", required=True, metavar="ACTION")
+    up = actions.add_parser("up", help="start the embedded one, or record the team's (--url)")
+    up.add_argument(
+        "--url", help="the team's server (its admin token in LABEL_STUDIO_API_KEY)", default=None
+    )
+    actions.add_parser("url", help="print its URL")
+    p.set_defaults(func=_cmd_manager)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="hume-sync",
@@ -654,6 +702,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="re-initialise from a changed spec (annotated instances are kept)",
     )
     init.set_defaults(func=_cmd_init)
+    _add_manager_parser(sub)
 
     for name, func, text in (
         (

@@ -754,6 +754,30 @@ class LabelStudioClient:
             )
         )
 
+    def update_annotation(self, annotation_id: int, **fields: Any) -> dict[str, Any]:
+        """Change an annotation's fields (its result, who completed it): the manager's mirror."""
+        return _plain(
+            self._call(
+                f"update annotation {annotation_id}",
+                functools.partial(self._ls.annotations.update, id=int(annotation_id), **fields),
+            )
+        )
+
+    def delete_annotation(self, annotation_id: int) -> None:
+        self._call(
+            f"delete annotation {annotation_id}",
+            functools.partial(self._ls.annotations.delete, id=int(annotation_id)),
+        )
+
+    def update_task(self, task_id: int, data: Mapping[str, Any]) -> dict[str, Any]:
+        """Replace a task's data (the manager's mirror keeps its sort fields current)."""
+        return _plain(
+            self._call(
+                f"update task {task_id}",
+                functools.partial(self._ls.tasks.update, id=str(task_id), data=dict(data)),
+            )
+        )
+
     def list_annotations(self, task_id: int) -> list[dict[str, Any]]:
         return _plain(
             self._call(
@@ -807,6 +831,23 @@ class LabelStudioClient:
             return out
 
         return self._call("list users", fetch)
+
+    def create_user(self, email: str, first_name: str = "", last_name: str = "") -> int:
+        """Create an account that has no password (it cannot log in); its user id."""
+        made = _plain(
+            self._call(
+                f"create the account {email}",
+                functools.partial(
+                    self._ls.users.create,
+                    email=email,
+                    username=email,
+                    first_name=first_name,
+                    last_name=last_name,
+                ),
+                idempotent=False,
+            )
+        )
+        return int(made["id"])
 
     # -- users (tests and demos) ------------------------------------------------------------
 
