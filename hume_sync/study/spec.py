@@ -39,8 +39,8 @@ from typing import Any, NoReturn
 
 import yaml
 
-from hume_sync import task_types
 from hume_sync.errors import SourceError, SpecError
+from hume_sync.study import kinds
 from hume_sync.study.rules import COMMON_SPEC_FIELDS, StudyRules, SubsetFields
 from hume_sync.study.sources import FORMAT_BY_SUFFIX, FORMATS, mteb_task_info
 from scoring.languages import normalise_language
@@ -412,14 +412,14 @@ def _parse_task(
     _check_file_name(name, file, name, "name")
     _check_keys(raw, _TASK_KEYS, file, name, "")
     type_name = raw.get("type")
-    if not isinstance(type_name, str) or type_name not in task_types.names():
+    if not isinstance(type_name, str) or type_name not in kinds.names():
         raise SpecError(
             file,
-            f"unknown type {type_name!r} (expected one of {', '.join(task_types.names())})",
+            f"unknown type {type_name!r} (expected one of {', '.join(kinds.names())})",
             task=name,
             field="type",
         )
-    kind = task_types.get(type_name)
+    kind = kinds.get(type_name)
     source = _parse_source(raw.get("source"), file, name, kind)
 
     defaults = {k: raw[k] for k in _SIZING_KEYS if k in raw}
@@ -864,5 +864,5 @@ def _subset_paths(
 
 def _no_train_pool() -> str:
     """Which types may have a train pool, from the registry (today: classification)."""
-    pooled = [n for n in task_types.names() if task_types.get(n).study_has_train_pool]
+    pooled = [n for n in kinds.names() if kinds.get(n).study_has_train_pool]
     return f"only {' / '.join(pooled)} tasks have a train pool"
