@@ -33,6 +33,7 @@ _ROOT = str(Path(__file__).resolve().parents[1])
 if _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 
+import hume_sync.task_types  # noqa: E402, F401  (registers the types study/ asks for)
 from hume_sync.labelstudio import server  # noqa: E402
 from tests._postgres import (  # noqa: E402
     PostgresCluster,

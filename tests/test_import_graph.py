@@ -36,12 +36,6 @@ HUME_SYNC_LAYERS: tuple[tuple[str, ...], ...] = (
 KNOWN_WRONG_WAY = {
     # The store's train pool reader returns the study's TextItem records (issue 23, store part).
     ("hume_sync.store.instances", "hume_sync.study.records"),
-    # The spec, the sources and model view still ask the registry for a type by name
-    # (issue 23: study/ to take the task type or a lookup as a parameter; not done yet).
-    ("hume_sync.study.model_view", "hume_sync.task_types"),
-    ("hume_sync.study.planning", "hume_sync.task_types"),
-    ("hume_sync.study.sources", "hume_sync.task_types"),
-    ("hume_sync.study.spec", "hume_sync.task_types"),
 }
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import hume_sync.task_types  # noqa: F401  (registers the types the spec and planning ask for)
 from hume_sync.errors import StoreError
 from hume_sync.store import SPEC_NAME, STORE_NAME, Store, SubsetSummary, apply_plans, dumps
 from hume_sync.study.planning import Loader, load_subset, plan_study

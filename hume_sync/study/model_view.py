@@ -25,8 +25,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from hume_sync import task_types
 from hume_sync.store import InstanceRow, ItemRef, Store, StoreError, gold, unknown_order_message
+from hume_sync.study import kinds
 from hume_sync.study.records import TextItem
 from ml_backend.model_procedure import ModelProcedure
 
@@ -109,7 +109,9 @@ def model_view(store: Store, subset: str) -> ModelView:
     ``init`` has not run again).
     """
     row = store.subset(subset)
-    task = task_types.get(row.task_type)
+    task = kinds.get(row.task_type)
+    if not isinstance(task, ModelProcedure):  # the registry checks every type is one
+        raise TypeError(f"task type {row.task_type!r} has no model procedure")
     golds = gold(store, subset)
     refs = store.item_refs(subset)
     rows = sorted(

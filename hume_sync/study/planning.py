@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from hume_sync import task_types
 from hume_sync.errors import SamplingError
 from hume_sync.store import (
     SubsetPlan,
@@ -19,6 +18,7 @@ from hume_sync.store import (
     hume_id,
     subset_key,
 )
+from hume_sync.study import kinds
 from hume_sync.study.gold_checks import check_gold_against_spec
 from hume_sync.study.records import TextItem
 from hume_sync.study.sampling import Instance, SamplingParams, SourcePositions, subset_rng
@@ -35,7 +35,7 @@ from hume_sync.study.spec import StudySpec, SubsetSpec, TaskSpec
 def load_subset(task: TaskSpec, subset: SubsetSpec) -> SourceData:
     """Load one subset as the spec describes it (local files or MTEB)."""
     src = task.source
-    kind = task_types.get(task.type)
+    kind = kinds.get(task.type)
     if src.is_mteb:
         return load_mteb(src.mteb or "", subset.name, kind=kind, split=src.split)
     assert subset.resolved_path is not None, "spec guarantees a path for local sources"
@@ -81,7 +81,7 @@ def plan_subset(
     The loader's record order is the source order: each instance, item and train item keeps its
     position in it (what models run in), apart from the shuffled presentation order.
     """
-    kind = task_types.get(task.type)
+    kind = kinds.get(task.type)
     data = loader(task, subset)
     check_gold_against_spec(spec, task, subset, data)
     rng = subset_rng(spec.seed, task.name, subset.name)

@@ -18,7 +18,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Generic, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, NoReturn, TypeVar
 
 import numpy as np
 
@@ -34,6 +34,9 @@ from hume_sync.study.sampling import (
     check_id_scheme,
     permute,
 )
+
+if TYPE_CHECKING:  # pydantic loads only where a spec is read (the CLI's start-up stays light)
+    from pydantic import BaseModel
 
 #: Sizing fields every type accepts (the others belong to the types that list them in
 #: ``study_spec_fields``).
@@ -73,6 +76,11 @@ class StudyRules(ABC, Generic[RecordT]):
     #: Sizing fields this type reads beyond :data:`COMMON_SPEC_FIELDS`; a spec that sets any
     #: other one for a task of this type is refused ("not used by <type> tasks").
     study_spec_fields: frozenset[str] = frozenset()
+
+    #: Settings of the type's own (a pydantic model, ``extra="forbid"``; see
+    #: :mod:`hume_sync.study.type_settings`): the spec reads its fields as keys of a task or a
+    #: subset and sampling gets the validated object as ``params.settings``. None: no such keys.
+    study_settings: type[BaseModel] | None = None
 
     @abstractmethod
     def study_check_fields(self, fields: SubsetFields) -> None:

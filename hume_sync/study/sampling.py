@@ -154,6 +154,8 @@ class SamplingParams:
     bins: int | None = None
     score_range: tuple[float, float] | None = None
     label_set: Sequence[str] | None = None
+    #: The type's own settings (``StudyRules.study_settings``), validated by the spec.
+    settings: Any = None
 
     @classmethod
     def of(cls, subset: Any) -> SamplingParams:

@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hume_sync import task_types
 from hume_sync.errors import SourceError
+from hume_sync.study import kinds
 from hume_sync.study.readers import (
     as_id,
     classification_label_names,
@@ -271,7 +271,7 @@ def mteb_task_info(name: str) -> MtebTaskInfo:
     meta = task.metadata
     kind = mteb_kind(meta.type)
     if kind is None:
-        accepted = [m for t in task_types.names() for m in task_types.get(t).study_mteb_types]
+        accepted = [m for t in kinds.names() for m in kinds.get(t).study_mteb_types]
         raise SourceError(
             f"mteb:{name}",
             f"MTEB type {meta.type!r} is not one of {', '.join(accepted)}",
@@ -299,8 +299,8 @@ def mteb_task_info(name: str) -> MtebTaskInfo:
 
 def mteb_kind(mteb_type: str) -> StudyRules | None:
     """The registered task type that reads MTEB tasks of type ``mteb_type``, if any."""
-    for name in task_types.names():
-        kind = task_types.get(name)
+    for name in kinds.names():
+        kind = kinds.get(name)
         if mteb_type in kind.study_mteb_types:
             return kind
     return None
@@ -453,7 +453,7 @@ def load_mteb(
             train_data = mteb_split(dataset, hf_subset, info.train_split)
         except KeyError:
             train_data = None
-    reader = task_types.get(info.task_type)
+    reader = kinds.get(info.task_type)
     records, train = reader.study_mteb_records(
         _get_mteb_task(name), data, train_data, f"{where}/{hf_subset}/{split}"
     )

@@ -39,10 +39,11 @@ from typing import Any, NoReturn
 
 import yaml
 
-from hume_sync import task_types
 from hume_sync.errors import SourceError, SpecError
+from hume_sync.study import kinds
 from hume_sync.study.rules import COMMON_SPEC_FIELDS, StudyRules, SubsetFields
 from hume_sync.study.sources import FORMAT_BY_SUFFIX, FORMATS, mteb_task_info
+from hume_sync.study.type_settings import read_settings, settings_keys
 from scoring.languages import normalise_language
 from scoring.safe_paths import component_problem
 
@@ -130,6 +131,8 @@ class SubsetSpec:
     score_range: tuple[float, float] | None = None
     label_set: tuple[str, ...] | None = None
     instructions: str | None = None
+    #: The type's own settings (``StudyRules.study_settings``), None for a type without any.
+    settings: Any = None
     path: str | None = None
     train_path: str | None = None
     resolved_path: Path | None = field(default=None, compare=False)
@@ -163,6 +166,8 @@ class SubsetSpec:
             out["score_range"] = list(self.score_range)
         if self.label_set is not None:
             out["label_set"] = list(self.label_set)
+        if self.settings is not None:
+            out["settings"] = self.settings.model_dump(mode="json")
         return out
 
 
@@ -410,19 +415,20 @@ def _parse_task(
     if not _NAME_RE.match(name):
         raise SpecError(file, "must not contain '/' or spaces", task=name, field="name")
     _check_file_name(name, file, name, "name")
-    _check_keys(raw, _TASK_KEYS, file, name, "")
     type_name = raw.get("type")
-    if not isinstance(type_name, str) or type_name not in task_types.names():
+    if not isinstance(type_name, str) or type_name not in kinds.names():
         raise SpecError(
             file,
-            f"unknown type {type_name!r} (expected one of {', '.join(task_types.names())})",
+            f"unknown type {type_name!r} (expected one of {', '.join(kinds.names())})",
             task=name,
             field="type",
         )
-    kind = task_types.get(type_name)
+    kind = kinds.get(type_name)
+    own_keys = settings_keys(kind.study_settings)
+    _check_keys(raw, _TASK_KEYS | own_keys, file, name, "")
     source = _parse_source(raw.get("source"), file, name, kind)
 
-    defaults = {k: raw[k] for k in _SIZING_KEYS if k in raw}
+    defaults = {k: raw[k] for k in (*_SIZING_KEYS, *own_keys) if k in raw}
     subsets_raw = raw.get("subsets")
     if subsets_raw is None:
         if source.is_mteb and source.hf_subsets:
@@ -629,10 +635,11 @@ def _parse_subset(
     *,
     check_files: bool,
 ) -> SubsetSpec:
-    _check_keys(raw, _SUBSET_KEYS, file, task, f"subsets[{index}].")
+    own_keys = settings_keys(kind.study_settings)
+    _check_keys(raw, _SUBSET_KEYS | own_keys, file, task, f"subsets[{index}].")
     name = _subset_name(raw, index, file, task, source, mteb_langs)
     p = f"subsets[{name}]."
-    merged = {**defaults, **{k: v for k, v in raw.items() if k in _SIZING_KEYS}}
+    merged = {**defaults, **{k: v for k, v in raw.items() if k in _SIZING_KEYS or k in own_keys}}
     language = _subset_language(raw.get("language"), name, mteb_langs, file, task)
 
     sampling = merged.get("sampling", "sample")
@@ -715,6 +722,7 @@ def _parse_subset(
         score_range=score_range,
         label_set=label_set,
         instructions=instructions,
+        settings=read_settings(kind.study_settings, merged, fail),
         path=path,
         train_path=train_path,
         resolved_path=rpath,
@@ -864,5 +872,5 @@ def _subset_paths(
 
 def _no_train_pool() -> str:
     """Which types may have a train pool, from the registry (today: classification)."""
-    pooled = [n for n in task_types.names() if task_types.get(n).study_has_train_pool]
+    pooled = [n for n in kinds.names() if kinds.get(n).study_has_train_pool]
     return f"only {' / '.join(pooled)} tasks have a train pool"

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, cast
 
 from hume_sync.errors import UnknownTaskTypeError
+from hume_sync.study import kinds as study_kinds
 from hume_sync.study.rules import StudyRules
 from hume_sync.task_types.base import TaskType
 from hume_sync.task_types.classification import Classification
@@ -46,7 +47,14 @@ def register(task_type: TaskType) -> RegisteredType:
         raise TypeError(f"{task_type!r} does not implement {', '.join(missing)}")
     registered = cast("RegisteredType", task_type)
     _REGISTRY[task_type.name] = registered
+    study_kinds.add(registered)
     return registered
+
+
+def unregister(name: str) -> None:
+    """Forget the type called ``name`` (tests that register a type of their own)."""
+    _REGISTRY.pop(name, None)
+    study_kinds.remove(name)
 
 
 def get(name: str) -> RegisteredType:

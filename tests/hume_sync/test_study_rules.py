@@ -72,7 +72,7 @@ def pairs() -> Iterator[StudyRules]:
     try:
         yield kind
     finally:
-        task_types._REGISTRY.pop(kind.name, None)
+        task_types.unregister(kind.name)
 
 
 def test_a_newly_registered_type_needs_no_other_change(pairs: StudyRules, tmp_path: Path) -> None:
