@@ -37,7 +37,7 @@ docs: install
 # pytest exits 5 when it collected no test: make treats that as a failure, as it should.
 # The real-LLM tests (marker `llm`) need a compiled llama.cpp server: they run in `test-llm`.
 # Two workers, whole modules each (a module's servers are shared by its tests): see
-# CONTRIBUTING.md for the timings. PYTEST_WORKERS=0 runs it serially.
+# docs/development.md for the timings. PYTEST_WORKERS=0 runs it serially.
 PYTEST_WORKERS ?= 2
 test: lint docs
 	$(PY) -m pytest -m "not llm" -n $(PYTEST_WORKERS) --dist loadfile

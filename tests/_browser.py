@@ -6,9 +6,12 @@ launch Chromium the same way and keep their screenshots under one folder.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -42,3 +45,17 @@ def artifacts(name: str) -> Path:
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     return out
+
+
+@contextlib.contextmanager
+def playwright_chromium() -> Iterator[Any]:
+    """Debian's Chromium, headless, driven by Playwright (or skip: .ci/run installs both)."""
+    path = chromium_path()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=path, headless=True)
+        try:
+            yield browser
+        finally:
+            browser.close()

@@ -32,8 +32,6 @@ from ml_backend.app import AUTH_PASSWORD_ENV, AUTH_USER_ENV
 
 #: The title of hume's connection in each project (how setup finds it again).
 TITLE = "hume-ml-backend"
-#: The study's meta key holding the backend's URL as Label Studio reaches it.
-URL_META = ML_BACKEND_URL
 #: Label Studio's connection states (``MLBackendState``): connected, disconnected, error.
 CONNECTED = "CO"
 
@@ -88,7 +86,7 @@ def auth_from_env() -> tuple[str | None, str | None]:
 
 def configured_url(store: Store) -> str | None:
     """The backend URL recorded in the study, if any."""
-    return store.meta().get(URL_META) or None
+    return store.meta().get(ML_BACKEND_URL) or None
 
 
 def study_backend(store: Store, url: str | None = None) -> Backend | None:
@@ -96,7 +94,7 @@ def study_backend(store: Store, url: str | None = None) -> Backend | None:
     before; None when the study has none. Auth from the environment (:func:`auth_from_env`)."""
     user, password = auth_from_env()
     if url is not None:
-        store.set_meta({URL_META: check_url(url)})
+        store.set_meta({ML_BACKEND_URL: check_url(url)})
     recorded = configured_url(store)
     if recorded is None:
         return None

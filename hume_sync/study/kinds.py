@@ -44,3 +44,8 @@ def get(name: str) -> StudyRules:
 def names() -> tuple[str, ...]:
     """Every known type's name, in registration order."""
     return tuple(_KINDS)
+
+
+def known() -> tuple[StudyRules, ...]:
+    """Every known type, in registration order (the registry's one store of its types)."""
+    return tuple(_KINDS.values())

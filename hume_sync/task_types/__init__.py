@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, cast
 
-from hume_sync.errors import UnknownTaskTypeError
 from hume_sync.study import kinds as study_kinds
 from hume_sync.study.rules import StudyRules
 from hume_sync.task_types.base import TaskType
@@ -36,8 +35,6 @@ if TYPE_CHECKING:
 else:
     RegisteredType = TaskType
 
-_REGISTRY: dict[str, RegisteredType] = {}
-
 
 def register(task_type: TaskType) -> RegisteredType:
     """Make ``task_type`` known under its name (and its mteb name); it must implement every
@@ -46,35 +43,31 @@ def register(task_type: TaskType) -> RegisteredType:
     if missing:
         raise TypeError(f"{task_type!r} does not implement {', '.join(missing)}")
     registered = cast("RegisteredType", task_type)
-    _REGISTRY[task_type.name] = registered
+    # One store of the types, in study/ (the lowest layer that asks for them by name): the
+    # registry adds the rest of the concerns' checks, not a second dictionary to keep in step.
     study_kinds.add(registered)
     return registered
 
 
 def unregister(name: str) -> None:
     """Forget the type called ``name`` (tests that register a type of their own)."""
-    _REGISTRY.pop(name, None)
     study_kinds.remove(name)
 
 
 def get(name: str) -> RegisteredType:
     """The task type called ``name``; a one-line error naming the known ones otherwise."""
-    try:
-        return _REGISTRY[name]
-    except (KeyError, TypeError):
-        raise UnknownTaskTypeError(
-            f"unknown task type {name!r}; known types: {', '.join(_REGISTRY)}"
-        ) from None
+    return cast("RegisteredType", study_kinds.get(name))
 
 
 def names() -> tuple[str, ...]:
     """Every registered type's name, in registration order (the order reports list them)."""
-    return tuple(_REGISTRY)
+    return study_kinds.names()
 
 
 def by_mteb_type(mteb_type: str) -> RegisteredType | None:
     """The type whose mteb name (``TaskMetadata.type``) is ``mteb_type``, if any."""
-    return next((t for t in _REGISTRY.values() if t.mteb_type == mteb_type), None)
+    types = cast("tuple[RegisteredType, ...]", study_kinds.known())
+    return next((t for t in types if t.mteb_type == mteb_type), None)
 
 
 register(Classification())

@@ -20,8 +20,8 @@ from hume_sync.labelstudio import server
 from hume_sync.labelstudio import servers as ls_servers
 from hume_sync.labelstudio.annotators import add_annotator
 from hume_sync.labelstudio.client import LabelStudioClient
-from hume_sync.labelstudio.ml_backends import URL_META
 from hume_sync.store import Store, gold
+from hume_sync.store.meta import ML_BACKEND_URL
 from tests._annotate import gold_result, hume_env, register
 from tests._studies import real_data_spec, write_spec
 
@@ -116,7 +116,7 @@ def test_an_annotator_leaves_mid_study(annotator_servers: Any, tmp_path: Path, c
         assert main(["pull", str(study)]) == 0
         assert "1 annotation(s) added" in capsys.readouterr().out
         with Store.open(study) as store:  # a study with an ML backend: only B's are checked
-            store.set_meta({URL_META: "http://127.0.0.1:9"})
+            store.set_meta({ML_BACKEND_URL: "http://127.0.0.1:9"})
         assert main(["annotators", "list", str(study), "--json"]) == 0
         listed = {r["slot"]: r for r in json.loads(capsys.readouterr().out)["annotators"]}
         assert listed[2]["retired_at"] is None and listed[1]["retired_at"] is not None

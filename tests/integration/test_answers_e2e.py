@@ -22,7 +22,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -36,6 +35,7 @@ from hume_sync.labelstudio import servers as ls_servers
 from hume_sync.rules.display import task_url
 from hume_sync.store import Store, gold
 from tests._annotate import hume_env, set_up_study
+from tests._browser import playwright_chromium
 from tests._studies import real_data_spec
 
 pytestmark = pytest.mark.labelstudio
@@ -118,18 +118,8 @@ def shots(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    sync_api = pytest.importorskip(
-        "playwright.sync_api", reason="the dev extra installs playwright"
-    )
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    if chromium is None:
-        pytest.skip("Debian's chromium is not installed (.ci/run installs it)")
-    with sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=chromium, headless=True)
-        try:
-            yield b
-        finally:
-            b.close()
+    with playwright_chromium() as b:
+        yield b
 
 
 def log_in(browser: Any, user: Any) -> Any:

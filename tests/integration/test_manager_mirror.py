@@ -12,7 +12,6 @@ server updates the mirror; a deletion removes it; predictions appear only after 
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ from hume_sync.commands.mirror import mirror_marker, mirror_study
 from hume_sync.labelstudio import manager
 from hume_sync.store import PredictionRecord, Store, gold, task_ref
 from tests._annotate import bad_label, gold_result, hume_env, set_up_study
+from tests._browser import playwright_chromium
 from tests._studies import real_data_spec
 
 pytestmark = pytest.mark.labelstudio
@@ -194,18 +194,8 @@ def test_second_pull_changes_nothing(study, answered) -> None:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    sync_api = pytest.importorskip(
-        "playwright.sync_api", reason="the dev extra installs playwright"
-    )
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    if chromium is None:
-        pytest.skip("Debian's chromium is not installed (.ci/run installs it)")
-    with sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=chromium, headless=True)
-        try:
-            yield b
-        finally:
-            b.close()
+    with playwright_chromium() as b:
+        yield b
 
 
 def test_manager_sees_every_answer_and_sorts_by_disagreement(

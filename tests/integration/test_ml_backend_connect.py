@@ -14,8 +14,9 @@ from typing import Any
 import pytest
 
 from hume_sync.cli import main
-from hume_sync.labelstudio.ml_backends import TITLE, URL_META
+from hume_sync.labelstudio.ml_backends import TITLE
 from hume_sync.store import PredictionRecord, Store
+from hume_sync.store.meta import ML_BACKEND_URL
 from tests._annotate import hume_env, register
 from tests._path_log import PathLog
 from tests._studies import real_data_spec, write_spec
@@ -46,7 +47,7 @@ def test_bad_backend_settings_are_one_line_and_record_nothing(
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "set both ML_BACKEND_USER" in err
     with Store.open(study) as store:
-        assert URL_META not in store.meta()
+        assert ML_BACKEND_URL not in store.meta()
 
 
 @pytest.fixture
@@ -92,7 +93,7 @@ def test_backend_connected_everywhere_once_and_reported_where_missing(
         assert PASSWORD not in out.out + out.err
         clients = {s.url: s.server.client() for s in (a, b)}
         with Store.open(study) as store:
-            assert store.meta()[URL_META] == url  # recorded: later setups need no flag
+            assert store.meta()[ML_BACKEND_URL] == url  # recorded: later setups need no flag
             slots = {x.slot: x.ls_url for x in store.annotators()}
             projects = [(slots[p.slot], p.ls_project_id, p) for p in store.slot_projects()]
             sts = next(s.key for s in store.subsets() if s.task_type == "sts")
