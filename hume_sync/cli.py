@@ -61,6 +61,8 @@ def _mirror(store) -> None:  # store: hume_sync.store.Store
         return
     if summary is not None:
         print(summary)
+        for line in summary.backend_failures:
+            print(f"warning: ML backend not connected: {line}", file=sys.stderr)
 
 
 def _print_json(obj: object) -> None:
@@ -152,6 +154,7 @@ def _cmd_setup(args: argparse.Namespace) -> int:
             study_dir=args.study_dir,
             ml_backend=study_backend(store, args.ml_backend),
         )
+        _mirror(store)  # the manager's projects, with the ML backend connected, from the start
     for p in summary.projects:
         what = "created again" if p.recreated else "created" if p.created else "found"
         print(

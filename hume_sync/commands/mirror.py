@@ -19,21 +19,27 @@ answers and the account's annotations on a task are paired in the order Label St
 them. Model and LLM answers go in as predictions only once predictions may be shown
 (:func:`hume_sync.store.predictions_visible`), one per ``model_version``, never twice. Gold is
 never read here.
+
+The study's ML backend (``setup --ml-backend``) is connected to each mirror project as to the
+annotators' (:func:`hume_sync.labelstudio.ml_backends.connect`, idempotent), so that Label
+Studio's own "Retrieve predictions" works for the manager too after the close. A backend that
+cannot be connected does not stop the mirror: it is listed in ``backend_failures``.
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from hume_sync import task_types
 from hume_sync.commands.pull import author_id
 from hume_sync.commands.reveal import ls_prediction_of
 from hume_sync.commands.setup import project_title, render_subset_config
+from hume_sync.errors import SetupError
 from hume_sync.labelstudio import manager
 from hume_sync.labelstudio.client import LabelStudioClient
+from hume_sync.labelstudio.ml_backends import Backend, connect, study_backend
 from hume_sync.rules.late_answers import late_answers
 from hume_sync.store import AnnotationRow, Store, SubsetRow, dumps, predictions_visible, task_ref
 from ml_backend.reveal import DEFAULT_RERANK_RULE
@@ -50,27 +56,30 @@ class MirrorSummary:
     annotations_updated: int = 0
     annotations_deleted: int = 0
     predictions_created: int = 0
+    #: mirror projects the study's ML backend was connected to (or its connection updated)
+    backend_connected: int = 0
+    #: one line per mirror project the backend could not be connected to (no password)
+    backend_failures: list[str] = field(default_factory=list)
 
     def writes(self) -> int:
-        return sum(vars(self).values())
+        return sum(v for v in vars(self).values() if isinstance(v, int))
 
     def __str__(self) -> str:
+        backend = (
+            f"; ML backend connected to {self.backend_connected} project(s)"
+            if self.backend_connected
+            else ""
+        )
         return (
             f"manager's Label Studio: {self.tasks_created} task(s) added, {self.tasks_updated} "
             f"updated; {self.annotations_created} answer(s) added, {self.annotations_updated} "
             f"updated, {self.annotations_deleted} removed; {self.predictions_created} "
-            "prediction(s) added"
+            "prediction(s) added" + backend
         )
 
 
-def mirror_marker(study_uid: str, subset_key: str) -> str:
-    """The identity mark of a subset's mirror project (in its description)."""
-    digest = hashlib.sha256(f"{study_uid}\0{subset_key}\0manager".encode()).hexdigest()[:20]
-    return f"hume-mirror:{digest}"
-
-
 def _project(ls: LabelStudioClient, store: Store, sub: SubsetRow, found: MirrorSummary) -> int:
-    marker = mirror_marker(store.study_uid(), sub.key)
+    marker = manager.mirror_marker(store.study_uid(), sub.key)
     for project in ls.find_projects_by_marker(marker):
         return int(project["id"])
     project = ls.create_project(
@@ -155,7 +164,8 @@ def _mirror_subset(
     late: dict[str, int],
     show_predictions: bool,
     found: MirrorSummary,
-) -> None:
+) -> int:
+    """Reconcile one subset's mirror project; its id."""
     project_id = _project(ls, store, sub, found)
     task_type = task_types.get(sub.task_type)
     instances = store.instances(sub.key)
@@ -201,6 +211,17 @@ def _mirror_subset(
                 preds.append({"task": int(task["id"]), **item})
     if preds:
         found.predictions_created += ls.import_predictions(project_id, preds)
+    return project_id
+
+
+def _connect_backend(
+    ls: LabelStudioClient, project_id: int, sub: SubsetRow, backend: Backend, found: MirrorSummary
+) -> None:
+    try:
+        if connect(ls, project_id, backend) != "present":
+            found.backend_connected += 1
+    except SetupError as exc:
+        found.backend_failures.append(f"{sub.key} (manager's project {project_id}): {exc}")
 
 
 def mirror_study(store: Store, ls: LabelStudioClient) -> MirrorSummary:
@@ -211,8 +232,15 @@ def mirror_study(store: Store, ls: LabelStudioClient) -> MirrorSummary:
     for answer in late_answers(store):
         late[answer.hume_id] += 1
     show = predictions_visible(store)
+    try:
+        backend = study_backend(store)
+    except SetupError as exc:  # half of the backend's auth in the environment
+        backend = None
+        found.backend_failures.append(str(exc))
     for sub in store.subsets():
-        _mirror_subset(ls, store, sub, users, late, show, found)
+        project_id = _mirror_subset(ls, store, sub, users, late, show, found)
+        if backend is not None:
+            _connect_backend(ls, project_id, sub, backend, found)
     return found
 
 

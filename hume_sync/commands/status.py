@@ -21,6 +21,8 @@ from typing import Any
 
 from hume_sync.commands.pull import author_id, translate
 from hume_sync.commands.setup import render_subset_config
+from hume_sync.errors import HumeError
+from hume_sync.labelstudio import manager, servers
 from hume_sync.labelstudio.annotators import other_accounts, plan_seats
 from hume_sync.labelstudio.client import LabelStudioClient, LabelStudioNotFoundError
 from hume_sync.labelstudio.ml_backends import configured_url
@@ -90,12 +92,26 @@ class OpenSeat:
     instances: int
 
 
+@dataclass(frozen=True)
+class ManagerProject:
+    """One subset's mirror project on the manager's server, as the study's ML backend sees it:
+    ``ml_backend`` connected / missing / unreachable, or ``"no project"`` (not mirrored yet)
+    and ``"server down"`` (the manager's Label Studio did not answer; ``reason`` says why)."""
+
+    subset: str
+    project_id: int | None
+    ml_backend: str
+    reason: str = ""
+
+
 @dataclass
 class StudyStatus:
     study: str
     projects: list[ProjectStatus] = field(default_factory=list)
     annotators: list[AnnotatorStatus] = field(default_factory=list)
     open_seats: list[OpenSeat] = field(default_factory=list)
+    #: the manager's mirror projects, checked only when the study has an ML backend
+    manager_projects: list[ManagerProject] = field(default_factory=list)
 
     @property
     def done(self) -> bool:
@@ -291,7 +307,30 @@ def study_status(store: Store, client_for: ClientFor) -> StudyStatus:
                 # calendar time to finish: at their pace, and never less than the work itself
                 ann.eta_s = max(ann.to_do / ann.pace_per_hour * 3600, ann.work_left_s or 0.0)
         result.annotators.append(ann)
+    if backend_url is not None:
+        result.manager_projects = manager_backend(store, list(subsets))
     return result
+
+
+def manager_backend(store: Store, subset_keys: list[str]) -> list[ManagerProject]:
+    """The ML backend on each of the manager's mirror projects (none without a manager's
+    server). The server is asked, not started: status changes nothing."""
+    url = manager.configured_url()
+    if url is None:
+        return []
+    try:
+        ls = servers.client_for(url)
+        found = manager.mirror_projects(ls, store.study_uid(), subset_keys)
+        out = []
+        for key in subset_keys:
+            if key not in found:
+                out.append(ManagerProject(key, None, "no project"))
+                continue
+            seen = ml_connection(ls, found[key])
+            out.append(ManagerProject(key, found[key], seen.state, seen.reason))
+        return out
+    except HumeError as exc:
+        return [ManagerProject("", None, "server down", str(exc).splitlines()[0][:200])]
 
 
 def totals(status: StudyStatus) -> dict[str, Any]:
@@ -320,6 +359,7 @@ def to_json(status: StudyStatus) -> dict[str, Any]:
         "projects": [asdict(p) for p in status.projects],
         "annotators": [asdict(a) for a in status.annotators],
         "open_seats": [asdict(s) for s in status.open_seats],
+        "manager_projects": [asdict(m) for m in status.manager_projects],
         "total": totals(status),
     }
 
@@ -351,6 +391,22 @@ def backend_lines(status: StudyStatus) -> list[str]:
             out.append(
                 f"warning: {p.subset} (slot {p.slot}, {p.email}): Label Studio cannot use the "
                 f"ML backend of project {p.project_id}: {p.ml_backend_reason}"
+            )
+    for m in status.manager_projects:
+        where = f"{m.subset} (manager's project {m.project_id})"
+        if m.ml_backend == "missing":
+            out.append(f"warning: {where}: ML backend not connected; 'hume-sync pull' connects it")
+        elif m.ml_backend == "unreachable":
+            out.append(f"warning: {where}: Label Studio cannot use the ML backend: {m.reason}")
+        elif m.ml_backend == "no project":
+            out.append(
+                f"warning: {m.subset}: not mirrored to the manager's Label Studio yet; "
+                "'hume-sync pull' mirrors it"
+            )
+        elif m.ml_backend == "server down":
+            out.append(
+                f"warning: the manager's Label Studio did not answer ({m.reason}); "
+                "'hume-sync manager up' starts the embedded one"
             )
     return out
 

@@ -15,6 +15,7 @@ annotation's ``completed_by`` (accepted on ``POST /api/tasks/<id>/annotations/``
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -99,4 +100,23 @@ def pseudonyms(ls: LabelStudioClient, slots: list[int]) -> dict[int, int]:
         if email not in by_email:
             by_email[email] = ls.create_user(email, first_name="slot", last_name=str(slot))
         out[slot] = by_email[email]
+    return out
+
+
+def mirror_marker(study_uid: str, subset_key: str) -> str:
+    """The identity mark of a subset's mirror project (in its description): how the mirror and
+    ``status`` find the project again without keeping its id in the store."""
+    digest = hashlib.sha256(f"{study_uid}\0{subset_key}\0manager".encode()).hexdigest()[:20]
+    return f"hume-mirror:{digest}"
+
+
+def mirror_projects(
+    ls: LabelStudioClient, study_uid: str, subset_keys: list[str]
+) -> dict[str, int]:
+    """subset key → its mirror project's id on the manager's server, for those mirrored so far."""
+    out: dict[str, int] = {}
+    for key in subset_keys:
+        for project in ls.find_projects_by_marker(mirror_marker(study_uid, key)):
+            out[key] = int(project["id"])
+            break
     return out

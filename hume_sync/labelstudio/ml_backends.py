@@ -109,7 +109,7 @@ def hume_connections(client: LabelStudioClient, project_id: int) -> list[dict[st
 def connect(client: LabelStudioClient, project_id: int, backend: Backend) -> str:
     """Connect ``backend`` to the project, once: ``"connected"`` (new), ``"updated"`` (ours was
     there with another URL or user, or Label Studio could not use it: a new password), or
-    ``"present"`` (nothing sent). Raises :class:`SetupError` (one line, no password) when Label
+    ``"present"`` (nothing sent; also when ``backend`` has no auth and ours works with one). Raises :class:`SetupError` (one line, no password) when Label
     Studio refuses, e.g. because it cannot reach the backend."""
     try:
         ours = hume_connections(client, project_id)
@@ -117,8 +117,10 @@ def connect(client: LabelStudioClient, project_id: int, backend: Backend) -> str
             client.create_ml_backend(project_id, **backend.fields())
             return "connected"
         current = ours[0]
+        # A shell without the auth variables (a ``pull`` run elsewhere) keeps a working
+        # connection's auth instead of stripping it: only a given user is compared.
         same = str(current.get("url") or "").rstrip("/") == backend.url and (
-            (current.get("basic_auth_user") or None) == backend.user
+            backend.user is None or (current.get("basic_auth_user") or None) == backend.user
         )
         if same and current.get("state") == CONNECTED:
             return "present"

@@ -20,8 +20,9 @@ import pytest
 
 from hume_sync import task_types
 from hume_sync.cli import main
-from hume_sync.commands.mirror import mirror_marker, mirror_study
+from hume_sync.commands.mirror import mirror_study
 from hume_sync.labelstudio import manager
+from hume_sync.labelstudio.manager import mirror_marker
 from hume_sync.store import PredictionRecord, Store, gold, task_ref
 from tests._annotate import bad_label, gold_result, hume_env, set_up_study
 from tests._browser import playwright_chromium

@@ -173,3 +173,71 @@ def _retrieve(client: Any, project_id: int) -> None:
         project=project_id,
         selected_items={"all": True, "excluded": []},
     )
+
+
+@pytest.mark.labelstudio
+def test_backend_connected_to_the_managers_projects(
+    annotator_servers: Any, ls_server: Any, backend: Any, tmp_path: Path, capsys: Any
+) -> None:
+    """The manager's mirror projects get the backend too: from `setup` on (which mirrors), kept
+    by a `pull` from a shell without the auth variables, and put back by the next `pull` when
+    removed by hand, which `status` names in the meantime."""
+    from hume_sync.labelstudio.manager import mirror_projects
+
+    study, url, _, _ = backend
+    a, b = annotator_servers
+    mp = hume_env(tmp_path)
+    try:
+        register(study, a, "eng,ara", mp)
+        register(study, b, "eng", mp)
+        mp.setenv("LABEL_STUDIO_API_KEY", ls_server.token)
+        assert main(["manager", "up", "--url", ls_server.url]) == 0
+        mp.delenv("LABEL_STUDIO_API_KEY")
+        mp.setenv("ML_BACKEND_USER", USER)
+        mp.setenv("ML_BACKEND_PASSWORD", PASSWORD)
+        capsys.readouterr()
+        assert main(["setup", str(study), "--ml-backend", url]) == 0
+        out = capsys.readouterr()
+        assert PASSWORD not in out.out + out.err
+        with Store.open(study) as store:
+            keys = [s.key for s in store.subsets()]
+            found = mirror_projects(ls_server.client(), store.study_uid(), keys)
+        assert sorted(found) == sorted(keys) and len(keys) == 5
+        assert f"ML backend connected to {len(keys)} project(s)" in out.out
+        manager_ls = ls_server.client()
+        for pid in found.values():
+            [conn] = _connections(manager_ls, pid)
+            assert conn["state"] == "CO" and conn["basic_auth_user"] == USER
+
+        # a pull from a shell without the backend's auth: nothing written, the auth kept
+        mp.delenv("ML_BACKEND_USER")
+        mp.delenv("ML_BACKEND_PASSWORD")
+        assert main(["pull", str(study)]) == 0
+        pulled = capsys.readouterr().out
+        assert "0 task(s) added, 0 updated" in pulled and "ML backend connected" not in pulled
+        for pid in found.values():
+            [conn] = _connections(manager_ls, pid)
+            assert conn["state"] == "CO" and conn["basic_auth_user"] == USER
+
+        # removed by hand on one manager project: status names it, and only it
+        gone_key, gone_pid = sorted(found.items())[0]
+        [conn] = _connections(manager_ls, gone_pid)
+        manager_ls.sdk.ml.delete(id=conn["id"])
+        assert main(["status", str(study)]) == 0
+        warned = [x for x in capsys.readouterr().out.splitlines() if "manager's project" in x]
+        assert warned == [
+            f"warning: {gone_key} (manager's project {gone_pid}): ML backend not connected; "
+            "'hume-sync pull' connects it"
+        ]
+        assert main(["status", str(study), "--json"]) == 0
+        rows = json.loads(capsys.readouterr().out)["manager_projects"]
+        states = {r["subset"]: r["ml_backend"] for r in rows}
+        assert states.pop(gone_key) == "missing" and set(states.values()) == {"connected"}
+        mp.setenv("ML_BACKEND_USER", USER)
+        mp.setenv("ML_BACKEND_PASSWORD", PASSWORD)
+        assert main(["pull", str(study)]) == 0
+        assert "ML backend connected to 1 project(s)" in capsys.readouterr().out
+        assert main(["status", str(study)]) == 0
+        assert "manager's project" not in capsys.readouterr().out
+    finally:
+        mp.undo()
