@@ -294,7 +294,8 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
 
 
 def _cmd_annotators_add(args: argparse.Namespace) -> int:
-    from hume_sync.labelstudio.annotators import add_annotator, parse_languages
+    from hume_sync.commands.annotators import add_annotator
+    from hume_sync.labelstudio.annotators import parse_languages
 
     with _study_store(args.study_dir) as store:
         langs = parse_languages(args.languages) if args.languages else None
@@ -324,7 +325,7 @@ def _cmd_annotators_add(args: argparse.Namespace) -> int:
 
 
 def _cmd_annotators_list(args: argparse.Namespace) -> int:
-    from hume_sync.labelstudio.annotators import annotator_report, render_list
+    from hume_sync.commands.annotators import annotator_report, render_list
 
     with _study_store(args.study_dir) as store:
         records = annotator_report(store)

@@ -19,12 +19,12 @@ from pathlib import Path
 from typing import Any
 
 from hume_sync import task_types
+from hume_sync.commands.annotators import add_annotator
 from hume_sync.commands.init import init_from_spec
 from hume_sync.commands.pull import author_id, pull_study
 from hume_sync.commands.setup import setup_study
 from hume_sync.labelstudio import server
 from hume_sync.labelstudio import servers as ls_servers
-from hume_sync.labelstudio.annotators import add_annotator
 from hume_sync.labelstudio.client import LabelStudioClient
 from hume_sync.store import Store
 from hume_sync.study.model_view import shown_ids_from_source

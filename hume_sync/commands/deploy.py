@@ -35,7 +35,7 @@ import yaml
 
 from hume_sync.commands.backend import STUDY_DIR_ENV
 from hume_sync.errors import CliError
-from hume_sync.labelstudio.annotators import _EMAIL_RE
+from hume_sync.labelstudio.annotators import EMAIL_RE
 from hume_sync.labelstudio.server import SERVER_ENV
 from hume_sync.store import Store
 from ml_backend.app import AUTH_PASSWORD_ENV, AUTH_USER_ENV
@@ -93,7 +93,7 @@ def roster(store: Store, emails: Sequence[str] = ()) -> list[Slot]:
     known = {s.email.lower() for s in slots if s.email}
     for email in emails:
         email = email.strip()
-        if not _EMAIL_RE.match(email):
+        if not EMAIL_RE.match(email):
             raise CliError(f"--annotator: not an email address: {email!r}")
         if email.lower() not in known:
             slots.append(Slot(slots[-1].slot + 1, email))

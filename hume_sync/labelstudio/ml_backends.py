@@ -109,8 +109,9 @@ def hume_connections(client: LabelStudioClient, project_id: int) -> list[dict[st
 def connect(client: LabelStudioClient, project_id: int, backend: Backend) -> str:
     """Connect ``backend`` to the project, once: ``"connected"`` (new), ``"updated"`` (ours was
     there with another URL or user, or Label Studio could not use it: a new password), or
-    ``"present"`` (nothing sent; also when ``backend`` has no auth and ours works with one). Raises :class:`SetupError` (one line, no password) when Label
-    Studio refuses, e.g. because it cannot reach the backend."""
+    ``"present"`` (nothing sent; also when ``backend`` has no auth and ours works with one).
+    Raises :class:`SetupError` (one line, no password) when Label Studio refuses, e.g. because
+    it cannot reach the backend."""
     try:
         ours = hume_connections(client, project_id)
         if not ours:

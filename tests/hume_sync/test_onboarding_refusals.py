@@ -12,7 +12,7 @@ import pytest
 from hume_sync.cli import main
 from hume_sync.errors import LabelStudioURLError
 from hume_sync.labelstudio import servers, urls
-from hume_sync.labelstudio.annotators import _write_login
+from hume_sync.labelstudio.annotators import write_login
 from hume_sync.labelstudio.client import LabelStudioClient
 from hume_sync.store import Store
 from tests._studies import onboarding_study
@@ -65,7 +65,7 @@ def test_annotator_folders_are_owner_only_even_when_made_0755_before(study) -> N
     old = home / servers.ANNOTATORS_DIR / "old-annotator-0000"
     old.mkdir(parents=True, mode=0o755)
     (home / servers.ANNOTATORS_DIR).chmod(0o755)
-    login = _write_login("new@x.org", "http://127.0.0.1:9", "pw", None)
+    login = write_login("new@x.org", "http://127.0.0.1:9", "pw", None)
     for folder in (home, home / servers.ANNOTATORS_DIR, login.parent):
         assert stat.S_IMODE(os.stat(folder).st_mode) == 0o700, folder
     assert stat.S_IMODE(os.stat(login).st_mode) == 0o600

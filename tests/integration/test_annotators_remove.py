@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 
 from hume_sync.cli import main
+from hume_sync.commands.annotators import add_annotator
 from hume_sync.labelstudio import server
 from hume_sync.labelstudio import servers as ls_servers
-from hume_sync.labelstudio.annotators import add_annotator
 from hume_sync.labelstudio.client import LabelStudioClient
 from hume_sync.store import Store, gold
 from hume_sync.store.meta import ML_BACKEND_URL
@@ -143,6 +143,11 @@ def test_an_annotator_leaves_mid_study(annotator_servers: Any, tmp_path: Path, c
         again = capsys.readouterr().out.strip().splitlines()
         assert len(again) == 1 and again[0].startswith(f"{A} was already removed at ")
         assert "nothing changed; 4 valid answer(s) of theirs stay" in again[0]
+        # coming back under the same email: refused in one line, before any server is asked
+        assert main(["annotators", "add", str(study), A.upper(), "--port", "9"]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "was removed from this study" in err[0] and "slot 1" in err[0]
+        assert not server.status(data_dir).running
         assert main(["annotators", "remove", str(study), A, "--delete-server"]) == 0
         assert "folder is deleted" in capsys.readouterr().out
         assert not data_dir.exists()

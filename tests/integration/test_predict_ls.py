@@ -70,8 +70,8 @@ def retrieve(client: Any, project_id: int) -> None:
 def test_sealed_then_revealed_through_label_studio(
     annotator_servers: Any, backend: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from hume_sync.commands.annotators import add_annotator
     from hume_sync.commands.setup import setup_study
-    from hume_sync.labelstudio.annotators import add_annotator
     from hume_sync.labelstudio.servers import Clients
 
     study, url, log = backend
