@@ -288,6 +288,29 @@ def test_an_existing_folder_is_kept_unless_forced_and_force_keeps_the_secrets(
     assert "annotator-3" in yaml.safe_load((out / "docker-compose.yml").read_text())["services"]
 
 
+def test_a_retired_slot_gets_no_server_and_the_others_keep_their_ports(study, tmp_path, capsys):
+    register(study, EMAILS[:3])
+    with Store.open(study) as store:
+        store.retire_annotator(2)
+    out = tmp_path / "team"
+    rc, stdout, stderr = run(capsys, "deploy", "compose", str(study), "--out", str(out),
+                             "--annotator", "late@lab.org")  # fmt: skip
+    assert rc == 0, stderr
+    services = yaml.safe_load((out / "docker-compose.yml").read_text())["services"]
+    servers = sorted(n for n, s in services.items() if "label-studio" in s.get("image", ""))
+    assert servers == ["annotator-1", "annotator-3", "annotator-4", "manager"]
+    assert services["annotator-3"]["ports"] == ["${ANNOTATOR_3_PORT:-8083}:8080"]
+    assert EMAILS[1] not in stdout and "annotator-4    port 8084  late@lab.org" in stdout
+    # the steps run from anywhere, and connect the manager's server too
+    assert f"docker compose -f {out / 'docker-compose.yml'} up -d" in stdout
+    assert "LABEL_STUDIO_API_KEY=$MANAGER_TOKEN hume-sync manager up --url http://HOST:8080" in (
+        stdout
+    )
+    rc, _, stderr = run(capsys, "deploy", "compose", str(study), "--out", str(tmp_path / "t2"),
+                        "--annotator", EMAILS[1].upper())  # fmt: skip
+    assert rc != 0 and stderr.count("\n") == 1 and "was removed from this study" in stderr
+
+
 def test_a_bad_email_is_one_line(study, tmp_path, capsys):
     out = tmp_path / "team"
     rc, _, stderr = run(capsys, "deploy", "compose", str(study), "--out", str(out),

@@ -88,15 +88,28 @@ def example_roster() -> list[Slot]:
 
 def roster(store: Store, emails: Sequence[str] = ()) -> list[Slot]:
     """The manager and every annotator: those registered in the study (their slots), then
-    ``emails`` not registered yet, in the order ``annotators add`` will give them slots."""
-    slots = [Slot(0)] + [Slot(a.slot, a.email) for a in store.annotators()]
-    known = {s.email.lower() for s in slots if s.email}
+    ``emails`` not registered yet, in the order ``annotators add`` will give them slots.
+
+    A retired slot (``annotators remove``) gets no server: its answers are in the store, and
+    the other slots keep their numbers and ports (new ones come after the last slot ever
+    given, as ``annotators add`` numbers them)."""
+    everyone = store.annotators()
+    slots = [Slot(0)] + [Slot(a.slot, a.email) for a in everyone if a.retired_at is None]
+    retired = {a.email.lower(): a for a in everyone if a.retired_at is not None}
+    known = {a.email.lower() for a in everyone}
+    last = max((a.slot for a in everyone), default=0)
     for email in emails:
         email = email.strip()
         if not EMAIL_RE.match(email):
             raise CliError(f"--annotator: not an email address: {email!r}")
+        if email.lower() in retired:
+            raise CliError(
+                f"--annotator: {email} was removed from this study (slot "
+                f"{retired[email.lower()].slot}); someone who comes back joins under another email"
+            )
         if email.lower() not in known:
-            slots.append(Slot(slots[-1].slot + 1, email))
+            last += 1
+            slots.append(Slot(last, email))
             known.add(email.lower())
     if len(slots) == 1:
         raise CliError(
@@ -314,7 +327,11 @@ def _source_root() -> Path | None:
 def next_steps(slots: Sequence[Slot], study: Path, out: Path, kind: str) -> list[str]:
     """What to run after deploying (no secret: the tokens are named, read from .env)."""
     if kind == "compose":
-        start = [f"cd {out} && docker compose up -d", f"set -a; . {out / ENV_FILE}; set +a"]
+        # -f, not cd: the study and output paths in the steps below stay valid
+        start = [
+            f"docker compose -f {out / COMPOSE_FILE} up -d",
+            f"set -a; . {out / ENV_FILE}; set +a",
+        ]
     else:
         start = [f"kubectl apply -f {out}", "(tokens: kubectl get secret hume -o yaml)"]
     add = [
@@ -328,7 +345,10 @@ def next_steps(slots: Sequence[Slot], study: Path, out: Path, kind: str) -> list
         f"{AUTH_USER_ENV}=${{{AUTH_USER_ENV}:-labelstudio}} hume-sync setup {study} "
         f"--ml-backend http://ml-backend:{ML_PORT}"
     )
-    return start + add + [setup, f"hume-sync status {study}"]
+    manager = (
+        f"LABEL_STUDIO_API_KEY=$MANAGER_TOKEN hume-sync manager up --url http://HOST:{MANAGER_PORT}"
+    )
+    return start + add + [manager, setup, f"hume-sync status {study}"]
 
 
 def write_folder(out: Path, files: dict[str, tuple[str, int]], force: bool) -> None:
