@@ -82,7 +82,7 @@ def _embedded_dir(annotator: AnnotatorRow) -> Path | None:
 def _mark_retired(data_dir: Path, store: Store, annotator: AnnotatorRow) -> None:
     """Write the marker ``hume-sync up`` looks for before it starts an annotator's server."""
     record = {
-        "study": store.meta().get("study_name", ""),
+        "study": store.study_meta().study_name or "",
         "email": annotator.email,
         "retired_at": annotator.retired_at or datetime.now(UTC).isoformat(timespec="seconds"),
     }

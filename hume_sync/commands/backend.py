@@ -166,7 +166,7 @@ class StudySource:
         self._index_version: int | None = None
         self.builds = 0  # how many times the index was read (tests, benchmarks)
         with self._open() as store:
-            self.study_name = store.meta().get("study_name", self.study_dir.name)
+            self.study_name = store.study_meta().study_name or self.study_dir.name
 
     def _open(self) -> Store:
         return Store.open(self.store_path)

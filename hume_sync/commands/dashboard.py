@@ -94,7 +94,7 @@ class Snapshots:
         """One snapshot now (see the module docstring)."""
         now = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
         with Store.open(self.store_path) as store:
-            study = store.meta().get("study_name", "")
+            study = store.study_meta().study_name or ""
             status: dict[str, Any] | None = None
             error: str | None = None
             try:

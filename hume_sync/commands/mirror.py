@@ -83,7 +83,7 @@ def _project(ls: LabelStudioClient, store: Store, sub: SubsetRow, found: MirrorS
     for project in ls.find_projects_by_marker(marker):
         return int(project["id"])
     project = ls.create_project(
-        project_title(store.meta().get("study_name", "hume"), sub.key),
+        project_title(store.study_meta().study_name or "hume", sub.key),
         render_subset_config(sub),
         maximum_annotations=max(1, sub.overlap),
         description=f"HUME study mirror (all annotators) of {sub.key}. [{marker}]",

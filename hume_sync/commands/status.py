@@ -242,7 +242,7 @@ def project_status(
 
 def study_status(store: Store, client_for: ClientFor) -> StudyStatus:
     """Status of every seat of every subset (see the module docstring)."""
-    result = StudyStatus(study=store.meta().get("study_name", ""))
+    result = StudyStatus(study=store.study_meta().study_name or "")
     annotators = {a.slot: a for a in store.annotators()}
     subsets = {s.key: s for s in store.subsets()}
     made = {(p.subset_key, p.slot): p for p in store.slot_projects()}

@@ -86,7 +86,7 @@ def auth_from_env() -> tuple[str | None, str | None]:
 
 def configured_url(store: Store) -> str | None:
     """The backend URL recorded in the study, if any."""
-    return store.meta().get(ML_BACKEND_URL) or None
+    return store.study_meta().ml_backend_url or None
 
 
 def study_backend(store: Store, url: str | None = None) -> Backend | None:

@@ -163,7 +163,7 @@ def subset_inputs(
     """
     names = annotator_names(store, with_emails=with_emails)
     model_scores = store.model_subset_scores()
-    seed = int(store.meta().get("seed", 42) or 42)
+    seed = store.study_meta().seed or 42
     closed = closed_at(store)
     out = []
     for sub in store.subsets():

@@ -55,7 +55,7 @@ def parse_time(value: str | None, *, what: str = "time") -> datetime | None:
 
 def closed_at(store: Store) -> datetime | None:
     """When the study was closed, or None while it is open."""
-    return parse_time(store.meta().get(CLOSED_AT), what=f"the store's {CLOSED_AT}")
+    return parse_time(store.study_meta().closed_at, what=f"the store's {CLOSED_AT}")
 
 
 @dataclass(frozen=True)
