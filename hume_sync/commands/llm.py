@@ -40,8 +40,7 @@ def _subset_spec(sub: Any) -> tuple[Any, dict[str, Any]]:
     """The subset's type and what its LLM prompts are built from: what the humans were shown."""
     task_type = task_types.get(sub.task_type)
     return task_type, {
-        "labels": task_type.ls_labels(sub.config),  # what the human interface shows
-        "n_groups": sub.config.get("n_groups"),
+        **task_type.llm_params(sub.config),  # the type's own: what its interface shows
         "language": sub.language,
         "instructions": sub.config.get("instructions"),
     }

@@ -173,21 +173,21 @@ def annotate(
     *,
     client: ChatBackend,
     cache: ReplyCache | str | Path | None = None,
-    labels: Sequence[str] | Mapping[int, str] | None = None,
-    n_groups: int | None = None,
     language: str | None = None,
     instructions: str | None = None,
     concurrency: int = DEFAULT_CONCURRENCY,
     reminder: bool = True,
     progress: bool = True,
     on_record: Callable[[dict[str, Any]], None] | None = None,
+    **params: Any,
 ) -> list[dict[str, Any]]:
     """One record per instance, in input order.
 
     ``task``: the task type object (from the registry: an :class:`LLMTask`, never a name);
-    ``labels``: the label set (classification) or ``{level: meaning}`` (STS, default 0–5);
-    ``n_groups``: K (clustering); ``language``: the subset's language code; ``instructions``:
-    the study's own instructions when they differ from the defaults. ``cache``: a
+    ``language``: the subset's language code; ``instructions``: the study's own instructions
+    when they differ from the defaults; ``params``: the type's own subset parameters
+    (:attr:`LLMTask.llm_parameters`, e.g. ``labels`` for classification, ``n_groups`` for
+    clustering), a parameter the type does not read being a ``ValueError``. ``cache``: a
     :class:`ReplyCache` or a directory for one. ``on_record`` is called (from the worker
     threads) with each record as soon as it is ready, e.g. to store results incrementally.
     Bad instance content raises ``ValueError`` before any call is made; failed calls become
@@ -197,9 +197,7 @@ def annotate(
         raise TypeError(f"annotate() takes a task type object, not its name {task!r}")
     if concurrency < 1:
         raise ValueError(f"concurrency must be at least 1, got {concurrency}")
-    spec = task.llm_spec(
-        labels=labels, n_groups=n_groups, language=language, instructions=instructions
-    )
+    spec = task.llm_spec(language=language, instructions=instructions, **params)
     jobs: list[tuple[str, Prompt]] = []
     for instance in instances:
         hume_id, content = _instance_fields(instance)

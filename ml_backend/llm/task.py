@@ -10,7 +10,7 @@ this package branches on a type's name.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from .prompts import Prompt, TaskSpec
@@ -39,19 +39,43 @@ class LLMTask(ABC):
     #: The type's name (the task type class supplies it): names the spec and the records.
     name: str
 
-    @abstractmethod
+    #: The subset parameters this type's prompts read beyond ``language`` and ``instructions``
+    #: (e.g. ``labels`` for classification, ``n_groups`` for clustering). Each type names its
+    #: own, so a type with a new parameter edits no shared signature, and a parameter a type
+    #: does not read is refused rather than silently dropped.
+    llm_parameters: frozenset[str] = frozenset()
+
     def llm_spec(
         self,
         *,
-        labels: Sequence[str] | Mapping[int, str] | None = None,
-        n_groups: int | None = None,
         language: str | None = None,
         instructions: str | None = None,
+        **params: Any,
     ) -> TaskSpec:
         """The subset's :class:`TaskSpec`; ``ValueError`` for parameters the type cannot use.
 
         Called once per subset, before any call is made, so a bad label set or K fails early.
         """
+        unread = sorted(set(params) - self.llm_parameters)
+        if unread:
+            raise ValueError(f"{self.name} LLM annotators take no {', '.join(unread)}")
+        return self.llm_make_spec(language=language, instructions=instructions, **params)
+
+    @abstractmethod
+    def llm_make_spec(self, *args: Any, **params: Any) -> TaskSpec:
+        """The :class:`TaskSpec` from ``language``, ``instructions`` and parameters already
+        limited to :attr:`llm_parameters`, all given by keyword.
+
+        Typed ``(*args, **params)`` so that each type declares its own keywords (mypy accepts
+        any override of such a signature).
+        """
+
+    def llm_params(self, config: Mapping[str, Any]) -> dict[str, Any]:
+        """The type's parameters from a subset's stored config: what its annotators were shown.
+
+        The default reads nothing; a type with :attr:`llm_parameters` overrides it.
+        """
+        return {}
 
     @abstractmethod
     def llm_prompt(self, spec: TaskSpec, content: Mapping[str, Any]) -> Prompt:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import inspect
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
@@ -70,6 +70,41 @@ def test_a_reply_outside_the_protocol_is_rejected_not_guessed(name: str) -> None
         assert outcome.status in status and outcome.answer is None and outcome.error
 
 
+@pytest.mark.parametrize("name", TYPES)
+def test_a_type_reads_its_own_parameters_and_refuses_the_others(name: str) -> None:
+    """Each type names the subset parameters its prompts read (``llm_parameters``); one it
+    does not read is refused with the type and the key, never silently dropped."""
+    task, ex = task_types.get(name), examples(name)
+    assert set(ex.LLM_PARAMS) <= task.llm_parameters
+    with pytest.raises(ValueError, match=rf"^{name} LLM annotators take no max_pairs$"):
+        task.llm_spec(max_pairs=3, **ex.LLM_PARAMS)
+    for other in {"labels", "n_groups"} - task.llm_parameters:
+        with pytest.raises(ValueError, match=rf"take no {other}$"):
+            task.llm_spec(**{other: None})
+
+
+@pytest.mark.parametrize("name", TYPES)
+def test_a_study_subset_gives_the_llm_what_its_interface_shows(name: str) -> None:
+    """``llm_params`` reads the stored subset config (what ``hume-sync predict --llm`` passes):
+    only the type's own parameters, and the spec they make is the one the example's
+    parameters make (the label set, K or answer wording the annotators were shown)."""
+    task, ex = task_types.get(name), examples(name)
+    params = task.llm_params(ex.CONFIG)
+    assert set(params) <= task.llm_parameters
+    assert task.llm_spec(**params) == task.llm_spec(**ex.LLM_PARAMS)
+
+
+def test_the_parameters_are_read_from_the_config_not_defaulted() -> None:
+    """A changed label set, K and answer wording in the config change the spec."""
+    cls, clu, pair = (
+        task_types.get(n) for n in ("classification", "clustering", "pair_classification")
+    )
+    assert cls.llm_spec(**cls.llm_params({"label_set": ["x", "y"]})).labels == ("x", "y")
+    assert clu.llm_spec(**clu.llm_params({"n_groups": 4})).n_groups == 4
+    shown = pair.llm_spec(**pair.llm_params({"pair_labels": {"1": "Same", "0": "Other"}}))
+    assert shown.levels == {1: "Same", 0: "Other"}
+
+
 # -- a type ml_backend.llm has never heard of ---------------------------------------------------
 
 
@@ -78,14 +113,7 @@ class YesNo(LLMTask):
 
     name = "yes_no"
 
-    def llm_spec(
-        self,
-        *,
-        labels: Sequence[str] | Mapping[int, str] | None = None,
-        n_groups: int | None = None,
-        language: str | None = None,
-        instructions: str | None = None,
-    ) -> TaskSpec:
+    def llm_make_spec(self, *, language: str | None, instructions: str | None) -> TaskSpec:
         return TaskSpec(self.name, labels=("yes", "no"), language=language)
 
     def llm_prompt(self, spec: TaskSpec, content: Mapping[str, Any]) -> Prompt:

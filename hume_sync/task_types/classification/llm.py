@@ -25,13 +25,18 @@ class ClassificationLLM(LLMTask):
 
     llm_default_instructions = config_module.DEFAULT_INSTRUCTIONS
 
-    def llm_spec(
+    llm_parameters = frozenset({"labels"})
+
+    def llm_params(self, config: Mapping[str, Any]) -> dict[str, Any]:
+        """The label set the human interface shows."""
+        return {"labels": config.get("label_set")}
+
+    def llm_make_spec(
         self,
         *,
+        language: str | None,
+        instructions: str | None,
         labels: Sequence[str] | Mapping[int, str] | None = None,
-        n_groups: int | None = None,
-        language: str | None = None,
-        instructions: str | None = None,
     ) -> TaskSpec:
         return TaskSpec(
             self.name,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from label_studio_configs import clustering as config_module
@@ -30,13 +30,18 @@ class ClusteringLLM(LLMTask):
         "group. Group numbers carry no meaning. Every text must be placed in exactly one group."
     )
 
-    def llm_spec(
+    llm_parameters = frozenset({"n_groups"})
+
+    def llm_params(self, config: Mapping[str, Any]) -> dict[str, Any]:
+        """K, the number of groups the human interface offers."""
+        return {"n_groups": config.get("n_groups")}
+
+    def llm_make_spec(
         self,
         *,
-        labels: Sequence[str] | Mapping[int, str] | None = None,
+        language: str | None,
+        instructions: str | None,
         n_groups: int | None = None,
-        language: str | None = None,
-        instructions: str | None = None,
     ) -> TaskSpec:
         config_module.group_names(n_groups)  # raises unless K >= 2
         return TaskSpec(self.name, n_groups=n_groups, language=language, instructions=instructions)

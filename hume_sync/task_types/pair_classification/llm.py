@@ -29,6 +29,8 @@ from ml_backend.llm.prompts import (
 )
 from ml_backend.llm.task import LLMTask, Reject
 
+from .interface import pair_labels_from_config
+
 #: Bumped whenever the wording below changes (recorded with every answer).
 PROMPT_VERSION = "hume-llm-prompts/pair_classification/1"
 ANSWER_FORMAT = 'Answer with only this JSON object: {"label": <1 or 0>}'
@@ -64,16 +66,21 @@ class PairClassificationLLM(LLMTask):
     llm_prompt_version: str = PROMPT_VERSION
     llm_default_instructions: str = lsc_pair.DEFAULT_INSTRUCTIONS
 
-    def llm_spec(
+    llm_parameters = frozenset({"labels"})
+
+    def llm_params(self, config: Mapping[str, Any]) -> dict[str, Any]:
+        """The two answers' wording the human interface shows."""
+        return {"labels": pair_labels_from_config(config)}
+
+    def llm_make_spec(
         self,
         *,
+        language: str | None,
+        instructions: str | None,
         labels: Sequence[str] | Mapping[int, str] | None = None,
-        n_groups: int | None = None,
-        language: str | None = None,
-        instructions: str | None = None,
     ) -> TaskSpec:
-        """Check the subset's parameters once, before any call is made (``n_groups`` unused;
-        a label *list* is refused: a pair's answers are {1: text, 0: text})."""
+        """Check the subset's parameters once, before any call is made (a label *list* is
+        refused: a pair's answers are {1: text, 0: text})."""
         return TaskSpec(
             self.name,
             levels=lsc_pair.labels_of(labels),  # type: ignore[arg-type]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from label_studio_configs._common import check_items, check_text
@@ -30,13 +30,11 @@ class RerankingLLM(LLMTask):
         "Judge every candidate on its own."
     )
 
-    def llm_spec(
+    def llm_make_spec(
         self,
         *,
-        labels: Sequence[str] | Mapping[int, str] | None = None,
-        n_groups: int | None = None,
-        language: str | None = None,
-        instructions: str | None = None,
+        language: str | None,
+        instructions: str | None,
     ) -> TaskSpec:
         return TaskSpec(self.name, language=language, instructions=instructions)
 

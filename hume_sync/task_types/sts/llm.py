@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from label_studio_configs import sts as config_module
@@ -25,13 +25,16 @@ class STSLLM(LLMTask):
 
     llm_default_instructions = config_module.DEFAULT_INSTRUCTIONS
 
-    def llm_spec(
+    # ``labels`` replaces the scale for a caller that sets one; a study's subsets show the
+    # module's levels (the interface has no scale setting), so ``llm_params`` reads nothing.
+    llm_parameters = frozenset({"labels"})
+
+    def llm_make_spec(
         self,
         *,
-        labels: Sequence[str] | Mapping[int, str] | None = None,
-        n_groups: int | None = None,
-        language: str | None = None,
-        instructions: str | None = None,
+        language: str | None,
+        instructions: str | None,
+        labels: Mapping[int, str] | None = None,
     ) -> TaskSpec:
         levels = config_module.levels(labels if isinstance(labels, Mapping) else None)
         return TaskSpec(self.name, levels=levels, language=language, instructions=instructions)

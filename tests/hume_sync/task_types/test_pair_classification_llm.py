@@ -56,7 +56,7 @@ def test_default_and_reworded_prompts() -> None:
         TYPE.llm_spec(labels=["Yes", "No"])
     # the spec is made from what the interface shows for a subset (annotate's call)
     config = {"pair_labels": {"1": "Duplicate", "0": "Not a duplicate"}}
-    shown = TYPE.llm_spec(labels=TYPE.ls_labels(config), n_groups=None)
+    shown = TYPE.llm_spec(**TYPE.llm_params(config))
     assert shown.levels == {1: "Duplicate", 0: "Not a duplicate"}
     with pytest.raises(InvalidContentError):
         TYPE.llm_prompt(TYPE.llm_spec(), {"sentence1": "only one"})
