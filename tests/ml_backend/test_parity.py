@@ -27,9 +27,21 @@ import numpy as np
 import pytest
 
 from hume_sync import task_types
-from ml_backend import procedures as P
 from ml_backend.embedding_cache import EmbeddingCache
 from ml_backend.predict import SubsetJob, SubsetPrediction, predict_subsets
+from ml_backend.procedures.classification import (
+    classification_train_indices,
+    classify,
+    majority_vote,
+)
+from ml_backend.procedures.clustering import cluster
+from ml_backend.procedures.common import (
+    SIMILARITY_FUNCTIONS,
+    _similarity_numpy,
+    pairwise_similarity,
+    similarity_matrix,
+)
+from ml_backend.procedures.reranking import RETRIEVAL_K_VALUES, rerank
 from tests._fake_encoder import FakeEncoder
 from tests._mteb import TOL, max_diff, report, run_mteb
 from tests._paths import SOURCE_DATA
@@ -65,7 +77,7 @@ STS_KEYS = (
 RR_KEYS = tuple(
     f"{m}_at_{k}"
     for m in ("map", "ndcg", "recall", "precision", "mrr", "hit_rate")
-    for k in P.RETRIEVAL_K_VALUES
+    for k in RETRIEVAL_K_VALUES
 )
 
 
@@ -146,8 +158,7 @@ def answers(prediction: SubsetPrediction) -> list[Any]:
 def votes(per_experiment: Sequence[Sequence[Any]]) -> list[tuple[Any, float]]:
     """Per test item, the majority label over mteb's experiments and its vote share."""
     return [
-        P.majority_vote([exp[i] for exp in per_experiment])[:2]
-        for i in range(len(per_experiment[0]))
+        majority_vote([exp[i] for exp in per_experiment])[:2] for i in range(len(per_experiment[0]))
     ]
 
 
@@ -179,7 +190,7 @@ def test_undersampling_matches_mteb() -> None:
     for i in range(10):
         _, idxs, selected = AbsTaskClassification._undersample_data(task, ds, i, idxs)
         theirs.append(selected)
-    assert P.classification_train_indices(labels, 3) == theirs
+    assert classification_train_indices(labels, 3) == theirs
 
 
 @pytest.mark.parametrize(
@@ -228,7 +239,7 @@ def test_classification_procedure_matches_mteb(tmp_path: Path, label_set: list[A
 
     # the procedure itself keeps numeric labels, and with them mteb's AP of hard predictions
     rows = np.stack([table[t] for t in pool])
-    direct = P.classify(
+    direct = classify(
         rows, pool_labels, np.stack([table[t] for t in test]), test_labels, samples_per_label=spl
     )
     assert direct.predictions_per_experiment == preds
@@ -364,32 +375,32 @@ def test_rerank_tie_break_and_ap_variants() -> None:
     """Exact ties: trec_eval (and mteb) rank the larger id first; sklearn AP averages ties."""
     q = np.array([[1.0, 0.0]], dtype=np.float32)
     cands = [np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]], dtype=np.float32)]
-    res = P.rerank(q, cands, [["a", "b", "c"]], [{"a": 1, "b": 0, "c": 0}])
+    res = rerank(q, cands, [["a", "b", "c"]], [{"a": 1, "b": 0, "c": 0}])
     assert res.rankings == [["b", "a", "c"]]
     assert res.scores["map"] == pytest.approx(0.5)  # relevant "a" ranked second
     assert res.per_query["0"]["ap_sklearn"] == pytest.approx(0.5)
     assert res.scores["mrr_at_10"] == pytest.approx(0.5)
-    res2 = P.rerank(q, cands, [["b", "a", "c"]], [{"b": 1, "a": 0, "c": 0}])
+    res2 = rerank(q, cands, [["b", "a", "c"]], [{"b": 1, "a": 0, "c": 0}])
     assert res2.scores["map"] == pytest.approx(1.0)  # now the relevant id is the larger one
 
 
-@pytest.mark.parametrize("fn", P.SIMILARITY_FUNCTIONS)
+@pytest.mark.parametrize("fn", SIMILARITY_FUNCTIONS)
 def test_numpy_similarity_fallback_agrees_and_keeps_ties(fn: str) -> None:
     rng = np.random.default_rng(2)
     a = rng.normal(size=(3, 48)).astype(np.float32)
     b = rng.normal(size=(9, 48)).astype(np.float32)
     b[8] = b[0]  # a duplicate candidate
-    fallback = P._similarity_numpy(a, b, fn)
-    np.testing.assert_allclose(fallback, P.similarity_matrix(a, b, fn), rtol=1e-5, atol=1e-5)
+    fallback = _similarity_numpy(a, b, fn)
+    np.testing.assert_allclose(fallback, similarity_matrix(a, b, fn), rtol=1e-5, atol=1e-5)
     np.testing.assert_array_equal(fallback[:, 0], fallback[:, 8])
-    pair = P.pairwise_similarity(a, b[:3], fn)
-    np.testing.assert_allclose(pair, np.diag(P.similarity_matrix(a, b[:3], fn)), rtol=1e-5)
+    pair = pairwise_similarity(a, b[:3], fn)
+    np.testing.assert_allclose(pair, np.diag(similarity_matrix(a, b[:3], fn)), rtol=1e-5)
 
 
 def test_majority_vote_and_single_label_set() -> None:
-    assert P.majority_vote(["joy", "fear", "fear", "joy"]) == ("fear", 0.5, {"joy": 2, "fear": 2})
-    assert P.majority_vote([2, 10, 10, 2])[0] == 2
-    res = P.cluster(np.eye(4, dtype=np.float32), ["x"] * 4)
+    assert majority_vote(["joy", "fear", "fear", "joy"]) == ("fear", 0.5, {"joy": 2, "fear": 2})
+    assert majority_vote([2, 10, 10, 2])[0] == 2
+    res = cluster(np.eye(4, dtype=np.float32), ["x"] * 4)
     assert res.answers == [0, 0, 0, 0]
     assert res.main_score == 1.0
 

@@ -33,7 +33,7 @@ from hume_sync.commands.predict import predict_study
 from hume_sync.store import Store
 from hume_sync.study.sources import provided_mteb_data
 from hume_sync.study.spec import parse_spec
-from ml_backend import procedures as P
+from ml_backend.procedures.classification import majority_vote
 from tests._mteb import TOL, max_diff, report, run_mteb
 from tests._paths import SOURCE_DATA
 
@@ -158,7 +158,7 @@ def clustering_data(rows: Sequence[Mapping[str, Any]], subset: str = "eng_Latn")
 def votes(per_experiment: Sequence[Sequence[Any]]) -> list[Any]:
     """Per test item, the majority label over mteb's experiments (ties: alphabetically first)."""
     n_items = len(per_experiment[0])
-    return [P.majority_vote([exp[i] for exp in per_experiment])[0] for i in range(n_items)]
+    return [majority_vote([exp[i] for exp in per_experiment])[0] for i in range(n_items)]
 
 
 # ----------------------------------------------------------------------------- local files

@@ -21,8 +21,12 @@ from hypothesis import strategies as st
 from scipy import stats
 from sklearn import metrics as skm
 
-from scoring import aggregation as agg
 from scoring import metrics
+from scoring.aggregation.classification import human_classification
+from scoring.aggregation.clustering import human_clustering
+from scoring.aggregation.common import mean_over_annotators
+from scoring.aggregation.reranking import human_reranking
+from scoring.aggregation.sts import human_sts
 from scoring.errors import DegenerateInputError, InvalidInputError
 from tests._paths import MTEB_RESULTS
 
@@ -34,12 +38,12 @@ FAST = settings(max_examples=30, deadline=None)
 
 
 def test_mean_over_annotators_is_the_plain_mean() -> None:
-    assert agg.mean_over_annotators({"a": 0.2, "b": 0.6, "c": 1.0}) == pytest.approx(0.6)
-    assert agg.mean_over_annotators({"only": 0.37}) == 0.37
+    assert mean_over_annotators({"a": 0.2, "b": 0.6, "c": 1.0}) == pytest.approx(0.6)
+    assert mean_over_annotators({"only": 0.37}) == 0.37
     with pytest.raises(InvalidInputError, match="per_rater"):
-        agg.mean_over_annotators({})
+        mean_over_annotators({})
     with pytest.raises(InvalidInputError, match="NaN"):
-        agg.mean_over_annotators({"a": float("nan")})
+        mean_over_annotators({"a": float("nan")})
 
 
 # ------------------------------------------------------------------------------------------
@@ -53,7 +57,7 @@ def test_classification_vote_breaks_ties_alphabetically() -> None:
         "A": {"i1": "joy", "i2": "sadness", "i3": "sadness", "i4": "fear"},
         "B": {"i1": "joy", "i2": "anger", "i3": "fear", "i4": "joy"},
     }
-    s = agg.human_classification(gold, answers)
+    s = human_classification(gold, answers)
     # i2: anger < sadness -> anger (right); i3: fear < sadness -> fear (wrong);
     # i4: fear < joy -> fear (wrong)
     assert s.details["votes"] == {"i1": "joy", "i2": "anger", "i3": "fear", "i4": "fear"}
@@ -67,14 +71,14 @@ def test_classification_vote_breaks_ties_alphabetically() -> None:
 def test_classification_majority_beats_alphabet() -> None:
     gold = {"x": "b"}
     answers = {"A": {"x": "b"}, "B": {"x": "b"}, "C": {"x": "a"}}
-    s = agg.human_classification(gold, answers)
+    s = human_classification(gold, answers)
     assert s.value == 1.0 and s.details["n_tied_items"] == 0
 
 
 def test_classification_single_annotator_equals_their_accuracy() -> None:
     gold = {i: lab for i, lab in enumerate("abcabc")}
     answers = {"solo": {i: lab for i, lab in enumerate("abbacc")}}
-    s = agg.human_classification(gold, answers)
+    s = human_classification(gold, answers)
     direct = metrics.accuracy(list("abcabc"), list("abbacc"))
     assert s.value == direct.value == s.per_rater["solo"]
     assert s.details["f1"] == pytest.approx(direct.details["f1"])
@@ -83,7 +87,7 @@ def test_classification_single_annotator_equals_their_accuracy() -> None:
 def test_classification_missing_and_unanswered_items_are_reported() -> None:
     gold = {"i1": "a", "i2": "b", "i3": "a"}
     answers = {"A": {"i1": "a", "i2": None}, "B": {"i1": "b", "i2": "b"}}
-    s = agg.human_classification(gold, answers)
+    s = human_classification(gold, answers)
     assert s.details["unanswered_items"] == ["i3"]
     assert s.details["n_missing_per_rater"] == {"A": 2, "B": 1}
     assert s.per_rater == {"A": 1.0, "B": 0.5}
@@ -112,7 +116,7 @@ def test_classification_vote_equals_hume_pandas_mode(data: tuple[dict, dict]) ->
     rows = [(item, lab) for own in answers.values() for item, lab in own.items()]
     df = pd.DataFrame(rows, columns=["item", "pred"])
     hume_votes = df.groupby("item")["pred"].agg(lambda x: x.mode().iloc[0]).to_dict()
-    s = agg.human_classification(gold, answers)
+    s = human_classification(gold, answers)
     assert s.details["votes"] == hume_votes
     items = sorted(hume_votes)
     assert s.value == pytest.approx(
@@ -134,7 +138,7 @@ def test_clustering_is_mean_of_per_annotator_v_measure() -> None:
     gold = {i: g for i, g in enumerate("aabbcc")}
     a = dict(enumerate("xxyyzz"))  # perfect partition, other names
     b = dict(enumerate("xyxyzz"))
-    s = agg.human_clustering(gold, {"A": a, "B": b})
+    s = human_clustering(gold, {"A": a, "B": b})
     vb = skm.v_measure_score(list("aabbcc"), list("xyxyzz"))
     assert s.per_rater == {"A": pytest.approx(1.0), "B": pytest.approx(vb)}
     assert s.value == pytest.approx((1.0 + vb) / 2)
@@ -156,8 +160,8 @@ def test_clustering_ignores_cluster_names(
     gold = dict(enumerate(gold_l))
     answer = {i: pred[i] for i in gold}
     renamed = {i: names[c] for i, c in answer.items()}
-    s1 = agg.human_clustering(gold, {"A": answer})
-    s2 = agg.human_clustering(gold, {"A": renamed})
+    s1 = human_clustering(gold, {"A": answer})
+    s2 = human_clustering(gold, {"A": renamed})
     assert s1.value == pytest.approx(s2.value)
     assert 0.0 <= s1.value <= 1.0 + 1e-12
 
@@ -171,7 +175,7 @@ def test_sts_uses_mean_rating_then_spearman() -> None:
     gold = {"p1": 0.5, "p2": 1.5, "p3": 3.0, "p4": 4.5, "p5": 2.0}
     a = {"p1": 1, "p2": 2, "p3": 2, "p4": 5, "p5": 1}
     b = {"p1": 0, "p2": 1, "p3": 4, "p4": 3, "p5": 3}
-    s = agg.human_sts(gold, {"A": a, "B": b})
+    s = human_sts(gold, {"A": a, "B": b})
     keys = list(gold)
     means = [(a[k] + b[k]) / 2 for k in keys]
     assert s.value == pytest.approx(stats.spearmanr([gold[k] for k in keys], means).statistic)
@@ -182,13 +186,13 @@ def test_sts_uses_mean_rating_then_spearman() -> None:
         stats.spearmanr([gold[k] for k in keys], [a[k] for k in keys]).statistic
     )
     # the pooled rating is not the mean of the annotators' correlations
-    assert s.value != pytest.approx(agg.mean_over_annotators(s.per_rater))
+    assert s.value != pytest.approx(mean_over_annotators(s.per_rater))
     assert s.method == "human:mean_rating+spearman"
 
 
 def test_sts_constant_annotator_is_reported_not_fatal() -> None:
     gold = {"p1": 1.0, "p2": 2.0, "p3": 3.0}
-    s = agg.human_sts(gold, {"A": {"p1": 1, "p2": 2, "p3": 4}, "B": {"p1": 3, "p2": 3, "p3": 3}})
+    s = human_sts(gold, {"A": {"p1": 1, "p2": 2, "p3": 4}, "B": {"p1": 3, "p2": 3, "p3": 3}})
     assert set(s.per_rater) == {"A"} and "B" in s.details["degenerate_raters"]
     assert s.value == pytest.approx(1.0)  # means 2, 2.5, 3.5 are monotone in gold
 
@@ -196,9 +200,9 @@ def test_sts_constant_annotator_is_reported_not_fatal() -> None:
 def test_sts_rejects_non_numeric_and_constant_pooled() -> None:
     gold = {"p1": 1.0, "p2": 2.0}
     with pytest.raises(InvalidInputError, match=r"answers\['A'\]\['p1'\]"):
-        agg.human_sts(gold, {"A": {"p1": "high", "p2": 1}})
+        human_sts(gold, {"A": {"p1": "high", "p2": 1}})
     with pytest.raises(DegenerateInputError, match="constant"):
-        agg.human_sts(gold, {"A": {"p1": 2, "p2": 2}})
+        human_sts(gold, {"A": {"p1": 2, "p2": 2}})
 
 
 # ------------------------------------------------------------------------------------------
@@ -243,7 +247,7 @@ def rerank_data(draw: st.DrawFn) -> tuple[dict, dict]:
 @given(rerank_data())
 def test_reranking_matches_hume_per_annotator_loop(data: tuple[dict, dict]) -> None:
     gold, answers = data
-    s = agg.human_reranking(gold, answers)
+    s = human_reranking(gold, answers)
     refs = {r: hume_reference(gold, own) for r, own in answers.items()}
     for r, (ap, rr, ndcg) in refs.items():
         assert s.per_rater[r] == pytest.approx(ap)
@@ -258,16 +262,16 @@ def test_reranking_tie_modes_give_the_reference_example() -> None:
     cands = [f"c{i}" for i in range(7)]
     gold = {"q": dict(zip(cands, [0, 0, 1, 0, 1, 0, 0], strict=True))}
     answers = {"A": {"q": dict(zip(cands, [1, 0, 1, 0, 0, 0, 0], strict=True))}}
-    values = {a: agg.human_reranking(gold, answers, a).value for a in metrics.AP_METHODS}
+    values = {a: human_reranking(gold, answers, a).value for a in metrics.AP_METHODS}
     assert values == {
         "sklearn": pytest.approx(11 / 28),
         "trec_eval": pytest.approx(0.7),
         "expected_ties": pytest.approx(831 / 1400),
     }
-    s = agg.human_reranking(gold, answers, "trec_eval")
+    s = human_reranking(gold, answers, "trec_eval")
     assert s.method == "human:mean_over_annotators(mean_over_queries(map:trec_eval))"
     assert s.details["ties"] == "trec_eval"
-    forced = agg.human_reranking(gold, answers, "sklearn", ties="expected_ties")
+    forced = human_reranking(gold, answers, "sklearn", ties="expected_ties")
     assert forced.details["ties"] == "expected_ties" and forced.value == pytest.approx(11 / 28)
 
 
@@ -286,7 +290,7 @@ def test_reranking_skips_incomplete_and_no_relevant_queries() -> None:
         },
         "B": {"q1": {"a": 0, "b": 1, "c": 0}, "q2": {"a": 0, "b": 1, "c": 0}},
     }
-    s = agg.human_reranking(gold, answers, "trec_eval")
+    s = human_reranking(gold, answers, "trec_eval")
     assert s.per_rater["A"] == 1.0
     # B, q1: ranking b, c, a (c before a: later id first) -> AP 1/3; q2 -> 1
     assert s.per_rater["B"] == pytest.approx((1 / 3 + 1.0) / 2)
@@ -299,15 +303,15 @@ def test_reranking_skips_incomplete_and_no_relevant_queries() -> None:
 def test_reranking_rejects_bad_structures() -> None:
     gold = {"q": {"a": 1, "b": 0}}
     with pytest.raises(InvalidInputError, match="unknown candidates"):
-        agg.human_reranking(gold, {"A": {"q": {"a": 1, "zz": 0}}})
+        human_reranking(gold, {"A": {"q": {"a": 1, "zz": 0}}})
     with pytest.raises(InvalidInputError, match=r"answers\['A'\]\['q'\]: expected a mapping"):
-        agg.human_reranking(gold, {"A": {"q": [1, 0]}})
+        human_reranking(gold, {"A": {"q": [1, 0]}})
     with pytest.raises(InvalidInputError, match="average-precision method"):
-        agg.human_reranking(gold, {"A": {"q": {"a": 1, "b": 0}}}, ap_method="mean")
+        human_reranking(gold, {"A": {"q": {"a": 1, "b": 0}}}, ap_method="mean")
     with pytest.raises(InvalidInputError, match=r"gold\['q'\]"):
-        agg.human_reranking({"q": {}}, {"A": {}})
+        human_reranking({"q": {}}, {"A": {}})
     with pytest.raises(DegenerateInputError, match="relevant"):
-        agg.human_reranking({"q": {"a": 0, "b": 0}}, {"A": {"q": {"a": 1, "b": 0}}})
+        human_reranking({"q": {"a": 0, "b": 0}}, {"A": {"q": {"a": 1, "b": 0}}})
 
 
 # ------------------------------------------------------------------------------------------
@@ -315,10 +319,10 @@ def test_reranking_rejects_bad_structures() -> None:
 # ------------------------------------------------------------------------------------------
 
 AGGREGATORS = {
-    "classification": (agg.human_classification, {"i": "a"}, "a"),
-    "clustering": (agg.human_clustering, {"i": "a"}, "x"),
-    "sts": (agg.human_sts, {"i": 1.0, "j": 2.0}, 1.0),
-    "reranking": (agg.human_reranking, {"i": {"c": 1}}, {"c": 1}),
+    "classification": (human_classification, {"i": "a"}, "a"),
+    "clustering": (human_clustering, {"i": "a"}, "x"),
+    "sts": (human_sts, {"i": 1.0, "j": 2.0}, 1.0),
+    "reranking": (human_reranking, {"i": {"c": 1}}, {"c": 1}),
 }
 
 
@@ -389,11 +393,11 @@ def test_published_clustering_and_reranking_are_means_over_annotators(published:
         kind = _task_type(key[0])
         if len(raters) != 2 or kind == "other":
             continue
-        mean = agg.mean_over_annotators({r: e["main_score"] for r, e in raters.items()})
+        mean = mean_over_annotators({r: e["main_score"] for r, e in raters.items()})
         assert aggregated[key]["main_score"] == pytest.approx(mean, rel=1e-12, abs=0), key
         if kind == "reranking":
             for metric in ("mrr@10", "ndcg@10"):
-                m = agg.mean_over_annotators({r: e[metric] for r, e in raters.items()})
+                m = mean_over_annotators({r: e[metric] for r, e in raters.items()})
                 assert aggregated[key][metric] == pytest.approx(m, rel=1e-12, abs=0), key
         checked[kind] += 1
     # Arxiv, Reddit, WikiCities, SIB200-eng; Core17, News21, Robust04, Wikipedia-en
@@ -406,7 +410,7 @@ def test_published_vote_and_mean_rating_are_not_annotator_means(published: tuple
     gaps = [
         abs(
             aggregated[key]["main_score"]
-            - agg.mean_over_annotators({r: e["main_score"] for r, e in raters.items()})
+            - mean_over_annotators({r: e["main_score"] for r, e in raters.items()})
         )
         for key, raters in per_annotator.items()
         if len(raters) == 2 and _task_type(key[0]) == "other"

@@ -8,7 +8,6 @@ the item score), the same shape as an annotator's label.
 
 from __future__ import annotations
 
-from ml_backend import procedures as P
 from ml_backend.model_procedure import (
     Embeddings,
     ModelAnswers,
@@ -17,6 +16,7 @@ from ml_backend.model_procedure import (
     SubsetJob,
     TextGroup,
 )
+from ml_backend.procedures import classification as P
 
 
 class ClassificationModel(ModelProcedure):

@@ -7,7 +7,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from scoring import aggregation, agreement, intervals
+from scoring import agreement, intervals
+from scoring.aggregation import classification as aggregation
 from scoring.records import Agreement, Interval, Score
 from scoring.rules import ItemAlignment, PerItem, ScoringRules, label_match, majority_consensus
 
@@ -59,7 +60,7 @@ class ClassificationScoring(ScoringRules):
 
     def score_ties(self, score: Score) -> Mapping[str, Any] | None:
         """Ties of the majority vote; the score under each tie rule (see
-        :func:`scoring.aggregation.human_classification`)."""
+        :func:`scoring.aggregation.classification.human_classification`)."""
         rules = score.details.get("tie_rules")
         if rules is None:
             return None

@@ -12,7 +12,6 @@ from typing import Any
 
 import numpy as np
 
-from ml_backend import procedures as P
 from ml_backend.model_procedure import (
     Embeddings,
     ModelAnswers,
@@ -21,6 +20,7 @@ from ml_backend.model_procedure import (
     SubsetJob,
     TextGroup,
 )
+from ml_backend.procedures import clustering as P
 
 
 class ClusteringModel(ModelProcedure):

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping
 from typing import Any, ClassVar
 
-from scoring import aggregation, agreement, intervals
+from scoring import agreement, intervals
+from scoring.aggregation import clustering as aggregation
 from scoring.records import Agreement, Interval, Score
 from scoring.rules import PerItem, ScoringRules, items_by_bootstrap_scaling
 
@@ -13,9 +14,9 @@ from scoring.rules import PerItem, ScoringRules, items_by_bootstrap_scaling
 class ClusteringScoring(ScoringRules):
     """Items: a set of texts; gold is ``{text_id: label}``, an answer ``{text_id: group}``.
 
-    Sets are flattened to texts (:func:`scoring.aggregation.flatten_clustering`) for scores and
-    agreement. V-measure per annotator, then the mean, with the range across annotators as the
-    interval; agreement is mean pairwise ARI.
+    Sets are flattened to texts (:func:`scoring.aggregation.clustering.flatten_clustering`) for
+    scores and agreement. V-measure per annotator, then the mean, with the range across
+    annotators as the interval; agreement is mean pairwise ARI.
     """
 
     score_methods: ClassVar[Mapping[str, str]] = {

@@ -8,7 +8,6 @@ candidate.
 
 from __future__ import annotations
 
-from ml_backend import procedures as P
 from ml_backend.model_procedure import (
     Embeddings,
     ModelAnswers,
@@ -16,6 +15,7 @@ from ml_backend.model_procedure import (
     SubsetJob,
     TextGroup,
 )
+from ml_backend.procedures import reranking as P
 
 
 class RerankingModel(ModelProcedure):

@@ -9,7 +9,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from scoring import aggregation, agreement, intervals, metrics
+from scoring import agreement, intervals, metrics
+from scoring.aggregation import reranking as aggregation
 from scoring.records import Agreement, Interval, Score
 from scoring.rules import ItemAlignment, PerItem, ScoringRules, items_by_bootstrap_scaling
 

@@ -7,7 +7,6 @@ against gold normalised by the study's score range.
 
 from __future__ import annotations
 
-from ml_backend import procedures as P
 from ml_backend.model_procedure import (
     Embeddings,
     ModelAnswers,
@@ -15,6 +14,7 @@ from ml_backend.model_procedure import (
     SubsetJob,
     TextGroup,
 )
+from ml_backend.procedures import sts as P
 
 #: The gold scale mteb's STS tasks use unless the study names another.
 DEFAULT_SCORE_RANGE = (0.0, 5.0)

@@ -7,7 +7,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from scoring import aggregation, agreement, intervals
+from scoring import agreement, intervals
+from scoring.aggregation import sts as aggregation
 from scoring.records import Agreement, Interval, Score
 from scoring.rules import ItemAlignment, PerItem, ScoringRules
 

@@ -25,8 +25,15 @@ import numpy as np
 import pytest
 
 from hume_sync.task_types.pair_classification import PairClassification
-from hume_sync.task_types.pair_classification import model as M
 from hume_sync.task_types.pair_classification.study import pair_instance
+from ml_backend.procedures.pair_classification import (
+    SCORE_FUNCTIONS,
+    PairClassificationResult,
+    best_f1_threshold,
+    compute_metrics,
+    decision,
+)
+from scoring.aggregation.pair_classification import best_accuracy_threshold
 from tests._fake_encoder import FakeEncoder
 from tests.task_type_examples.pair_classification import SICK, read_sick
 
@@ -102,7 +109,7 @@ def run_mteb_pairs(
     return run_mteb(MTEB_TASK, "default", data, model, folder)
 
 
-def assert_same(ours: M.PairClassificationResult, theirs: Mapping[str, Any], preds: Any) -> float:
+def assert_same(ours: PairClassificationResult, theirs: Mapping[str, Any], preds: Any) -> float:
     """Every mteb score and per-pair score equal; returns the largest difference (for the log)."""
     assert ours.scores is not None
     keys = set(ours.scores)
@@ -213,10 +220,10 @@ def test_best_accuracy_threshold_by_hand() -> None:
     scores = [0.9, 0.8, 0.7, 0.2, 0.1]
     # cuts: after 0.9 -> 1 TP + 3 TN = 4/5; after 0.8 -> 3/5; after 0.7 -> 2 TP + 2 TN = 4/5
     # again: only a strictly better cut replaces the first one found
-    acc, cut = M.best_accuracy_threshold(scores, labels, True)
+    acc, cut = best_accuracy_threshold(scores, labels, True)
     assert acc == 0.8 and cut == pytest.approx(0.85)
     # distances: lower is more similar, the same search from the other end
-    acc_d, cut_d = M.best_accuracy_threshold([-s for s in scores], labels, False)
+    acc_d, cut_d = best_accuracy_threshold([-s for s in scores], labels, False)
     assert acc_d == 0.8 and cut_d == pytest.approx(-0.85)
 
 
@@ -224,19 +231,19 @@ def test_thresholds_never_split_ties_and_skip_the_all_positive_cut() -> None:
     labels = np.asarray([1, 1, 0, 0])
     # 0.5 is shared by a positive and a negative; a cut inside the tie would give 4/4
     scores = [0.9, 0.5, 0.5, 0.1]
-    acc, cut = M.best_accuracy_threshold(scores, labels, True)
+    acc, cut = best_accuracy_threshold(scores, labels, True)
     # allowed cuts: after 0.9 (1 TP + 2 TN = 3/4) and after both 0.5s (2 TP + 1 TN = 3/4)
     assert acc == 0.75 and cut == pytest.approx(0.7)
     # all pairs equal: no cut at all, mteb's start values stand
-    assert M.best_accuracy_threshold([0.4] * 4, labels, True) == (0, -1.0)
-    assert M.best_f1_threshold([0.4] * 4, labels, True) == (0.0, 0.0, 0.0, 0.0)
+    assert best_accuracy_threshold([0.4] * 4, labels, True) == (0, -1.0)
+    assert best_f1_threshold([0.4] * 4, labels, True) == (0.0, 0.0, 0.0, 0.0)
 
 
 def test_best_f1_threshold_by_hand() -> None:
     labels = np.asarray([1, 1, 0, 1, 0, 0])
     scores = [6, 5, 4, 3, 2, 1]
     # top 1: P 1, R 1/3, F1 0.5; top 2: P 1, R 2/3, F1 0.8; top 4: P 3/4, R 1, F1 6/7 (best)
-    f1, precision, recall, cut = M.best_f1_threshold(scores, labels, True)
+    f1, precision, recall, cut = best_f1_threshold(scores, labels, True)
     assert (f1, precision, recall, cut) == (pytest.approx(6 / 7), 0.75, 1.0, 2.5)
 
 
@@ -249,7 +256,7 @@ def test_compute_metrics_keys_and_max_by_hand() -> None:
         "dot_scores": [0.2, 0.1, 0.3, 0.4],
     }
     gold = [1, 0, 1, 0]
-    scores, thresholds = M.compute_metrics(distances, gold)
+    scores, thresholds = compute_metrics(distances, gold)
     assert scores["cosine_ap"] == 1.0 and scores["euclidean_ap"] == 1.0
     # manhattan ranks (1, 0, 1, 0): AP = (1/1 + 2/3) / 2
     assert scores["manhattan_ap"] == pytest.approx(5 / 6)
@@ -265,14 +272,14 @@ def test_compute_metrics_keys_and_max_by_hand() -> None:
     [([1, 1, 1], "only label 1"), ([0, 2, 1], "0 or 1"), ([True, False, True], "0 or 1")],
 )
 def test_gold_must_be_binary_with_both_labels(gold: list[Any], match: str) -> None:
-    distances = {key: [0.1, 0.2, 0.3] for _, key, _ in M.SCORE_FUNCTIONS}
+    distances = {key: [0.1, 0.2, 0.3] for _, key, _ in SCORE_FUNCTIONS}
     with pytest.raises(ValueError, match=match):
-        M.compute_metrics(distances, gold)
+        compute_metrics(distances, gold)
 
 
 def test_decision_is_strict_and_follows_the_direction() -> None:
     assert TYPE.model_decision(0.5001, 0.5) == 1
     assert TYPE.model_decision(0.4999, 0.5) == 0
-    assert M.decision(1.0, 2.0, high_score_more_similar=False) == 1
+    assert decision(1.0, 2.0, high_score_more_similar=False) == 1
     # mteb's start threshold (-1.0, when no cut exists) calls every cosine above it positive
-    assert M.decision(0.0, -1.0) == 1
+    assert decision(0.0, -1.0) == 1

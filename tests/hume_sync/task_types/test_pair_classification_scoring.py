@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from hume_sync.task_types.pair_classification import PairClassification
-from hume_sync.task_types.pair_classification.scoring import expected_random_ap, vote_shares
+from scoring.aggregation.pair_classification import expected_random_ap, vote_shares
 from scoring.errors import DegenerateInputError, InvalidInputError
 
 TYPE = PairClassification()

@@ -1,0 +1,192 @@
+"""Classification: mteb's ``AbsTaskClassification`` on ready embeddings.
+
+Logistic regression per experiment on an undersampled train pool, the scores averaged over the
+experiments; a per-item answer is the majority label over the experiments.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ml_backend.procedures.common import SEED, Label, ProcedureResult
+
+N_EXPERIMENTS = 10  # AbsTaskClassification.n_experiments
+DEFAULT_SAMPLES_PER_LABEL = 8  # AbsTaskClassification.samples_per_label
+LOGREG_MAX_ITER = 100  # AbsTaskClassification.evaluator_model = LogisticRegression(max_iter=100)
+
+
+@dataclass(frozen=True)
+class ClassificationResult(ProcedureResult):
+    """``answers``: majority label per test item over the experiments; ``confidences``: its
+    vote share; ``scores``: mteb's experiment means (accuracy, f1, ...) and
+    ``scores_per_experiment``."""
+
+    confidences: list[float] = field(default_factory=list)
+    votes: list[dict[Any, int]] = field(default_factory=list)
+    predictions_per_experiment: list[list[Any]] = field(default_factory=list)
+    train_indices: list[list[int]] = field(default_factory=list)
+
+
+def classification_train_indices(
+    train_labels: Sequence[Label],
+    samples_per_label: int,
+    *,
+    n_experiments: int = N_EXPERIMENTS,
+    seed: int = SEED,
+) -> list[list[int]]:
+    """Train-pool indices of each experiment, as ``AbsTaskClassification._undersample_data``.
+
+    mteb re-creates ``np.random.RandomState(seed)`` every experiment but shuffles the *previous*
+    experiment's order again, so experiment i sees the pool permuted i+1 times; then it keeps the
+    first ``samples_per_label`` items of each label in that order. Exposed so a caller can embed
+    only the union of these texts, as mteb does.
+    """
+    if samples_per_label < 1:
+        raise ValueError("samples_per_label must be at least 1")
+    idxs = list(range(len(train_labels)))
+    experiments: list[list[int]] = []
+    for _ in range(n_experiments):
+        rng_state = np.random.RandomState(seed)
+        rng_state.shuffle(idxs)
+        counter: dict[Label, int] = defaultdict(int)
+        selected: list[int] = []
+        for i in idxs:
+            label = train_labels[i]
+            if counter[label] < samples_per_label:
+                selected.append(i)
+                counter[label] += 1
+        experiments.append(selected)
+    return experiments
+
+
+def _rows(embeddings: np.ndarray | Mapping[int, np.ndarray], indices: Sequence[int]) -> np.ndarray:
+    if isinstance(embeddings, Mapping):
+        return np.stack([np.asarray(embeddings[i]) for i in indices])
+    return np.asarray(embeddings)[list(indices)]
+
+
+def _label_sort_key(label: Any) -> tuple[int, Any]:
+    """Order for tie-breaks: numbers numerically, everything else alphabetically by its text."""
+    if isinstance(label, int | float | np.integer | np.floating) and not isinstance(label, bool):
+        return (0, float(label))
+    return (1, str(label))
+
+
+def majority_vote(votes: Sequence[Label]) -> tuple[Label, float, dict[Label, int]]:
+    """Most frequent label (ties → alphabetically first), its share of the votes, the counts."""
+    counts = Counter(votes)
+    top = max(counts.values())
+    winner = min((label for label, n in counts.items() if n == top), key=_label_sort_key)
+    return winner, top / len(votes), dict(counts)
+
+
+def classification_metrics(y_true: Sequence[Label], y_pred: Sequence[Label]) -> dict[str, Any]:
+    """One experiment's metrics, as ``AbsTaskClassification._calculate_scores``."""
+    from sklearn.metrics import (
+        accuracy_score,
+        average_precision_score,
+        f1_score,
+        precision_score,
+        recall_score,
+    )
+
+    y_true_l, y_pred_l = list(y_true), list(y_pred)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # undefined precision → 0, as mteb (zero_division="warn")
+        scores: dict[str, Any] = {
+            "accuracy": accuracy_score(y_true_l, y_pred_l),
+            "f1": f1_score(y_true_l, y_pred_l, average="macro"),
+            "f1_weighted": f1_score(y_true_l, y_pred_l, average="weighted"),
+            "precision": precision_score(y_true_l, y_pred_l, average="macro"),
+            "precision_weighted": precision_score(y_true_l, y_pred_l, average="weighted"),
+            "recall": recall_score(y_true_l, y_pred_l, average="macro"),
+            "recall_weighted": recall_score(y_true_l, y_pred_l, average="weighted"),
+            "ap": None,
+            "ap_weighted": None,
+        }
+        if len(np.unique(np.asarray(y_true_l))) == 2:
+            try:  # mteb scores the hard predictions; only numeric labels allow it
+                scores["ap"] = average_precision_score(y_true_l, y_pred_l, average="macro")
+                scores["ap_weighted"] = average_precision_score(
+                    y_true_l, y_pred_l, average="weighted"
+                )
+            except (TypeError, ValueError):
+                pass
+    return {k: (None if v is None else float(v)) for k, v in scores.items()}
+
+
+def _average_experiments(per_experiment: list[dict[str, Any]]) -> dict[str, Any]:
+    """Mean over experiments, skipping None (``_calculate_avg_scores``)."""
+    out: dict[str, Any] = {}
+    for key in per_experiment[0]:
+        values = [s[key] for s in per_experiment if s[key] is not None]
+        out[key] = float(np.mean(values)) if values else math.nan
+    out["scores_per_experiment"] = per_experiment
+    return out
+
+
+def classify(
+    train_embeddings: np.ndarray | Mapping[int, np.ndarray],
+    train_labels: Sequence[Label],
+    test_embeddings: np.ndarray,
+    test_labels: Sequence[Label] | None = None,
+    *,
+    samples_per_label: int,
+    n_experiments: int = N_EXPERIMENTS,
+    seed: int = SEED,
+) -> ClassificationResult:
+    """mteb's classification: per experiment, fit logistic regression on an undersampled train set.
+
+    Mirrors ``AbsTaskClassification._evaluate_subset`` + ``SklearnEvaluator``:
+    ``LogisticRegression(max_iter=100, random_state=seed)`` fitted on the rows of
+    :func:`classification_train_indices` (in that order), predicting every test item.
+    ``train_embeddings`` is an array over the whole pool or a mapping holding at least the
+    selected rows. Pass embeddings in the encoder's dtype (float32): the fit depends on it.
+    """
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.linear_model import LogisticRegression
+
+    experiments = classification_train_indices(
+        train_labels, samples_per_label, n_experiments=n_experiments, seed=seed
+    )
+    x_test = np.asarray(test_embeddings)
+    if len(x_test) == 0 or len(train_labels) == 0:
+        raise ValueError("classification needs at least one test item and one train item")
+    if test_labels is not None and len(test_labels) != len(x_test):
+        raise ValueError("test_labels and test_embeddings differ in length")
+    predictions: list[list[Any]] = []
+    per_experiment: list[dict[str, Any]] = []
+    for selected in experiments:
+        model = LogisticRegression(max_iter=LOGREG_MAX_ITER, random_state=seed)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            model.fit(_rows(train_embeddings, selected), [train_labels[i] for i in selected])
+        y_pred = model.predict(x_test)
+        predictions.append(y_pred.tolist())
+        if test_labels is not None:
+            per_experiment.append(classification_metrics(test_labels, y_pred))
+    answers, confidences, votes = [], [], []
+    for item in range(len(x_test)):
+        label, share, counts = majority_vote([p[item] for p in predictions])
+        answers.append(label)
+        confidences.append(share)
+        votes.append(counts)
+    scores = _average_experiments(per_experiment) if test_labels is not None else None
+    return ClassificationResult(
+        answers=answers,
+        scores=scores,
+        main_score_name="accuracy",
+        method=f"mteb:logreg(max_iter={LOGREG_MAX_ITER})x{n_experiments}"
+        f"(samples_per_label={samples_per_label},seed={seed})+majority_vote",
+        confidences=confidences,
+        votes=votes,
+        predictions_per_experiment=predictions,
+        train_indices=experiments,
+    )

@@ -1,0 +1,86 @@
+"""Clustering: mteb's ``AbsTaskClusteringLegacy`` (MiniBatchKMeans, V-measure) on one set."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ml_backend.procedures.common import SEED, Label, ProcedureResult
+
+KMEANS_BATCH_SIZE = 500  # ClusteringEvaluator(clustering_batch_size=500)
+
+
+@dataclass(frozen=True)
+class ClusteringResult(ProcedureResult):
+    """``answers``: cluster id (0..K-1) per item, in input order."""
+
+    n_clusters: int = 0
+
+
+def cluster(
+    embeddings: np.ndarray,
+    gold_labels: Sequence[Label] | None = None,
+    *,
+    n_clusters: int | None = None,
+    seed: int = SEED,
+) -> ClusteringResult:
+    """mteb's (legacy) clustering of one set: MiniBatchKMeans, K = number of gold labels.
+
+    Mirrors ``ClusteringEvaluator`` as ``AbsTaskClusteringLegacy`` (all HUME clustering tasks) runs
+    it on a text set: ``MiniBatchKMeans(n_clusters=K, batch_size=500, n_init="auto",
+    compute_labels=True, random_state=seed)`` fitted on the items in their given order (order
+    matters), V-measure against gold. A set with one gold label scores 1.0 unclustered, as mteb.
+    """
+    from sklearn.cluster import MiniBatchKMeans
+
+    x = np.asarray(embeddings)
+    if n_clusters is None:
+        if gold_labels is None:
+            raise ValueError("give n_clusters or gold_labels")
+        n_clusters = len(set(gold_labels))
+    if gold_labels is not None and len(gold_labels) != len(x):
+        raise ValueError("gold_labels and embeddings differ in length")
+    if n_clusters > len(x):
+        raise ValueError(f"cannot make {n_clusters} clusters from {len(x)} items")
+    if n_clusters <= 1:
+        answers = [0] * len(x)
+    else:
+        model = MiniBatchKMeans(
+            n_clusters=n_clusters,
+            batch_size=KMEANS_BATCH_SIZE,
+            n_init="auto",
+            compute_labels=True,
+            random_state=seed,
+        )
+        model.fit(x)
+        answers = [int(c) for c in model.labels_.tolist()]
+    scores = None
+    if gold_labels is not None:
+        scores = clustering_metrics(list(gold_labels), answers)
+    return ClusteringResult(
+        answers=answers,
+        scores=scores,
+        main_score_name="v_measure",
+        method=f"mteb:minibatch_kmeans(k={n_clusters},batch_size={KMEANS_BATCH_SIZE},"
+        f"n_init=auto,seed={seed})+v_measure",
+        n_clusters=n_clusters,
+    )
+
+
+def clustering_metrics(gold: Sequence[Label], assignment: Sequence[int]) -> dict[str, float]:
+    """V-measure (mteb's main score) plus NMI, ARI and cluster accuracy (mteb's non-text path)."""
+    from scipy.optimize import linear_sum_assignment
+    from sklearn import metrics
+
+    if len(set(gold)) <= 1:  # AbsTaskClusteringLegacy: such a set is not clustered, v_measure 1.0
+        return {"v_measure": 1.0}
+    matrix = metrics.confusion_matrix([str(g) for g in gold], [str(a) for a in assignment])
+    rows, cols = linear_sum_assignment(matrix, maximize=True)
+    return {
+        "v_measure": float(metrics.cluster.v_measure_score(gold, assignment)),
+        "nmi": float(metrics.cluster.normalized_mutual_info_score(gold, assignment)),
+        "ari": float(metrics.cluster.adjusted_rand_score(gold, assignment)),
+        "cluster_accuracy": float(matrix[rows, cols].sum() / len(gold)),
+    }

@@ -1,0 +1,141 @@
+"""What every type's model procedure shares: the result shape and the model's similarity.
+
+Each type's module beside this one (``ml_backend/procedures/<type>.py``) re-implements what the
+installed mteb 2.x evaluator does for that type, so that a model's answers shown in Label Studio
+and its score on the HUME instances are the numbers mteb itself would report
+(``tests/ml_backend/test_parity.py`` checks this against mteb's own classes). The procedures take
+embeddings computed elsewhere (once per distinct text by the backend's cache) and know nothing
+of studies or jobs. This module holds only what several of them use, so that it names no type.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Mapping
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+SEED = 42  # mteb's default task / evaluator seed
+
+Label = Hashable
+
+
+def _plain(obj: Any) -> Any:
+    """JSON-friendly copy: numpy scalars to Python, tuples to lists, keys to str, NaN to None."""
+    if isinstance(obj, float | np.floating) and math.isnan(obj):
+        return None
+    if isinstance(obj, Mapping):
+        return {str(k): _plain(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_plain(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return _plain(obj.tolist())
+    if isinstance(obj, np.generic):
+        return obj.item()
+    return obj
+
+
+@dataclass(frozen=True)
+class ProcedureResult:
+    """Common shape: per-item ``answers``, mteb-named ``scores`` (None without gold), ``method``."""
+
+    answers: list[Any]
+    scores: dict[str, Any] | None
+    main_score_name: str
+    method: str
+
+    @property
+    def main_score(self) -> float | None:
+        """The score mteb reports as ``main_score`` for this task type."""
+        return None if self.scores is None else self.scores[self.main_score_name]
+
+    def to_dict(self) -> dict[str, Any]:
+        d = _plain(asdict(self))
+        d["main_score"] = self.main_score
+        return d
+
+
+SIMILARITY_FUNCTIONS = ("cosine", "dot", "euclidean", "manhattan")
+
+
+def similarity_matrix(a: np.ndarray, b: np.ndarray, fn: str = "cosine") -> np.ndarray:
+    """The model's similarity of every row of ``a`` with every row of ``b``.
+
+    Computed as sentence-transformers' ``util`` functions do (what mteb's wrapper calls through
+    ``model.similarity``): with torch when it is installed — the same kernel, so the same bits
+    and the same exact ties — else with numpy row by row (ties kept, values within ~1e-7).
+    ``euclidean``/``manhattan`` are negated distances.
+    """
+    if fn not in SIMILARITY_FUNCTIONS:
+        raise ValueError(f"unknown similarity {fn!r}: expected one of {SIMILARITY_FUNCTIONS}")
+    a, b = np.atleast_2d(np.asarray(a)), np.atleast_2d(np.asarray(b))
+    if a.dtype.itemsize < 4:  # ST upcasts sub-float32 embeddings before scoring
+        a, b = a.astype(np.float32), b.astype(np.float32)
+    try:
+        import torch
+    except ImportError:
+        return _similarity_numpy(a, b, fn)
+    ta, tb = torch.from_numpy(np.ascontiguousarray(a)), torch.from_numpy(np.ascontiguousarray(b))
+    if fn == "cosine":
+        normalize = torch.nn.functional.normalize
+        out = torch.mm(normalize(ta, p=2, dim=-1), normalize(tb, p=2, dim=-1).transpose(0, 1))
+    elif fn == "dot":
+        out = torch.mm(ta, tb.transpose(0, 1))
+    else:
+        out = -torch.cdist(ta, tb, p=2.0 if fn == "euclidean" else 1.0)
+    return out.numpy()
+
+
+def _similarity_numpy(a: np.ndarray, b: np.ndarray, fn: str) -> np.ndarray:
+    """Fallback without torch: one reduction per pair, so identical rows score identically."""
+    if fn == "cosine":
+        eps = a.dtype.type(1e-12)
+        a = a / np.maximum(np.linalg.norm(a, axis=1, keepdims=True), eps)
+        b = b / np.maximum(np.linalg.norm(b, axis=1, keepdims=True), eps)
+    rows = []
+    for row in a:
+        if fn in ("cosine", "dot"):
+            rows.append((b * row).sum(axis=1))
+        elif fn == "euclidean":
+            rows.append(-np.sqrt(((b - row) ** 2).sum(axis=1)))
+        else:
+            rows.append(-np.abs(b - row).sum(axis=1))
+    return np.stack(rows).astype(np.result_type(a.dtype, b.dtype), copy=False)
+
+
+def pairwise_similarity(a: np.ndarray, b: np.ndarray, fn: str = "cosine") -> np.ndarray:
+    """Similarity of each pair ``(a[i], b[i])``, as sentence-transformers' ``pairwise_*``."""
+    if fn not in SIMILARITY_FUNCTIONS:
+        raise ValueError(f"unknown similarity {fn!r}: expected one of {SIMILARITY_FUNCTIONS}")
+    a, b = np.atleast_2d(np.asarray(a)), np.atleast_2d(np.asarray(b))
+    if a.dtype.itemsize < 4:
+        a, b = a.astype(np.float32), b.astype(np.float32)
+    ta: Any  # numpy arrays, or torch tensors where torch is installed
+    tb: Any
+    try:
+        import torch
+    except ImportError:
+        xp: Any = np
+        ta, tb = a, b
+        if fn == "cosine":
+            eps = a.dtype.type(1e-12)
+            ta = a / np.maximum(np.linalg.norm(a, axis=-1, keepdims=True), eps)
+            tb = b / np.maximum(np.linalg.norm(b, axis=-1, keepdims=True), eps)
+    else:
+        xp = torch
+        ta, tb = (
+            torch.from_numpy(np.ascontiguousarray(a)),
+            torch.from_numpy(np.ascontiguousarray(b)),
+        )
+        if fn == "cosine":
+            ta = torch.nn.functional.normalize(ta, p=2, dim=-1)
+            tb = torch.nn.functional.normalize(tb, p=2, dim=-1)
+    if fn in ("cosine", "dot"):
+        out = (ta * tb).sum(-1)
+    elif fn == "euclidean":
+        out = -xp.sqrt(((ta - tb) ** 2).sum(-1))
+    else:
+        out = -xp.abs(ta - tb).sum(-1)
+    return np.asarray(out)

@@ -1,0 +1,91 @@
+"""Classification: HUME's human score (majority vote per item, then accuracy).
+
+A tie goes to the alphabetically first label, as in HUME; ``details`` gives the accuracy under
+other tie rules too.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Hashable, Mapping
+from typing import Any
+
+from scoring import metrics
+from scoring.aggregation.common import Answers, collect, rater_error
+from scoring.errors import ScoringError
+from scoring.records import Score
+
+
+def _vote(labels: list[Any]) -> tuple[Any, bool]:
+    """Most frequent label; a tie goes to the first label in string order. Returns (label, tie)."""
+    counts = Counter(labels)
+    top = max(counts.values())
+    best = sorted((label for label, c in counts.items() if c == top), key=str)
+    return best[0], len(best) > 1
+
+
+def _top_labels(labels: list[Any]) -> list[Any]:
+    """The labels given most often to one item (several on a tie)."""
+    counts = Counter(labels)
+    top = max(counts.values())
+    return [label for label, c in counts.items() if c == top]
+
+
+def human_classification(gold: Mapping[Hashable, Any], answers: Answers) -> Score:
+    """Majority vote per item (alphabetical tie-break), then accuracy against gold.
+
+    ``per_rater`` holds each annotator's accuracy on the items they answered; with a single
+    annotator the vote is their answers, so the value equals their accuracy (as in HUME).
+    """
+    col = collect(gold, answers)
+    per_rater: dict[str, float] = {}
+    per_rater_f1: dict[str, float] = {}
+    for rater, given in col.by_rater.items():
+        try:
+            score = metrics.accuracy([gold[i] for i in given], list(given.values()))
+        except ScoringError as exc:
+            raise rater_error(rater, exc) from None
+        per_rater[rater] = score.value
+        per_rater_f1[rater] = score.details["f1"]
+    votes: dict[Hashable, Any] = {}
+    tied: list[Hashable] = []
+    # Per item, the chance the vote is right under each tie rule (1/0 without a tie).
+    random_hits, best_hits, worst_hits = [], [], []
+    for item in col.items:
+        labels = [g[item] for g in col.by_rater.values() if item in g]
+        label, tie = _vote(labels)
+        votes[item] = label
+        top = _top_labels(labels)
+        right = gold[item] in top
+        random_hits.append(right / len(top))
+        best_hits.append(float(right))
+        worst_hits.append(float(right and len(top) == 1))
+        if tie:
+            tied.append(item)
+    vote_score = metrics.accuracy([gold[i] for i in col.items], [votes[i] for i in col.items])
+    n = len(col.items)
+    untied = [h for i, h in zip(col.items, best_hits, strict=True) if i not in set(tied)]
+    tie_rules = {
+        "alphabetical": vote_score.value,
+        "random_expected": math.fsum(random_hits) / n if n else math.nan,
+        "tie_to_gold": math.fsum(best_hits) / n if n else math.nan,
+        "tie_away_from_gold": math.fsum(worst_hits) / n if n else math.nan,
+        "untied_items_only": math.fsum(untied) / len(untied) if untied else math.nan,
+    }
+    details = {
+        **vote_score.details,
+        **col.details(),
+        "votes": votes,
+        "tied_items": tied,
+        "n_tied_items": len(tied),
+        "tie_rules": tie_rules,
+        "per_rater_f1": per_rater_f1,
+    }
+    return Score(
+        vote_score.value,
+        "human:majority_vote(alphabetical_tie_break)+accuracy",
+        n_items=len(col.items),
+        per_rater=per_rater,
+        details=details,
+    )

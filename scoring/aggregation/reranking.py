@@ -1,0 +1,101 @@
+"""Reranking: HUME's human score (AP of binary marks per query, mean over queries per
+annotator, then the mean over annotators)."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping
+from typing import Any
+
+from scoring import metrics
+from scoring.aggregation.common import Answers, collect, mean_over_annotators, rater_error
+from scoring.errors import DegenerateInputError, InvalidInputError
+from scoring.records import Score
+from scoring.validation import choose
+
+#: Tie rule for MRR/nDCG that goes with each AP method: HUME's script ranked marks in their given
+#: order (``np.argsort(-marks)``, assumed stable), trec_eval by id descending.
+TIES_FOR_AP_METHOD: Mapping[str, str] = {
+    "sklearn": "input_order",
+    "trec_eval": "trec_eval",
+    "expected_ties": "expected_ties",
+}
+
+
+def human_reranking(
+    gold: Mapping[Hashable, Mapping[Hashable, int]],
+    answers: Answers,
+    ap_method: str = "sklearn",
+    k: int = 10,
+    ties: str | None = None,
+) -> Score:
+    """Per annotator: AP of their binary marks per query, mean over queries; then mean over
+    annotators. MRR@k and nDCG@k are aggregated the same way into ``details``.
+
+    ``gold`` is {query: {candidate: 0/1}}; its candidate order is the ranking order of tied
+    marks. ``ties`` (MRR/nDCG only) defaults to the rule that goes with ``ap_method``
+    (:data:`TIES_FOR_AP_METHOD`). A query is used for an annotator only if they marked every
+    candidate; queries without a relevant candidate are skipped, as mteb does.
+    """
+    choose(ap_method, metrics.AP_METHODS, "average-precision method")
+    tie_rule = TIES_FOR_AP_METHOD[ap_method] if ties is None else ties
+    choose(tie_rule, metrics.TIE_RULES, "tie rule")
+    if not isinstance(gold, Mapping) or not gold:
+        raise InvalidInputError("gold: expected a non-empty mapping query_id -> {candidate: 0/1}")
+    for qid, cands in gold.items():
+        if not isinstance(cands, Mapping) or not cands:
+            raise InvalidInputError(f"gold[{qid!r}]: expected a non-empty mapping candidate -> 0/1")
+
+    def complete(rater: str, qid: Hashable, marks: Any) -> bool:
+        where = f"answers[{rater!r}][{qid!r}]"
+        if not isinstance(marks, Mapping):
+            raise InvalidInputError(f"{where}: expected a mapping candidate -> mark")
+        unknown = [c for c in marks if c not in gold[qid]]
+        if unknown:
+            raise InvalidInputError(f"{where}: unknown candidates {unknown[:5]!r}")
+        return all(marks.get(c) is not None for c in gold[qid])
+
+    col = collect(gold, answers, complete)
+    per_rater: dict[str, float] = {}
+    per_mrr: dict[str, float] = {}
+    per_ndcg: dict[str, float] = {}
+    per_query_ap: dict[str, Mapping[Hashable, float]] = {}
+    unscorable: list[str] = []
+    no_relevant: set[Hashable] = set()
+    for rater, given in col.by_rater.items():
+        queries = {
+            qid: ([gold[qid][c] for c in gold[qid]], [marks[c] for c in gold[qid]])
+            for qid, marks in given.items()
+        }
+        try:
+            ap, rr, ndcg = metrics.mean_ranking_scores(queries, ap_method, k=k, ties=tie_rule)
+        except DegenerateInputError:
+            unscorable.append(rater)
+            no_relevant.update(queries)
+            continue
+        except InvalidInputError as exc:
+            raise rater_error(rater, exc) from None
+        no_relevant.update(ap.details["no_relevant_queries"])
+        per_rater[rater] = ap.value
+        per_mrr[rater] = rr.value
+        per_ndcg[rater] = ndcg.value
+        per_query_ap[rater] = ap.details["per_query"]
+    if not per_rater:
+        raise DegenerateInputError("answers: no annotated query has a relevant candidate")
+    details = {
+        f"mrr@{k}": mean_over_annotators(per_mrr),
+        f"ndcg@{k}": mean_over_annotators(per_ndcg),
+        f"per_rater_mrr@{k}": per_mrr,
+        f"per_rater_ndcg@{k}": per_ndcg,
+        "per_rater_per_query_ap": per_query_ap,
+        "ties": tie_rule,
+        "no_relevant_queries": [q for q in gold if q in no_relevant],
+        "annotators_without_scorable_queries": unscorable,
+        **col.details(),
+    }
+    return Score(
+        mean_over_annotators(per_rater),
+        f"human:mean_over_annotators(mean_over_queries(map:{ap_method}))",
+        n_items=len([q for q in col.items if q not in no_relevant]),
+        per_rater=per_rater,
+        details=details,
+    )

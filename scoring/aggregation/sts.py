@@ -1,0 +1,69 @@
+"""STS: HUME's human score (mean rating per pair, then Spearman against gold)."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping
+from typing import Any
+
+import numpy as np
+
+from scoring import metrics
+from scoring.aggregation.common import Answers, collect, rater_error
+from scoring.errors import DegenerateInputError, InvalidInputError
+from scoring.records import Score
+
+
+def _rating(rater: str, item: Hashable, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+        raise InvalidInputError(f"answers[{rater!r}][{item!r}]: expected a number, got {value!r}")
+    if not np.isfinite(value):
+        raise InvalidInputError(f"answers[{rater!r}][{item!r}]: not a finite number")
+    return float(value)
+
+
+def human_sts(gold: Mapping[Hashable, float], answers: Answers) -> Score:
+    """Mean rating per pair across annotators, then Spearman against gold (details: Pearson).
+
+    An annotator whose own Spearman is undefined (constant ratings) is left out of
+    ``per_rater`` and named in ``details["degenerate_raters"]``; the pooled score still counts
+    their ratings.
+    """
+    col = collect(gold, answers)
+    ratings = {
+        rater: {item: _rating(rater, item, v) for item, v in given.items()}
+        for rater, given in col.by_rater.items()
+    }
+    per_rater: dict[str, float] = {}
+    per_rater_pearson: dict[str, float] = {}
+    degenerate: dict[str, str] = {}
+    for rater, given in ratings.items():
+        try:
+            score = metrics.spearman([gold[i] for i in given], list(given.values()))
+        except DegenerateInputError as exc:
+            degenerate[rater] = str(exc)
+            continue
+        except InvalidInputError as exc:
+            if len(given) < 2:
+                degenerate[rater] = str(exc)
+                continue
+            raise rater_error(rater, exc) from None
+        per_rater[rater] = score.value
+        per_rater_pearson[rater] = score.details["pearson"]
+    means = {
+        item: float(np.mean([r[item] for r in ratings.values() if item in r])) for item in col.items
+    }
+    pooled = metrics.spearman([gold[i] for i in col.items], [means[i] for i in col.items])
+    details = {
+        "pearson": pooled.details["pearson"],
+        "per_rater_pearson": per_rater_pearson,
+        "degenerate_raters": degenerate,
+        "mean_ratings": means,
+        **col.details(),
+    }
+    return Score(
+        pooled.value,
+        "human:mean_rating+spearman",
+        n_items=len(col.items),
+        per_rater=per_rater,
+        details=details,
+    )
