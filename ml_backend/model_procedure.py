@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
@@ -111,6 +111,12 @@ class ModelProcedure(ABC):
         Raises :class:`PredictError` when an instance lacks what the type needs.
         """
 
+    def model_job_settings(self, subset: Any) -> dict[str, Any]:
+        """What this type's procedure reads beside the instances (:attr:`SubsetJob.settings`),
+        from the study store's record of the subset (``hume_sync``'s ``Subset``: its stored
+        ``config`` and columns; ``ml_backend`` cannot name the class). Default: nothing."""
+        return {}
+
     @abstractmethod
     def model_answers(
         self, job: SubsetJob, embeddings: Embeddings, similarity: str
@@ -134,7 +140,8 @@ class SubsetJob:
     ``{"items": [{"id", "text"}]}``, STS ``{"sentence1", "sentence2"}``, reranking
     ``{"query", "candidates": [{"id", "text"}]}``). ``gold`` (aligned with ``hume_ids``; for
     clustering one ``{item_id: label}`` per instance) is optional: without it answers are made
-    but no score.
+    but no score. ``settings`` are the type's own (``ModelProcedure.model_job_settings``:
+    classification's ``samples_per_label``, clustering's ``n_groups``, STS's ``score_range``).
     """
 
     key: str
@@ -143,9 +150,7 @@ class SubsetJob:
     hume_ids: tuple[str, ...]
     contents: tuple[Mapping[str, Any], ...]
     train_pool: tuple[Mapping[str, Any], ...] = ()
-    samples_per_label: int | None = None
-    n_groups: int | None = None
-    score_range: tuple[float, float] | None = None
+    settings: Mapping[str, Any] = field(default_factory=dict)
     gold: tuple[Any, ...] | None = None
 
     def __post_init__(self) -> None:

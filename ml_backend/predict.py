@@ -100,6 +100,19 @@ class PredictRun:
     score_seconds: float = 0.0
 
 
+#: Settings that had a place of their own in the fingerprint before jobs carried ``settings``;
+#: they keep it, so that a store's fingerprints (and its predict skips) survive the change. Any
+#: other setting a type adds goes in one sorted mapping after them.
+FINGERPRINT_SETTINGS: tuple[str, ...] = ("samples_per_label", "n_groups", "score_range")
+
+
+def _fingerprint_value(value: Any) -> Any:
+    """A setting as the fingerprint writes it (a range as a list; an empty one as none)."""
+    if isinstance(value, tuple | list):
+        return list(value) or None
+    return value
+
+
 def job_fingerprint(job: SubsetJob, encoder: Encoder) -> str:
     """sha256 of everything a subset's answers and score depend on, for skipping reruns.
 
@@ -116,12 +129,13 @@ def job_fingerprint(job: SubsetJob, encoder: Encoder) -> str:
             list(job.hume_ids),
             list(job.contents),
             list(job.train_pool),
-            job.samples_per_label,
-            job.n_groups,
-            list(job.score_range) if job.score_range else None,
+            *(_fingerprint_value(job.settings.get(key)) for key in FINGERPRINT_SETTINGS),
             None if job.gold is None else list(job.gold),
         ],
     }
+    others = {k: v for k, v in job.settings.items() if k not in FINGERPRINT_SETTINGS}
+    if others:
+        payload["settings"] = {k: _fingerprint_value(v) for k, v in sorted(others.items())}
     text = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 

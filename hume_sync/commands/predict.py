@@ -91,18 +91,16 @@ def build_jobs(
     jobs = []
     for key, view in views.items():
         sub = store.subset(key)
-        score_range = sub.config.get("score_range")
+        kind = task_types.get(sub.task_type)
         jobs.append(
             SubsetJob(
                 key=sub.key,
-                task=task_types.get(sub.task_type),
+                task=kind,
                 task_name=sub.task_name,
                 hume_ids=tuple(i.hume_id for i in view.instances),
                 contents=tuple(i.content for i in view.instances),
                 train_pool=tuple({"text": t.text, "label": t.label} for t in view.train),
-                samples_per_label=sub.samples_per_label,
-                n_groups=sub.config.get("n_groups"),
-                score_range=tuple(score_range) if score_range else None,
+                settings=kind.model_job_settings(sub),
                 gold=tuple(i.gold for i in view.instances),
             )
         )

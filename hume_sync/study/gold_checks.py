@@ -51,13 +51,16 @@ def check_gold_against_spec(
     """
     field_ = f"subsets[{subset.name}]"
     source = _data_file(task, subset, data)
-    if subset.label_set is not None:  # only labelled texts have labels to check
-        allowed = set(subset.label_set)
+    # The settings of the types that have them; the records tell which checks apply.
+    label_set = getattr(subset.settings, "label_set", None)
+    score_range = getattr(subset.settings, "score_range", None)
+    if label_set is not None:  # only labelled texts have labels to check
+        allowed = set(label_set)
         data_labels = {r.label for r in data.records if isinstance(r, TextItem)}
         if data_labels and not data_labels & allowed:
             raise SpecError(
                 spec.file,
-                f"label_set {list(subset.label_set)} shares no label with the gold labels of "
+                f"label_set {list(label_set)} shares no label with the gold labels of "
                 f"{source} ({_listed(data_labels)})",
                 task=task.name,
                 field=f"{field_}.label_set",
@@ -66,14 +69,14 @@ def check_gold_against_spec(
         if missing:
             raise SpecError(
                 spec.file,
-                f"label_set {list(subset.label_set)} lacks gold label(s) {_listed(missing)} "
+                f"label_set {list(label_set)} lacks gold label(s) {_listed(missing)} "
                 f"of the items taken from {source} (sampling: all); annotators could never be "
                 "right on them (add the labels, or drop those items from the data)",
                 task=task.name,
                 field=f"{field_}.label_set",
             )
-    if subset.score_range is not None:  # only pairs have scores to check
-        low, high = subset.score_range
+    if score_range is not None:  # only pairs have scores to check
+        low, high = score_range
         outside = _outside(data.records, low, high)
         if outside is not None:
             item, n = outside

@@ -127,7 +127,8 @@ def plan_subset(
         task_type=task.type,
         language=subset.language,
         config=config,
-        samples_per_label=subset.samples_per_label,  # set only for types that read it
+        # The store's column, set only for the types whose settings have it.
+        samples_per_label=getattr(subset.settings, "samples_per_label", None),
         overlap=subset.annotators,
         position=position,
         instances=rows,

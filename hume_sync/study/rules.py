@@ -38,24 +38,17 @@ from hume_sync.study.sampling import (
 if TYPE_CHECKING:  # pydantic loads only where a spec is read (the CLI's start-up stays light)
     from pydantic import BaseModel
 
-#: Sizing fields every type accepts (the others belong to the types that list them in
-#: ``study_spec_fields``).
-COMMON_SPEC_FIELDS: frozenset[str] = frozenset({"size", "instructions", "annotators", "sampling"})
-
 
 @dataclass
 class SubsetFields:
-    """A subset's sizing fields while the spec is read: parsed and range-checked by the spec,
+    """A subset's fields while the spec is read: the common ones parsed and range-checked by
+    the spec, ``settings`` the type's own already validated (:attr:`StudyRules.study_settings`),
     then completed by the type (:meth:`StudyRules.study_check_fields`: what is required, what
-    defaults, what must agree). ``fail`` raises the spec's one-line error for ``field``."""
+    must agree). ``fail`` raises the spec's one-line error for ``field``."""
 
     sampling: str
     size: int | None
-    labels: int | None
-    items_per_label: int | None
-    samples_per_label: int | None
-    candidates: int | None
-    bins: int | None
+    settings: Any
     fail: Callable[[str, str], NoReturn]
 
 
@@ -73,14 +66,18 @@ class StudyRules(ABC, Generic[RecordT]):
 
     # ---- the spec
 
-    #: Sizing fields this type reads beyond :data:`COMMON_SPEC_FIELDS`; a spec that sets any
-    #: other one for a task of this type is refused ("not used by <type> tasks").
-    study_spec_fields: frozenset[str] = frozenset()
+    @property
+    def study_settings(self) -> type[BaseModel] | None:
+        """The type's own settings: a pydantic model (a
+        :class:`~hume_sync.study.settings_fields.TypeSettings`) whose fields are the keys a task
+        or a subset of this type may set beyond the common ones (size, instructions,
+        annotators, sampling). The spec reads them generically, refuses another type's key
+        ("not used by <type> tasks"), and sampling gets the validated object as
+        ``params.settings``. None: the type has no keys of its own.
 
-    #: Settings of the type's own (a pydantic model, ``extra="forbid"``; see
-    #: :mod:`hume_sync.study.type_settings`): the spec reads its fields as keys of a task or a
-    #: subset and sampling gets the validated object as ``params.settings``. None: no such keys.
-    study_settings: type[BaseModel] | None = None
+        A property, so that a type imports its model (and pydantic) only when a spec is read.
+        """
+        return None
 
     @abstractmethod
     def study_check_fields(self, fields: SubsetFields) -> None:
@@ -222,4 +219,4 @@ class StudyRules(ABC, Generic[RecordT]):
         """The type's entries of the subset's stored ``config`` (labels, K, N, bins...)."""
 
 
-__all__ = ["COMMON_SPEC_FIELDS", "StudyRules", "SubsetFields"]
+__all__ = ["StudyRules", "SubsetFields"]

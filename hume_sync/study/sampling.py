@@ -143,18 +143,11 @@ def permute(items: list[Any], rng: np.random.Generator) -> list[Any]:
 @dataclass(frozen=True)
 class SamplingParams:
     """A subset's sampling settings, as its spec gives them (see :class:`SubsetSpec`): the
-    sampling mode and the sizing fields each task type reads what it needs from."""
+    sampling mode, the size, and the type's own settings (``StudyRules.study_settings``,
+    validated by the spec; each type reads its own fields, ``params.settings.label_set``)."""
 
     sampling: str = "sample"
     size: int | None = None
-    labels: int | None = None
-    items_per_label: int | None = None
-    candidates: int | None = None
-    shuffle_candidates: bool = True
-    bins: int | None = None
-    score_range: tuple[float, float] | None = None
-    label_set: Sequence[str] | None = None
-    #: The type's own settings (``StudyRules.study_settings``), validated by the spec.
     settings: Any = None
 
     @classmethod

@@ -30,9 +30,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
@@ -41,7 +40,7 @@ import yaml
 
 from hume_sync.errors import SourceError, SpecError
 from hume_sync.study import kinds
-from hume_sync.study.rules import COMMON_SPEC_FIELDS, StudyRules, SubsetFields
+from hume_sync.study.rules import StudyRules, SubsetFields
 from hume_sync.study.sources import FORMAT_BY_SUFFIX, FORMATS, mteb_task_info
 from hume_sync.study.type_settings import read_settings, settings_keys
 from scoring.languages import normalise_language
@@ -56,20 +55,10 @@ DEFAULT_ANNOTATORS: dict[str, int] = {"eng": 2, "default": 1}
 _LANG_RE = re.compile(r"^[a-z]{2,3}(-[A-Z][a-z]{3})?$")
 _NAME_RE = re.compile(r"^[^/\s]+$")
 
-_SIZING_KEYS = (
-    "size",
-    "labels",
-    "items_per_label",
-    "samples_per_label",
-    "candidates",
-    "shuffle_candidates",
-    "bins",
-    "score_range",
-    "label_set",
-    "instructions",
-    "annotators",
-    "sampling",
-)
+#: The sizing keys of every type; a type's other keys are its settings
+#: (``StudyRules.study_settings``). All of them may be set on a task (a default for its subsets)
+#: or on a subset.
+_SIZING_KEYS = ("size", "instructions", "annotators", "sampling")
 _TOP_KEYS = {"name", "seed", "annotators", "tasks", "preset"}
 _TASK_KEYS = {"name", "type", "source", "subsets", *_SIZING_KEYS}
 _PRESET_ENTRY_KEYS = {"preset", "only"}
@@ -122,16 +111,9 @@ class SubsetSpec:
     annotators: int
     sampling: str = "sample"
     size: int | None = None
-    labels: int | None = None
-    items_per_label: int | None = None
-    samples_per_label: int | None = None
-    candidates: int | None = None
-    shuffle_candidates: bool = True
-    bins: int | None = None
-    score_range: tuple[float, float] | None = None
-    label_set: tuple[str, ...] | None = None
     instructions: str | None = None
-    #: The type's own settings (``StudyRules.study_settings``), None for a type without any.
+    #: The type's own settings (``StudyRules.study_settings``, validated), None for a type
+    #: without any; read by attribute (``subset.settings.label_set``).
     settings: Any = None
     path: str | None = None
     train_path: str | None = None
@@ -146,28 +128,12 @@ class SubsetSpec:
             "annotators": self.annotators,
             "sampling": self.sampling,
         }
-        for key in (
-            "size",
-            "labels",
-            "items_per_label",
-            "samples_per_label",
-            "candidates",
-            "bins",
-            "instructions",
-            "path",
-            "train_path",
-        ):
+        for key in ("size", "instructions", "path", "train_path"):
             value = getattr(self, key)
             if value is not None:
                 out[key] = value
-        if self.candidates is not None:
-            out["shuffle_candidates"] = self.shuffle_candidates
-        if self.score_range is not None:
-            out["score_range"] = list(self.score_range)
-        if self.label_set is not None:
-            out["label_set"] = list(self.label_set)
-        if self.settings is not None:
-            out["settings"] = self.settings.model_dump(mode="json")
+        if self.settings is not None:  # beside the common keys, as the spec writes them
+            out.update(self.settings.spec_dict())
         return out
 
 
@@ -424,11 +390,10 @@ def _parse_task(
             field="type",
         )
     kind = kinds.get(type_name)
-    own_keys = settings_keys(kind.study_settings)
-    _check_keys(raw, _TASK_KEYS | own_keys, file, name, "")
+    _check_keys(raw, _TASK_KEYS | _every_type_setting(), file, name, "")
     source = _parse_source(raw.get("source"), file, name, kind)
 
-    defaults = {k: raw[k] for k in (*_SIZING_KEYS, *own_keys) if k in raw}
+    defaults = {k: raw[k] for k in (*_SIZING_KEYS, *_every_type_setting()) if k in raw}
     subsets_raw = raw.get("subsets")
     if subsets_raw is None:
         if source.is_mteb and source.hf_subsets:
@@ -635,70 +600,39 @@ def _parse_subset(
     *,
     check_files: bool,
 ) -> SubsetSpec:
-    own_keys = settings_keys(kind.study_settings)
-    _check_keys(raw, _SUBSET_KEYS | own_keys, file, task, f"subsets[{index}].")
+    setting_keys = _every_type_setting()
+    _check_keys(raw, _SUBSET_KEYS | setting_keys, file, task, f"subsets[{index}].")
     name = _subset_name(raw, index, file, task, source, mteb_langs)
     p = f"subsets[{name}]."
-    merged = {**defaults, **{k: v for k, v in raw.items() if k in _SIZING_KEYS or k in own_keys}}
+    own_raw = {k: v for k, v in raw.items() if k in _SIZING_KEYS or k in setting_keys}
+    merged = {**defaults, **own_raw}
     language = _subset_language(raw.get("language"), name, mteb_langs, file, task)
-
-    sampling = merged.get("sampling", "sample")
-    if sampling not in SAMPLING_MODES:
-        raise SpecError(
-            file,
-            f"must be one of {', '.join(SAMPLING_MODES)}, got {sampling!r}",
-            task=task,
-            field=f"{p}sampling",
-        )
-
-    if "annotators" in merged:
-        n_annot = _positive_int(merged["annotators"], file, task, f"{p}annotators")
-    else:
-        n_annot = annotators_for(language, policy)
-
-    def opt_int(key: str, minimum: int = 1) -> int | None:
-        if key not in merged or merged[key] is None:
-            return None
-        return _positive_int(merged[key], file, task, f"{p}{key}", minimum)
-
-    size = opt_int("size")
-    labels = opt_int("labels", 2)
-    items_per_label = opt_int("items_per_label")
-    samples_per_label = opt_int("samples_per_label")
-    candidates = opt_int("candidates", 2)
-    bins = opt_int("bins")
-
-    for key in _SIZING_KEYS:
-        if key in merged and key not in COMMON_SPEC_FIELDS and key not in kind.study_spec_fields:
-            raise SpecError(file, f"not used by {kind.name} tasks", task=task, field=f"{p}{key}")
 
     def fail(fld: str, message: str) -> NoReturn:
         raise SpecError(file, message, task=task, field=f"{p}{fld}")
 
+    sampling = merged.get("sampling", "sample")
+    if sampling not in SAMPLING_MODES:
+        fail("sampling", f"must be one of {', '.join(SAMPLING_MODES)}, got {sampling!r}")
+    if "annotators" in merged:
+        n_annot = _positive_int(merged["annotators"], file, task, f"{p}annotators")
+    else:
+        n_annot = annotators_for(language, policy)
+    size = merged.get("size")
+    if size is not None:
+        size = _positive_int(size, file, task, f"{p}size")
+
+    own_keys = settings_keys(kind.study_settings)
+    for key in sorted(setting_keys - own_keys):
+        if key in merged:
+            fail(key, f"not used by {kind.name} tasks")
     fields = SubsetFields(
         sampling=sampling,
         size=size,
-        labels=labels,
-        items_per_label=items_per_label,
-        samples_per_label=samples_per_label,
-        candidates=candidates,
-        bins=bins,
+        settings=read_settings(kind.study_settings, merged, fail),
         fail=fail,
     )
     kind.study_check_fields(fields)
-    size, samples_per_label, bins = fields.size, fields.samples_per_label, fields.bins
-
-    score_range = None
-    if "score_range" in merged:
-        score_range = _score_range(merged["score_range"], fail)
-
-    shuffle = merged.get("shuffle_candidates", True)
-    if not isinstance(shuffle, bool):
-        raise SpecError(file, "must be true or false", task=task, field=f"{p}shuffle_candidates")
-
-    label_set = None
-    if "label_set" in merged:
-        label_set = _label_set(merged["label_set"], labels, fail)
 
     instructions = merged.get("instructions")
     if instructions is not None and not isinstance(instructions, str):
@@ -712,17 +646,9 @@ def _parse_subset(
         language=language,
         annotators=n_annot,
         sampling=sampling,
-        size=size,
-        labels=labels,
-        items_per_label=items_per_label,
-        samples_per_label=samples_per_label,
-        candidates=candidates,
-        shuffle_candidates=shuffle,
-        bins=bins,
-        score_range=score_range,
-        label_set=label_set,
+        size=fields.size,
         instructions=instructions,
-        settings=read_settings(kind.study_settings, merged, fail),
+        settings=fields.settings,
         path=path,
         train_path=train_path,
         resolved_path=rpath,
@@ -786,32 +712,6 @@ def _subset_language(
     return language
 
 
-def _score_range(sr: Any, fail: Callable[[str, str], NoReturn]) -> tuple[float, float]:
-    ok = (
-        isinstance(sr, list | tuple)
-        and len(sr) == 2
-        and all(isinstance(x, int | float) and not isinstance(x, bool) for x in sr)
-        and all(math.isfinite(x) for x in sr)
-        and sr[0] < sr[1]
-    )
-    if not ok:
-        fail("score_range", f"must be [low, high] with low < high, got {sr!r}")
-    return (float(sr[0]), float(sr[1]))
-
-
-def _label_set(
-    ls: Any, labels: int | None, fail: Callable[[str, str], NoReturn]
-) -> tuple[str, ...]:
-    """At least two distinct labels, and at least K of them when the type groups into K."""
-    if not isinstance(ls, list) or len(ls) < 2 or not all(isinstance(x, str) for x in ls):
-        fail("label_set", "must be a list of at least two label strings")
-    if len(set(ls)) != len(ls):
-        fail("label_set", "has duplicate labels")
-    if labels is not None and len(ls) < labels:  # K groups need K labels
-        fail("label_set", f"has {len(ls)} labels, fewer than labels (K) = {labels}")
-    return tuple(ls)
-
-
 def _subset_paths(
     raw: Mapping[str, Any],
     source: SourceSpec,
@@ -868,6 +768,15 @@ def _subset_paths(
         out.append(expanded)
         resolved.append(full.resolve() if check_files else full)
     return out[0], out[1], resolved[0], resolved[1]
+
+
+def _every_type_setting() -> frozenset[str]:
+    """The settings keys of every registered type: a key of another type than the task's is
+    refused as "not used by <type> tasks", one of no type as an unknown field."""
+    out: frozenset[str] = frozenset()
+    for type_name in kinds.names():
+        out |= settings_keys(kinds.get(type_name).study_settings)
+    return out
 
 
 def _no_train_pool() -> str:

@@ -1,12 +1,12 @@
 """Spec settings a task type declares for itself (issue 23).
 
-A type that reads a spec key the shared sizing fields do not cover sets
-``StudyRules.study_settings`` to a pydantic model with ``extra="forbid"``: each field is a key a
-task or a subset may set (a subset's value wins over its task's). The spec reads those keys
-generically through :func:`read_settings` and hands the validated object on in
-``SubsetSpec.settings`` and ``SamplingParams.settings``, so a new setting edits only the type's
-own package. pydantic does the type checks and defaults; this module only turns its error into
-the spec's one-line error.
+Every type sets ``StudyRules.study_settings`` to a pydantic model with ``extra="forbid"``
+(a :class:`~hume_sync.study.settings_fields.TypeSettings` in ``task_types/<type>/settings.py``):
+each field is a key a task or a subset may set beyond the common ones (a subset's value wins over
+its task's). The spec reads those keys generically through :func:`read_settings` and hands the
+validated object on in ``SubsetSpec.settings`` and ``SamplingParams.settings``, so a new setting
+edits only the type's own package. pydantic does the type checks and defaults; this module only
+turns its error into the spec's one-line error.
 """
 
 from __future__ import annotations
@@ -34,13 +34,15 @@ def read_settings(
         return None
     from pydantic import ValidationError
 
-    given = {k: v for k, v in merged.items() if k in model.model_fields}
+    # ``null`` reads as not given: the setting keeps its default.
+    given = {k: v for k, v in merged.items() if k in model.model_fields and v is not None}
     try:
         return model.model_validate(given)
     except ValidationError as exc:
         first = exc.errors()[0]
         key = ".".join(str(p) for p in first["loc"]) or "?"
-        fail(key, first["msg"])
+        # A check of ours raises ValueError; pydantic prefixes its message with its class.
+        fail(key, first["msg"].removeprefix("Value error, "))
 
 
 __all__ = ["read_settings", "settings_keys"]

@@ -7,6 +7,7 @@ import json
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -52,6 +53,15 @@ def stsb() -> list[PairItem]:
 @pytest.fixture(scope="module")
 def rerank() -> list[QueryItem]:
     return load_records(get("reranking"), DATA / "sib200_eng_rerank.jsonl")  # type: ignore[return-value]
+
+
+def sampling_params(
+    task_type: str, *, sampling: str = "sample", size: int | None = None, **settings: Any
+) -> SamplingParams:
+    """A subset's sampling parameters, the type's own settings validated as a spec's are."""
+    model = get(task_type).study_settings
+    assert model is not None
+    return SamplingParams(sampling=sampling, size=size, settings=model(**settings))
 
 
 def rng(name: str = "T", seed: int = 42) -> np.random.Generator:
@@ -134,14 +144,18 @@ def test_same_seed_byte_identical_and_independent_of_input_order(
         ("reranking", rerank, dict(size=20, candidates=7)),
     ]
     for task_type, records, params in cases:
-        one = get(task_type).study_sample_subset(records, rng(task_type), SamplingParams(**params))  # type: ignore[arg-type]
-        two = get(task_type).study_sample_subset(records, rng(task_type), SamplingParams(**params))  # type: ignore[arg-type]
+        one = get(task_type).study_sample_subset(
+            records, rng(task_type), sampling_params(task_type, **params)
+        )  # type: ignore[arg-type]
+        two = get(task_type).study_sample_subset(
+            records, rng(task_type), sampling_params(task_type, **params)
+        )  # type: ignore[arg-type]
         shuffled = [records[i] for i in np.random.default_rng(7).permutation(len(records))]
         three = get(task_type).study_sample_subset(
-            shuffled, rng(task_type), SamplingParams(**params)
+            shuffled, rng(task_type), sampling_params(task_type, **params)
         )  # type: ignore[arg-type]
         other = get(task_type).study_sample_subset(
-            records, rng(task_type, seed=1), SamplingParams(**params)
+            records, rng(task_type, seed=1), sampling_params(task_type, **params)
         )  # type: ignore[arg-type]
         b1 = as_bytes(task_type, one.records)
         assert b1 == as_bytes(task_type, two.records) == as_bytes(task_type, three.records)
@@ -242,20 +256,22 @@ def test_sts_bin_shortfall_and_edges(stsb: list[PairItem]) -> None:
 def test_take_all_keeps_everything_and_reports_count(
     sib_eng: list[TextItem], stsb: list[PairItem]
 ) -> None:
-    s = get("sts").study_take_all(stsb[:30], rng(), SamplingParams(size=30))
+    s = get("sts").study_take_all(stsb[:30], rng(), sampling_params("sts", size=30))
     assert sorted(p.id for p in s.records) == sorted(p.id for p in stsb[:30])
     assert s.report.notes == []
-    s = get("sts").study_take_all(stsb[:28], rng(), SamplingParams(size=30))
+    s = get("sts").study_take_all(stsb[:28], rng(), sampling_params("sts", size=30))
     assert s.report.notes == ["expected 30 items, source has 28"]
     two_sets = [replace(r, group="0") for r in sib_eng[:30]]
     two_sets += [replace(r, id=f"b{r.id}", group="1") for r in sib_eng[30:50]]
-    s = get("clustering").study_take_all(two_sets, rng(), SamplingParams(size=30))
+    s = get("clustering").study_take_all(two_sets, rng(), sampling_params("clustering", size=30))
     assert {r.group for r in s.records} == {"0"} and len(s.records) == 30  # type: ignore[union-attr]
     assert "kept set 0" in s.report.notes[0]
 
 
 def test_take_all_reranking_shuffles_candidates_and_reports(rerank: list[QueryItem]) -> None:
-    s = get("reranking").study_take_all(rerank, rng(), SamplingParams(size=36, candidates=7))
+    s = get("reranking").study_take_all(
+        rerank, rng(), sampling_params("reranking", size=36, candidates=7)
+    )
     assert len(s.records) == 36
     assert "36 query(ies) do not have 7 candidates" in s.report.notes
     assert "2 query(ies) without a relevant candidate (kept)" in s.report.notes
@@ -266,10 +282,10 @@ def test_take_all_reranking_shuffles_candidates_and_reports(rerank: list[QueryIt
         moved += q.candidates != by_id[q.id].candidates  # type: ignore[union-attr]
     assert moved > 30
     kept = get("reranking").study_take_all(
-        rerank, rng(), SamplingParams(size=36, shuffle_candidates=False)
+        rerank, rng(), sampling_params("reranking", size=36, shuffle_candidates=False)
     )
     assert all(q.candidates == by_id[q.id].candidates for q in kept.records)  # type: ignore[union-attr]
-    clus = get("clustering").study_take_all([], rng(), SamplingParams(labels=6))
+    clus = get("clustering").study_take_all([], rng(), sampling_params("clustering", labels=6))
     assert clus.report.notes == ["expected 6 labels, source has 0"]
 
 

@@ -100,7 +100,7 @@ def test_local_spec_resolves_paths_defaults_and_annotators(study_dir: Path) -> N
     assert arb.resolved_train_path == (study_dir / "data/arb_Arab/train.tsv").resolve()
     assert arb.language == "arb-Arab"  # underscore normalised
     assert (eng.annotators, arb.annotators) == (2, 1)  # HUME default: 2 English, 1 otherwise
-    assert eng.samples_per_label == 8 and eng.size == 42 and eng.sampling == "sample"
+    assert eng.settings.samples_per_label == 8 and eng.size == 42 and eng.sampling == "sample"
 
 
 def test_loading_a_folder_reads_study_yaml(study_dir: Path) -> None:
@@ -159,7 +159,9 @@ def test_header_false_positional_columns_and_sts_defaults(tmp_path: Path) -> Non
         ],
     }
     (sub,) = parse_spec(data, base_dir=tmp_path).tasks[0].subsets
-    assert sub.name == "default" and sub.bins == 5 and sub.score_range == (0.0, 5.0)
+    assert (
+        sub.name == "default" and sub.settings.bins == 5 and sub.settings.score_range == (0.0, 5.0)
+    )
     assert sub.annotators == 2  # "en" is English
 
 
@@ -170,7 +172,7 @@ def test_clustering_size_is_k_times_n(study_dir: Path) -> None:
     for s in data["tasks"][0]["subsets"]:
         del s["size"]
     sub = parse_spec(data, base_dir=study_dir).tasks[0].subsets[0]
-    assert (sub.labels, sub.items_per_label, sub.size) == (6, 5, 30)
+    assert (sub.settings.labels, sub.settings.items_per_label, sub.size) == (6, 5, 30)
 
 
 def test_preset_expands_to_the_16_hume_tasks_without_french() -> None:
@@ -184,11 +186,11 @@ def test_preset_expands_to_the_16_hume_tasks_without_french() -> None:
         assert not sub.language.startswith("fra") and sub.name not in ("fr", "fra_Latn")
         assert sub.annotators == (2 if sub.language.startswith("eng") else 1)
         if task.type == "classification":
-            assert sub.samples_per_label == HUME_SPL[task.name]
+            assert sub.settings.samples_per_label == HUME_SPL[task.name]
         if task.type == "clustering":
-            assert sub.labels == HUME_K[task.name]
+            assert sub.settings.labels == HUME_K[task.name]
         if task.type == "reranking":
-            assert sub.candidates == 7
+            assert sub.settings.candidates == 7
     assert {t.type for t in spec.tasks} == {"classification", "clustering", "reranking", "sts"}
 
 
@@ -197,7 +199,7 @@ def test_preset_entry_with_only_and_hand_written_tasks(study_dir: Path) -> None:
     data["tasks"].append({"preset": "hume-v1", "only": ["HUMESTS12", "HUMESTS22"]})
     spec = parse_spec(data, base_dir=study_dir)
     assert [t.name for t in spec.tasks] == ["SIB200Classification", "HUMESTS12", "HUMESTS22"]
-    assert spec.task("HUMESTS22").subsets[1].score_range == (1.0, 4.0)
+    assert spec.task("HUMESTS22").subsets[1].settings.score_range == (1.0, 4.0)
 
 
 def test_preset_table_matches_mteb_metadata() -> None:

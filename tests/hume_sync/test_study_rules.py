@@ -13,9 +13,11 @@ from hume_sync import task_types
 from hume_sync.commands.init import init_from_spec
 from hume_sync.errors import SpecError
 from hume_sync.store import Store
-from hume_sync.study.rules import COMMON_SPEC_FIELDS, StudyRules
+from hume_sync.study.rules import StudyRules
+from hume_sync.study.settings_fields import TypeSettings
 from hume_sync.study.sources import FORMATS
-from hume_sync.study.spec import _SIZING_KEYS, parse_spec
+from hume_sync.study.spec import _SIZING_KEYS, _every_type_setting, parse_spec
+from hume_sync.study.type_settings import settings_keys
 from hume_sync.task_types.sts import STS
 from tests._paths import SOURCE_DATA
 
@@ -25,7 +27,10 @@ TYPES = [task_types.get(n) for n in task_types.names()]
 @pytest.mark.parametrize("kind", TYPES, ids=lambda t: t.name)
 def test_every_type_states_its_study_rules(kind: StudyRules) -> None:
     assert isinstance(kind, StudyRules) and kind.name and kind.mteb_type
-    assert kind.study_spec_fields <= set(_SIZING_KEYS) - COMMON_SPEC_FIELDS
+    settings = kind.study_settings
+    assert settings is not None and issubclass(settings, TypeSettings)
+    assert settings.model_config.get("extra") == "forbid"
+    assert not settings_keys(settings) & set(_SIZING_KEYS)  # its own keys, not the shared ones
     assert "id" in kind.study_record_fields
     assert kind.study_formats and set(kind.study_formats) <= set(FORMATS)
     assert kind.study_accepts_mteb_type(kind.mteb_type)
@@ -39,7 +44,7 @@ def test_mteb_types_name_one_type_each() -> None:
 
 @pytest.mark.parametrize("kind", TYPES, ids=lambda t: t.name)
 def test_a_field_of_another_type_is_refused_by_name(kind: StudyRules, tmp_path: Path) -> None:
-    foreign = sorted(set(_SIZING_KEYS) - COMMON_SPEC_FIELDS - kind.study_spec_fields)[0]
+    foreign = sorted(_every_type_setting() - settings_keys(kind.study_settings))[0]
     data = {
         "name": "s",
         "tasks": [
@@ -92,7 +97,7 @@ def test_a_newly_registered_type_needs_no_other_change(pairs: StudyRules, tmp_pa
         },
         base_dir=tmp_path,
     )
-    assert spec.tasks[0].type == "pairs" and spec.tasks[0].subsets[0].bins == 5
+    assert spec.tasks[0].type == "pairs" and spec.tasks[0].subsets[0].settings.bins == 5
     init_from_spec(tmp_path / "study", spec)
     with Store.open(tmp_path / "study") as store:
         [row] = store.subsets()

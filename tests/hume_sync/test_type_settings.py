@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from hume_sync import task_types
 from hume_sync.commands.init import init_from_spec
@@ -27,13 +27,13 @@ from hume_sync.study.rules import StudyRules
 from hume_sync.study.sampling import Sample, SamplingParams
 from hume_sync.study.spec import parse_spec
 from hume_sync.task_types.sts import STS
+from hume_sync.task_types.sts.settings import STSSettings
 from tests._paths import SOURCE_DATA
 
 
-class CappedSettings(BaseModel):
-    """The fake type's own setting: at most this many pairs go to annotators."""
+class CappedSettings(STSSettings):
+    """STS's settings and the fake type's own: at most this many pairs go to annotators."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
     max_pairs: int = Field(ge=1)
 
 
@@ -83,9 +83,9 @@ def _spec(**task_keys: Any) -> dict[str, Any]:
 
 def test_a_type_setting_reaches_sampling(capped: StudyRules, tmp_path: Path) -> None:
     spec = parse_spec(_spec(max_pairs=4), file="capped.yaml", base_dir=tmp_path)
-    assert spec.tasks[0].subsets[0].settings == CappedSettings(max_pairs=4)
+    assert spec.tasks[0].subsets[0].settings == CappedSettings(max_pairs=4, score_range=(0, 5))
     init_from_spec(tmp_path / "study", spec)
-    assert CappedPairs.seen == [CappedSettings(max_pairs=4)]
+    assert CappedPairs.seen == [spec.tasks[0].subsets[0].settings]
     with Store.open(tmp_path / "study") as store:
         [row] = store.subsets()
         assert len(store.instances(row.key)) == 4  # size 10, capped at 4 by the type's setting
@@ -121,4 +121,10 @@ def test_another_type_refuses_the_setting(capped: StudyRules, tmp_path: Path) ->
     data["tasks"][0]["type"] = "sts"
     with pytest.raises(SpecError) as info:
         parse_spec(data, file="capped.yaml", base_dir=tmp_path)
-    assert (info.value.task, info.value.field) == ("Capped", "max_pairs")
+    assert (info.value.task, info.value.field) == ("Capped", "subsets[default].max_pairs")
+    assert info.value.reason == "not used by sts tasks"
+    task_types.unregister("capped_pairs")  # unregistered, the key is no type's
+    with pytest.raises(SpecError) as info:
+        parse_spec(data, file="capped.yaml", base_dir=tmp_path)
+    assert (info.value.field, info.value.reason[:13]) == ("max_pairs", "unknown field")
+    task_types.register(capped)

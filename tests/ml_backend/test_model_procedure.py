@@ -8,6 +8,8 @@ fake encoder.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +18,13 @@ import pytest
 from hume_sync import task_types
 from ml_backend.embedding_cache import EmbeddingCache
 from ml_backend.model_procedure import ModelProcedure, PredictError, SubsetJob, TextGroup
-from ml_backend.predict import encode_requests, predict_subsets, protocol_notes
+from ml_backend.predict import (
+    PREDICT_VERSION,
+    encode_requests,
+    job_fingerprint,
+    predict_subsets,
+    protocol_notes,
+)
 from tests._fake_encoder import FakeEncoder
 from tests.task_type_examples import examples
 
@@ -106,3 +114,59 @@ def test_protocol_notes_ask_for_every_role_the_type_embeds() -> None:
     enc.asked = []
     assert protocol_notes(job("sts"), enc) == ["no prompt for None"]
     assert enc.asked == [(None, "STS")]
+
+
+def _fingerprint_before_settings(
+    job: SubsetJob, encoder: FakeEncoder, spl: Any, n_groups: Any, score_range: Any
+) -> str:
+    """The fingerprint as ``job_fingerprint`` wrote it when a job had one field per setting
+    (``samples_per_label``, ``n_groups``, ``score_range``), spelt out here on its own."""
+    payload = {
+        "version": PREDICT_VERSION,
+        "model": [encoder.name, encoder.revision, encoder.similarity_fn_name],
+        "job": [
+            job.key,
+            job.task.name,
+            job.task_name,
+            list(job.hume_ids),
+            list(job.contents),
+            list(job.train_pool),
+            spl,
+            n_groups,
+            list(score_range) if score_range else None,
+            None if job.gold is None else list(job.gold),
+        ],
+    }
+    text = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@pytest.mark.parametrize(
+    ("name", "settings"),
+    [
+        ("classification", {"samples_per_label": 2}),
+        ("clustering", {"n_groups": 2}),
+        ("sts", {"score_range": (0.0, 5.0)}),
+        ("sts", {}),
+        ("reranking", {}),
+    ],
+)
+def test_a_stores_fingerprints_survive_the_settings_mapping(
+    name: str, settings: dict[str, Any]
+) -> None:
+    """Jobs carry a type's settings as one mapping now; a subset predicted before keeps its
+    fingerprint, so ``predict`` still skips it (and a changed setting still reruns it)."""
+    encoder = FakeEncoder()
+    one = job(name, settings=settings)
+    old = _fingerprint_before_settings(
+        one,
+        encoder,
+        settings.get("samples_per_label"),
+        settings.get("n_groups"),
+        settings.get("score_range"),
+    )
+    assert job_fingerprint(one, encoder) == old
+    changed = job(name, settings={**settings, "samples_per_label": 3})
+    assert job_fingerprint(changed, encoder) != old
+    other = job(name, settings={**settings, "new_setting": 1})  # a setting no type had before
+    assert job_fingerprint(other, encoder) not in {old, job_fingerprint(changed, encoder)}

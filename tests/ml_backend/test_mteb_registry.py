@@ -188,13 +188,13 @@ def _hume_jobs() -> list[SubsetJob]:
             "HUMEEmotionClassification",
             [{"text": t} for t, _ in TEST],
             train_pool=tuple({"text": t, "label": lb} for t, lb in TRAIN),
-            samples_per_label=2,
+            settings={"samples_per_label": 2},
         ),
         job(
             "clustering",
             "HUMESIB200ClusteringS2S",
             [{"items": [{"id": str(n), "text": t} for n, (t, _) in enumerate(CLU)]}],
-            n_groups=2,
+            settings={"n_groups": 2},
         ),
         job("sts", "HUMESTSBenchmark", [{"sentence1": a, "sentence2": b} for a, b in PAIRS]),
         job(

@@ -222,7 +222,7 @@ def test_classification_procedure_matches_mteb(tmp_path: Path, label_set: list[A
         train_pool=tuple(
             {"text": t, "label": lab} for t, lab in zip(pool, pool_labels, strict=True)
         ),
-        samples_per_label=spl,
+        settings={"samples_per_label": spl},
     )
     diff = max_diff(ours.scores, theirs, CLS_KEYS)
     for ours_exp, theirs_exp in zip(
@@ -494,7 +494,7 @@ def test_classification_real_model(minilm: Any, mteb_minilm: Any, tmp_path: Path
         [{"text": r["text"]} for r in test],
         [r["label"] for r in test],
         train_pool=tuple(pool),
-        samples_per_label=8,
+        settings={"samples_per_label": 8},
     )
     diff = max_diff(ours.scores, theirs, CLS_KEYS)
     report("classification (SIB-200, MiniLM, through the cache)", diff, ours.main_score)

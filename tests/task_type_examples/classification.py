@@ -47,7 +47,7 @@ MODEL_JOB: dict[str, Any] = {
         {"text": t, "label": lab}
         for t, lab in [("cat", "pet"), ("dog", "pet"), ("rain", "sky"), ("snow", "sky")]
     ),
-    "samples_per_label": 2,
+    "settings": {"samples_per_label": 2},
 }
 
 LS_LABELS = LABELS

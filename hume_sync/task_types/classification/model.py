@@ -8,6 +8,8 @@ the item score), the same shape as an annotator's label.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ml_backend.model_procedure import (
     Embeddings,
     ModelAnswers,
@@ -25,9 +27,13 @@ class ClassificationModel(ModelProcedure):
     model_items_key = None
     model_needs_train_pool = True
 
+    def model_job_settings(self, subset: Any) -> dict[str, Any]:
+        """The store's ``samples_per_label`` (the spec's, or mteb's default)."""
+        return {"samples_per_label": subset.samples_per_label}
+
     def model_samples_per_label(self, job: SubsetJob) -> int:
         """Train items per label in each experiment (mteb's default when the study sets none)."""
-        return job.samples_per_label or P.DEFAULT_SAMPLES_PER_LABEL
+        return job.settings.get("samples_per_label") or P.DEFAULT_SAMPLES_PER_LABEL
 
     def model_train_union(self, job: SubsetJob) -> list[int]:
         """Indices of the train pool mteb embeds: the union of the experiments' samples."""

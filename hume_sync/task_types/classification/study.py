@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -31,22 +31,25 @@ from hume_sync.study.sampling import (
     text_instance,
 )
 
-#: mteb's default number of training examples per label (``AbsTaskClassification``).
-DEFAULT_SAMPLES_PER_LABEL = 8
+if TYPE_CHECKING:
+    from hume_sync.task_types.classification.settings import ClassificationSettings
 
 
 class ClassificationStudy(StudyRules):
     """Classification's study behaviour."""
 
-    study_spec_fields = frozenset({"samples_per_label", "label_set"})
+    @property
+    def study_settings(self) -> type[ClassificationSettings]:
+        from hume_sync.task_types.classification.settings import ClassificationSettings
+
+        return ClassificationSettings
+
     study_record_fields = ("text", "label", "id")
     study_has_train_pool = True
 
     def study_check_fields(self, fields: SubsetFields) -> None:
         if fields.size is None:
             fields.fail("size", "required (items to sample)")
-        if fields.samples_per_label is None:
-            fields.samples_per_label = DEFAULT_SAMPLES_PER_LABEL
 
     def study_record_from_row(
         self, row: Mapping[str, Any], where: str | Path, line: int | None
@@ -83,7 +86,12 @@ class ClassificationStudy(StudyRules):
         self, records: Sequence[Record], rng: np.random.Generator, params: SamplingParams
     ) -> Sample:
         assert params.size is not None, "the spec requires size"
-        return sample_classification(records, params.size, rng, label_set=params.label_set)  # type: ignore[arg-type]
+        return sample_classification(
+            records,  # type: ignore[arg-type]
+            params.size,
+            rng,
+            label_set=params.settings.label_set,
+        )
 
     def study_take_all_details(
         self,
@@ -114,4 +122,5 @@ class ClassificationStudy(StudyRules):
         """The label set annotators choose from: the spec's, else every label of the data."""
         labels = {r.label for r in records if isinstance(r, TextItem)}
         labels |= {r.label for r in train}
-        return {"label_set": list(params.label_set) if params.label_set else sorted(labels)}
+        label_set = params.settings.label_set
+        return {"label_set": list(label_set) if label_set else sorted(labels)}

@@ -29,6 +29,10 @@ class ClusteringModel(ModelProcedure):
     model_items_key = "items"
     model_needs_train_pool = False
 
+    def model_job_settings(self, subset: Any) -> dict[str, Any]:
+        """K of the set drawn (``n_groups``): the number of clusters when no gold is given."""
+        return {"n_groups": subset.config.get("n_groups")}
+
     def model_encode_groups(self, job: SubsetJob) -> list[TextGroup]:
         return [
             TextGroup(tuple(str(it["text"]) for it in self.model_field(job, n, "items")))
@@ -46,7 +50,7 @@ class ClusteringModel(ModelProcedure):
             set_items = content["items"]
             gold_map = None if job.gold is None else job.gold[n]
             gold_labels = None if gold_map is None else [gold_map[it["id"]] for it in set_items]
-            k = len(set(gold_labels)) if gold_labels is not None else job.n_groups
+            k = len(set(gold_labels)) if gold_labels is not None else job.settings.get("n_groups")
             if k is None:
                 raise PredictError(f"{job.key}: clustering needs n_groups or gold")
             res = P.cluster(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -25,24 +25,33 @@ from hume_sync.study.sampling import (
     set_instance,
 )
 
+if TYPE_CHECKING:
+    from hume_sync.task_types.clustering.settings import ClusteringSettings
+
 
 class ClusteringStudy(StudyRules):
     """Clustering's study behaviour."""
 
-    study_spec_fields = frozenset({"labels", "items_per_label", "label_set"})
+    @property
+    def study_settings(self) -> type[ClusteringSettings]:
+        from hume_sync.task_types.clustering.settings import ClusteringSettings
+
+        return ClusteringSettings
+
     study_record_fields = ("text", "label", "id")
     study_item_list = "items"
 
     def study_check_fields(self, fields: SubsetFields) -> None:
         """K is required; so is n when sampling; size, if given, must be K × n."""
-        if fields.labels is None:
+        settings: ClusteringSettings = fields.settings
+        if settings.labels is None:
             fields.fail("labels", "required (number of groups K)")
-        if fields.sampling == "sample" and fields.items_per_label is None:
+        if fields.sampling == "sample" and settings.items_per_label is None:
             fields.fail("items_per_label", "required when sampling (items per group)")
-        if fields.items_per_label is None and fields.size is None:
+        if settings.items_per_label is None and fields.size is None:
             fields.fail("size", "size or items_per_label is required")
-        if fields.items_per_label is not None:
-            total = fields.labels * fields.items_per_label
+        if settings.items_per_label is not None:
+            total = settings.labels * settings.items_per_label
             if fields.size is not None and fields.size != total:
                 fields.fail("size", f"size {fields.size} ≠ labels × items_per_label = {total}")
             fields.size = total
@@ -68,13 +77,14 @@ class ClusteringStudy(StudyRules):
     def study_sample(
         self, records: Sequence[Record], rng: np.random.Generator, params: SamplingParams
     ) -> Sample:
-        assert params.labels is not None and params.items_per_label is not None
+        settings: ClusteringSettings = params.settings
+        assert settings.labels is not None and settings.items_per_label is not None
         return sample_clustering(
             records,  # type: ignore[arg-type]
-            params.labels,
-            params.items_per_label,
+            settings.labels,
+            settings.items_per_label,
             rng,
-            label_set=params.label_set,
+            label_set=settings.label_set,
         )
 
     def study_whole_source(self, pool: list[Record], notes: list[str]) -> list[Record]:
@@ -94,8 +104,9 @@ class ClusteringStudy(StudyRules):
         notes: list[str],
     ) -> tuple[list[Record], dict[str, int]]:
         per_label = label_counts(pool)
-        if params.labels is not None and len(per_label) != params.labels:
-            notes.append(f"expected {params.labels} labels, source has {len(per_label)}")
+        k = params.settings.labels
+        if k is not None and len(per_label) != k:
+            notes.append(f"expected {k} labels, source has {len(per_label)}")
         return pool, per_label
 
     def study_to_instances(
@@ -115,5 +126,5 @@ class ClusteringStudy(StudyRules):
         return {
             "label_set": gold_labels,
             "n_groups": len(gold_labels),
-            "items_per_label": params.items_per_label,
+            "items_per_label": params.settings.items_per_label,
         }

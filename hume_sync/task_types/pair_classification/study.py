@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -59,9 +59,8 @@ SICK_LABEL_SET: tuple[str, ...] = ("ENTAILMENT", "NEUTRAL", "CONTRADICTION")
 #: mteb's column names (``AbsTaskPairClassification``).
 MTEB_COLUMNS: tuple[str, str, str] = ("sentence1", "sentence2", "labels")
 
-#: Sizing fields this type reads beyond the common ones (size, instructions, annotators,
-#: sampling): ``label_set``, the source's label names, the first one counting as 1.
-SPEC_FIELDS: frozenset[str] = frozenset({"label_set"})
+if TYPE_CHECKING:
+    from hume_sync.task_types.pair_classification.settings import PairClassificationSettings
 
 
 @dataclass(frozen=True)
@@ -289,7 +288,12 @@ def pair_instance(record: LabelledPair, source_position: int | None = None) -> I
 class PairClassificationStudy(StudyRules[LabelledPair]):
     """Pair classification's study behaviour (the ``StudyRules`` hooks)."""
 
-    study_spec_fields: frozenset[str] = SPEC_FIELDS
+    @property
+    def study_settings(self) -> type[PairClassificationSettings]:
+        from hume_sync.task_types.pair_classification.settings import PairClassificationSettings
+
+        return PairClassificationSettings
+
     study_record_fields: tuple[str, ...] = FIELDS
 
     def study_check_fields(self, fields: SubsetFields) -> None:
@@ -325,7 +329,7 @@ class PairClassificationStudy(StudyRules[LabelledPair]):
         """Balanced per label (see :func:`sample_pairs`), after ``label_set`` resolved names."""
         if params.size is None:
             raise SamplingError("size is required to sample pairs")
-        resolved, notes = resolve_labels(records, params.label_set)
+        resolved, notes = resolve_labels(records, params.settings.label_set)
         sample = sample_pairs(resolved, params.size, rng)
         sample.report.notes[:0] = notes
         return sample
@@ -338,7 +342,7 @@ class PairClassificationStudy(StudyRules[LabelledPair]):
         notes: list[str],
     ) -> tuple[list[LabelledPair], dict[str, int]]:
         """A source taken whole: labels resolved, counted per label (nothing else is drawn)."""
-        resolved, dropped = resolve_labels(pool, params.label_set)
+        resolved, dropped = resolve_labels(pool, params.settings.label_set)
         notes.extend(dropped)
         return resolved, {str(lab): sum(r.label == lab for r in resolved) for lab in (0, 1)}
 
@@ -357,4 +361,5 @@ class PairClassificationStudy(StudyRules[LabelledPair]):
     ) -> dict[str, Any]:
         """The subset's stored config: the source names used, the first counted as 1 (how gold
         was made, not gold itself; the interface never shows it)."""
-        return {"label_set": list(params.label_set) if params.label_set else None}
+        label_set = params.settings.label_set
+        return {"label_set": list(label_set) if label_set else None}

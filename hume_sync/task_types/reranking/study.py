@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -27,11 +27,19 @@ from hume_sync.study.sampling import (
     sample_reranking,
 )
 
+if TYPE_CHECKING:
+    from hume_sync.task_types.reranking.settings import RerankingSettings
+
 
 class RerankingStudy(StudyRules):
     """Reranking's study behaviour."""
 
-    study_spec_fields = frozenset({"candidates", "shuffle_candidates", "label_set"})
+    @property
+    def study_settings(self) -> type[RerankingSettings]:
+        from hume_sync.task_types.reranking.settings import RerankingSettings
+
+        return RerankingSettings
+
     study_record_fields = ("query", "candidates", "id", "instruction")
     study_formats = ("jsonl",)
     study_formats_reason = "candidates are nested"
@@ -62,8 +70,8 @@ class RerankingStudy(StudyRules):
             records,  # type: ignore[arg-type]
             params.size,
             rng,
-            n_candidates=params.candidates,
-            shuffle_candidates=params.shuffle_candidates,
+            n_candidates=params.settings.candidates,
+            shuffle_candidates=params.settings.shuffle_candidates,
         )
 
     def study_take_all_details(
@@ -75,15 +83,16 @@ class RerankingStudy(StudyRules):
     ) -> tuple[list[Record], dict[str, int]]:
         """Every query kept; odd candidate counts and queries without a relevant candidate
         reported; candidates shuffled unless ``shuffle_candidates`` is false."""
+        settings: RerankingSettings = params.settings
         queries: list[QueryItem] = [q for q in pool if isinstance(q, QueryItem)]
-        if params.candidates is not None:
-            odd = sum(len(q.candidates) != params.candidates for q in queries)
+        if settings.candidates is not None:
+            odd = sum(len(q.candidates) != settings.candidates for q in queries)
             if odd:
-                notes.append(f"{odd} query(ies) do not have {params.candidates} candidates")
+                notes.append(f"{odd} query(ies) do not have {settings.candidates} candidates")
         no_rel = sum(not any(c.relevant for c in q.candidates) for q in queries)
         if no_rel:
             notes.append(f"{no_rel} query(ies) without a relevant candidate (kept)")
-        if params.shuffle_candidates:
+        if settings.shuffle_candidates:
             pool = [
                 QueryItem(q.id, q.query, tuple(permute(list(q.candidates), rng))) for q in queries
             ]
@@ -108,4 +117,8 @@ class RerankingStudy(StudyRules):
         train: Sequence[TextItem],
         instances: Sequence[Instance],
     ) -> dict[str, Any]:
-        return {"candidates": params.candidates, "shuffle_candidates": params.shuffle_candidates}
+        settings: RerankingSettings = params.settings
+        return {
+            "candidates": settings.candidates,
+            "shuffle_candidates": settings.shuffle_candidates,
+        }

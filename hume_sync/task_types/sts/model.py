@@ -7,6 +7,8 @@ against gold normalised by the study's score range.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ml_backend.model_procedure import (
     Embeddings,
     ModelAnswers,
@@ -26,6 +28,11 @@ class STSModel(ModelProcedure):
     model_items_key = None
     model_needs_train_pool = False
 
+    def model_job_settings(self, subset: Any) -> dict[str, Any]:
+        """The gold scale (``score_range``) mteb's scores are normalised over."""
+        score_range = subset.config.get("score_range")
+        return {"score_range": tuple(score_range) if score_range else None}
+
     def model_encode_groups(self, job: SubsetJob) -> list[TextGroup]:
         n_pairs = range(len(job.contents))
         return [
@@ -36,7 +43,7 @@ class STSModel(ModelProcedure):
     def model_answers(
         self, job: SubsetJob, embeddings: Embeddings, similarity: str
     ) -> ModelAnswers:
-        lo, hi = job.score_range or DEFAULT_SCORE_RANGE
+        lo, hi = job.settings.get("score_range") or DEFAULT_SCORE_RANGE
         result = P.sts(
             embeddings([str(c["sentence1"]) for c in job.contents]),
             embeddings([str(c["sentence2"]) for c in job.contents]),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -25,21 +25,24 @@ from hume_sync.study.sampling import (
     sample_sts,
 )
 
-#: Default number of equal-width score bins for STS sampling.
-DEFAULT_STS_BINS = 5
+if TYPE_CHECKING:
+    from hume_sync.task_types.sts.settings import STSSettings
 
 
 class STSStudy(StudyRules):
     """STS's study behaviour."""
 
-    study_spec_fields = frozenset({"bins", "score_range"})
+    @property
+    def study_settings(self) -> type[STSSettings]:
+        from hume_sync.task_types.sts.settings import STSSettings
+
+        return STSSettings
+
     study_record_fields = ("sentence1", "sentence2", "score", "id")
 
     def study_check_fields(self, fields: SubsetFields) -> None:
         if fields.size is None:
             fields.fail("size", "required (pairs to sample)")
-        if fields.bins is None:
-            fields.bins = DEFAULT_STS_BINS
 
     def study_record_from_row(
         self, row: Mapping[str, Any], where: str | Path, line: int | None
@@ -60,8 +63,8 @@ class STSStudy(StudyRules):
             records,  # type: ignore[arg-type]
             params.size,
             rng,
-            n_bins=params.bins or DEFAULT_STS_BINS,
-            score_range=params.score_range,
+            n_bins=params.settings.bins,
+            score_range=params.settings.score_range,
         )
 
     def study_to_instances(
@@ -81,7 +84,8 @@ class STSStudy(StudyRules):
         train: Sequence[TextItem],
         instances: Sequence[Instance],
     ) -> dict[str, Any]:
+        settings: STSSettings = params.settings
         return {
-            "bins": params.bins,
-            "score_range": list(params.score_range) if params.score_range else None,
+            "bins": settings.bins,
+            "score_range": list(settings.score_range) if settings.score_range else None,
         }

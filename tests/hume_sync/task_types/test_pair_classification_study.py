@@ -18,9 +18,10 @@ from typing import Any, NoReturn
 import pytest
 
 from hume_sync.errors import SamplingError, SourceError
-from hume_sync.study.sampling import SourcePositions, subset_rng
+from hume_sync.study.sampling import SamplingParams, SourcePositions, subset_rng
 from hume_sync.study.sources import load_records
 from hume_sync.task_types.pair_classification import PairClassification
+from hume_sync.task_types.pair_classification.settings import PairClassificationSettings
 from hume_sync.task_types.pair_classification.study import (
     SICK_COLUMNS,
     SICK_LABEL_SET,
@@ -39,9 +40,11 @@ def read_pair_file(path: Path, **kw: Any) -> list[LabelledPair]:
     return load_records(TYPE, path, **kw)  # type: ignore[return-value]
 
 
-def params(**kw: Any) -> SimpleNamespace:
-    """A subset's sampling parameters (the fields of ``SamplingParams`` this type reads)."""
-    return SimpleNamespace(**{"sampling": "sample", "size": None, "label_set": None, **kw})
+def params(*, sampling: str = "sample", size: int | None = None, **settings: Any) -> SamplingParams:
+    """A subset's sampling parameters, the type's own settings validated as a spec's are."""
+    return SamplingParams(
+        sampling=sampling, size=size, settings=PairClassificationSettings(**settings)
+    )
 
 
 @dataclass
@@ -266,7 +269,7 @@ def test_instances_keep_gold_apart(sick_raw: list[LabelledPair]) -> None:
 
 
 def test_spec_fields() -> None:
-    assert TYPE.study_spec_fields == frozenset({"label_set"})
+    assert set(TYPE.study_settings.model_fields) == {"label_set"}
     TYPE.study_check_fields(Fields(size=40))
     TYPE.study_check_fields(Fields(sampling="all"))
     with pytest.raises(ValueError, match="size: required"):
