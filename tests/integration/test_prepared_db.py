@@ -6,7 +6,9 @@ annotator's API token, a session cookie): what one gave out, the other refuses."
 
 from __future__ import annotations
 
+import contextlib
 import os
+import socket
 import sqlite3
 import stat
 from collections.abc import Iterator
@@ -47,14 +49,30 @@ def twins(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[server.Serv
     killed = prepared_db.cache_dir() / f".build-{server.migration_fingerprint()}-killed"
     killed.mkdir(parents=True)
     (killed / ".env").write_text("SECRET_KEY=left-behind\n", encoding="utf-8")
+    ports = _distinct_free_ports(len(dirs))
     try:
         with ThreadPoolExecutor(max_workers=2) as pool:
-            infos = list(pool.map(lambda d: server.start(d, server.free_port(), timeout=600), dirs))
+            starts = [
+                pool.submit(server.start, d, p, timeout=600)
+                for d, p in zip(dirs, ports, strict=True)
+            ]
+            infos = [f.result() for f in starts]
         yield infos
     finally:
         for d in dirs:
             server.stop(d)
         mp.undo()
+
+
+def _distinct_free_ports(n: int) -> list[int]:
+    """``n`` different free ports. Picked one at a time (``server.free_port``), two could be the
+    same: a server binds its port only once the template is built, seconds later, so the OS may
+    hand the first port out again (a CI run failed so: "port ... is already in use")."""
+    with contextlib.ExitStack() as stack:
+        socks = [stack.enter_context(socket.socket()) for _ in range(n)]
+        for sock in socks:
+            sock.bind((server.HOST, 0))  # all held at once: n different ports
+        return [int(sock.getsockname()[1]) for sock in socks]
 
 
 def _template(info: server.ServerInfo) -> Path:
