@@ -146,3 +146,22 @@ def test_contributing_names_every_marker_and_benchmark() -> None:
     benchmarks = sorted(p.name for p in (REPO_ROOT / "benchmarks").glob("*.py"))
     missing = [n for n in markers + benchmarks if f"| `{n}` |" not in text]
     assert not missing, f"CONTRIBUTING.md does not list: {missing}"
+
+
+def _settings_rows(text: str) -> set[tuple[str, str]]:
+    """(type, key) of the spec page's table of each type's own keys."""
+    return set(re.findall(r"^\| ([a-z_]+) \| `([a-z_]+)` \|", text, re.M))
+
+
+def test_the_spec_page_lists_every_types_own_settings() -> None:
+    """docs/study-spec.md names each registered type's settings keys, and no key a type lacks:
+    a setting added to a type's ``settings.py`` without a line there fails here."""
+    from hume_sync import task_types
+
+    declared = set()
+    for name in task_types.names():
+        model = task_types.get(name).study_settings
+        declared |= {(name, key) for key in (model.model_fields if model else ())}
+    documented = _settings_rows((DOCS / "study-spec.md").read_text(encoding="utf-8"))
+    assert documented == declared
+    assert _settings_rows("| sts | `bins` | 5 | x |\n") == {("sts", "bins")}  # the reader works

@@ -12,7 +12,7 @@ import yaml
 
 from hume_sync.errors import SpecError
 from hume_sync.study.presets import HUME_V1, preset_tasks
-from hume_sync.study.spec import annotators_for, load_spec, parse_spec
+from hume_sync.study.spec import StudySpec, annotators_for, load_spec, parse_spec
 from tests._paths import SOURCE_DATA
 
 os.environ["HF_HUB_OFFLINE"] = "1"
@@ -163,6 +163,24 @@ def test_header_false_positional_columns_and_sts_defaults(tmp_path: Path) -> Non
         sub.name == "default" and sub.settings.bins == 5 and sub.settings.score_range == (0.0, 5.0)
     )
     assert sub.annotators == 2  # "en" is English
+
+
+def test_a_null_setting_reads_as_not_given(tmp_path: Path) -> None:
+    """``bins: null`` keeps the type's default and a task's ``score_range: null`` none: the
+    subset and the spec hash are those of a spec without the keys."""
+
+    def spec(**keys: object) -> StudySpec:
+        task = {"name": "S", "type": "sts", "source": {"path": "x.csv"}, "size": 5, **keys}
+        return parse_spec(
+            {"name": "s", "tasks": [{**task, "subsets": [{"language": "en"}]}]},
+            base_dir=tmp_path,
+            check_files=False,
+        )
+
+    nulls, plain = spec(bins=None, score_range=None), spec()
+    assert nulls.tasks[0].subsets[0].settings.bins == 5
+    assert nulls.tasks[0].subsets[0].settings.score_range is None
+    assert nulls.spec_hash == plain.spec_hash != spec(bins=4).spec_hash
 
 
 def test_clustering_size_is_k_times_n(study_dir: Path) -> None:

@@ -10,8 +10,9 @@ from hume_sync.study.settings_fields import CountOfTwo, Flag, LabelSet, TypeSett
 class RerankingSettings(TypeSettings):
     """``candidates``: N candidates per query (a query's list is sampled down to N, keeping a
     relevant one; all kept unless set); ``shuffle_candidates``: whether annotators see the
-    candidates in a drawn order (sources often list the relevant ones first); ``label_set``:
-    the relevance labels' names."""
+    candidates in a drawn order (sources often list the relevant ones first). ``label_set`` is
+    accepted because specs written before the type had settings of its own could set it, and
+    refusing it now would stop their ``init``; reranking reads no label names."""
 
     candidates: CountOfTwo | None = None
     shuffle_candidates: Flag = True
