@@ -36,7 +36,7 @@ from hume_sync.study.sampling import (
 )
 
 if TYPE_CHECKING:  # pydantic loads only where a spec is read (the CLI's start-up stays light)
-    from pydantic import BaseModel
+    from hume_sync.study.settings_fields import TypeSettings
 
 
 @dataclass
@@ -67,7 +67,7 @@ class StudyRules(ABC, Generic[RecordT]):
     # ---- the spec
 
     @property
-    def study_settings(self) -> type[BaseModel] | None:
+    def study_settings(self) -> type[TypeSettings] | None:
         """The type's own settings: a pydantic model (a
         :class:`~hume_sync.study.settings_fields.TypeSettings`) whose fields are the keys a task
         or a subset of this type may set beyond the common ones (size, instructions,

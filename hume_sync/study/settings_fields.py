@@ -64,8 +64,7 @@ def _score_range(value: Any) -> tuple[float, float]:
 
 
 def _label_set(value: Any) -> tuple[str, ...]:
-    """At least two distinct label strings (a type grouping into K also wants ≥ K of them:
-    :func:`check_enough_labels`)."""
+    """At least two distinct label strings."""
     ok = isinstance(value, list | tuple) and len(value) >= 2
     if not ok or not all(isinstance(x, str) for x in value):
         raise ValueError("must be a list of at least two label strings")
@@ -86,12 +85,6 @@ ScoreRange = Annotated[tuple[float, float], BeforeValidator(_score_range)]
 LabelSet = Annotated[tuple[str, ...], BeforeValidator(_label_set)]
 
 
-def check_enough_labels(label_set: tuple[str, ...] | None, groups: int | None) -> None:
-    """K groups need K labels to be named by."""
-    if label_set is not None and groups is not None and len(label_set) < groups:
-        raise ValueError(f"has {len(label_set)} labels, fewer than labels (K) = {groups}")
-
-
 __all__ = [
     "Count",
     "CountOfTwo",
@@ -99,5 +92,4 @@ __all__ = [
     "LabelSet",
     "ScoreRange",
     "TypeSettings",
-    "check_enough_labels",
 ]

@@ -390,10 +390,11 @@ def _parse_task(
             field="type",
         )
     kind = kinds.get(type_name)
-    _check_keys(raw, _TASK_KEYS | _every_type_setting(), file, name, "")
+    setting_keys = _every_type_setting()
+    _check_keys(raw, _TASK_KEYS | setting_keys, file, name, "")
     source = _parse_source(raw.get("source"), file, name, kind)
 
-    defaults = {k: raw[k] for k in (*_SIZING_KEYS, *_every_type_setting()) if k in raw}
+    defaults = {k: raw[k] for k in (*_SIZING_KEYS, *setting_keys) if k in raw}
     subsets_raw = raw.get("subsets")
     if subsets_raw is None:
         if source.is_mteb and source.hf_subsets:

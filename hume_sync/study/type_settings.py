@@ -15,19 +15,19 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, NoReturn
 
 if TYPE_CHECKING:  # pydantic loads only when a type has settings to read
-    from pydantic import BaseModel
+    from hume_sync.study.settings_fields import TypeSettings
 
 
-def settings_keys(model: type[BaseModel] | None) -> frozenset[str]:
+def settings_keys(model: type[TypeSettings] | None) -> frozenset[str]:
     """The spec keys a type's settings model reads (none without one)."""
     return frozenset(model.model_fields) if model is not None else frozenset()
 
 
 def read_settings(
-    model: type[BaseModel] | None,
+    model: type[TypeSettings] | None,
     merged: Mapping[str, Any],
     fail: Callable[[str, str], NoReturn],
-) -> BaseModel | None:
+) -> TypeSettings | None:
     """The type's settings from a subset's keys (task defaults applied), or None for a type
     without a settings model. ``fail(key, message)`` raises the spec's error for a bad value."""
     if model is None:

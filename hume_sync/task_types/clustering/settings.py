@@ -4,13 +4,7 @@ from __future__ import annotations
 
 from pydantic import ValidationInfo, field_validator
 
-from hume_sync.study.settings_fields import (
-    Count,
-    CountOfTwo,
-    LabelSet,
-    TypeSettings,
-    check_enough_labels,
-)
+from hume_sync.study.settings_fields import Count, CountOfTwo, LabelSet, TypeSettings
 
 
 class ClusteringSettings(TypeSettings):
@@ -25,5 +19,8 @@ class ClusteringSettings(TypeSettings):
     @field_validator("label_set")
     @classmethod
     def _enough_for_k(cls, value: tuple[str, ...] | None, info: ValidationInfo) -> object:
-        check_enough_labels(value, info.data.get("labels"))
+        """K groups need K labels to be named by."""
+        k = info.data.get("labels")
+        if value is not None and k is not None and len(value) < k:
+            raise ValueError(f"has {len(value)} labels, fewer than labels (K) = {k}")
         return value
