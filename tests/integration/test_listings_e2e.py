@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -46,8 +47,20 @@ class ServerLog:
         self.path = path
         self.mark()
 
-    def mark(self) -> None:
-        self.offset = self.path.stat().st_size
+    def mark(self, quiet: float = 0.5, limit: float = 10.0) -> None:
+        """From here on, once the log has been still for ``quiet`` seconds: Django writes a
+        request's line after sending its response, so on a loaded machine the last request
+        of the step before can land after a mark taken at once (a `make test` run saw a
+        request of the previous test's counted in this one)."""
+        deadline = time.monotonic() + limit
+        size = self.path.stat().st_size
+        while time.monotonic() < deadline:
+            time.sleep(quiet)
+            now = self.path.stat().st_size
+            if now == size:
+                break
+            size = now
+        self.offset = size
 
     def lines(self) -> list[str]:
         with self.path.open("rb") as fh:
