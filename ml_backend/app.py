@@ -45,27 +45,62 @@ MAX_WEBHOOK_BYTES = 2 * 1024 * 1024
 #: RecursionError, which would otherwise be a 500).
 MAX_JSON_DEPTH = 64
 
+__all__ = [
+    "AUTH_PASSWORD_ENV",
+    "AUTH_USER_ENV",
+    "MAX_JSON_DEPTH",
+    "MAX_REQUEST_BYTES",
+    "MAX_WEBHOOK_BYTES",
+    "BadRequest",
+    "PayloadTooLarge",
+    "PredictionSource",
+    "create_app",
+]
+
 
 @runtime_checkable
 class PredictionSource(Protocol):
     """Where the app's answers come from (kept apart so ``ml_backend`` knows no study store)."""
 
     def model_version(self, project: str | None) -> str:
-        """What ``/setup`` reports for a Label Studio project uid (``"<id>.<ts>"``)."""
+        """Say what ``/setup`` reports for a Label Studio project.
+
+        Args:
+            project: the project's uid (``"<id>.<ts>"``), or None when the request names none.
+
+        Returns:
+            The model version Label Studio records.
+        """
         ...
 
     def predict(
         self, tasks: Sequence[Mapping[str, Any]], project: str | None
     ) -> list[list[dict[str, Any]]]:
-        """One list of ``{model_version, score, result}`` per task, in order ([] = nothing)."""
+        """Give the predictions that may be shown for each task.
+
+        Args:
+            tasks: the Label Studio tasks of a ``/predict`` request, in order.
+            project: the project's uid, or None when the request names none.
+
+        Returns:
+            One list of ``{model_version, score, result}`` per task, in order ([] = nothing).
+        """
         ...
 
     def record_event(self, event: Mapping[str, Any]) -> None:
-        """Keep an annotation event sent to ``/webhook``."""
+        """Keep an annotation event sent to ``/webhook``.
+
+        Args:
+            event: the event's JSON object (it has an ``action``).
+        """
         ...
 
     def describe(self) -> dict[str, Any]:
-        """Short, secret-free facts for ``/health`` (study name, open or closed)."""
+        """Give short, secret-free facts for ``/health`` (study name, open or closed).
+
+        Returns:
+            The facts, merged into the ``/health`` answer.
+        """
         ...
 
 
@@ -154,8 +189,11 @@ def _is_authorised(given: Authorization | None, auth: tuple[str, str]) -> bool:
 
 
 def _tasks(body: dict[str, Any]) -> list[dict[str, Any]]:
-    """The ``tasks`` of a ``/predict`` body: objects whose ``data`` and ``predictions`` have
-    the shape Label Studio sends (anything else is a 400 naming the task)."""
+    """Read the ``tasks`` of a ``/predict`` body, checked against the shape Label Studio sends.
+
+    Each is an object whose ``data`` and ``predictions`` have Label Studio's shapes; anything else
+    is a 400 naming the task.
+    """
     tasks = body.get("tasks")
     if not isinstance(tasks, list):
         raise BadRequest("'tasks' must be a list of task objects")
@@ -175,7 +213,21 @@ def create_app(
     basic_auth: tuple[str, str] | None = None,
     auth_from_env: bool = True,
 ) -> Flask:
-    """The WSGI app around ``source``; ``basic_auth`` (or the env vars) turns auth on."""
+    """Build the WSGI app around ``source``.
+
+    Args:
+        source: where the answers come from, and where events go.
+        basic_auth: ``(user, password)`` required of every request; None reads them from
+            :data:`AUTH_USER_ENV` / :data:`AUTH_PASSWORD_ENV` (when ``auth_from_env``).
+        auth_from_env: whether the environment may turn auth on when ``basic_auth`` is None.
+
+    Returns:
+        The Flask app (its routes are in the module docstring).
+
+    Raises:
+        TypeError: when ``source`` does not implement :class:`PredictionSource`.
+        ValueError: when only one of the two environment variables is set.
+    """
     if not isinstance(source, PredictionSource):
         raise TypeError("source must implement PredictionSource")
     auth = basic_auth if basic_auth is not None else (_auth_from_env() if auth_from_env else None)

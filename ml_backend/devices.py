@@ -18,23 +18,44 @@ GPU_BATCH_SIZE = 128
 #: Below this much GPU memory (GiB) the GPU batch is halved (small or shared cards).
 SMALL_GPU_GIB = 16
 
+__all__ = ["CPU_BATCH_SIZE", "GPU_BATCH_SIZE", "SMALL_GPU_GIB", "DeviceChoice", "choose_device"]
+
 
 @dataclass(frozen=True)
 class DeviceChoice:
-    """A device for torch (``"cuda"``, ``"mps"``, ``"cpu"``), a batch size, and why."""
+    """A device for torch (``"cuda"``, ``"mps"``, ``"cpu"``), a batch size, and why.
+
+    Args:
+        device: the torch device name, ``"cuda"``, ``"cuda:1"``, ``"mps"`` or ``"cpu"``.
+        batch_size: how many texts the model encodes per step on it.
+        why: the device as a score's ``method`` names it (with the card's name and memory).
+    """
 
     device: str
     batch_size: int
     why: str
 
     def describe(self) -> str:
-        """What a score's ``method`` says: ``"cuda (NVIDIA H200, 139 GiB), batch 128"``."""
+        """What a score's ``method`` says: ``"cuda (NVIDIA H200, 139 GiB), batch 128"``.
+
+        Returns:
+            The device with the reason it was chosen, and the batch size.
+        """
         return f"{self.why}, batch {self.batch_size}"
 
 
 def choose_device(device: str | None = None, batch_size: int | None = None) -> DeviceChoice:
-    """The device to run on (``device`` when given, else a GPU when torch sees one) and the
-    batch size for it (``batch_size`` when given)."""
+    """Choose the device to run on and the batch size for it.
+
+    Args:
+        device: the torch device to use; None picks a GPU (CUDA, then MPS) when torch sees one,
+            else the CPU (also the CPU when torch is not installed: only remote models run then).
+        batch_size: the batch size to use; None takes the device's default (halved on a GPU
+            with less than :data:`SMALL_GPU_GIB` GiB).
+
+    Returns:
+        The device, its batch size, and how a score's ``method`` names them.
+    """
     try:
         import torch
     except ImportError:  # no torch: only remote models can run, and they ignore this

@@ -43,22 +43,53 @@ DEFAULT_CHUNK_SIZE = 1024  # texts per committed transaction (a multiple of the 
 DEFAULT_CALL_SIZE = 32  # texts per encode call when the encoder has no batch_size
 _SQL_BATCH = 500  # host parameters per SELECT ... IN (...)
 
+__all__ = [
+    "CACHE_SCHEMA_VERSION",
+    "DEFAULT_CALL_SIZE",
+    "DEFAULT_CHUNK_SIZE",
+    "EmbeddingCache",
+    "EmbeddingCacheError",
+    "EncodeRequest",
+    "EnsureStats",
+    "ProgressHook",
+    "describe",
+    "length_key",
+    "model_key",
+    "text_key",
+    "variant_key",
+]
+
 
 class EmbeddingCacheError(HumeError, RuntimeError):
     """The cache file is unusable (not a cache, newer schema) or an encoder misbehaved."""
 
 
 def text_key(text: str) -> str:
-    """The content address of a text: hex sha256 of its UTF-8 bytes."""
+    """Give the content address of a text: hex sha256 of its UTF-8 bytes.
+
+    Args:
+        text: the text, exactly as it is embedded.
+
+    Returns:
+        The hex digest.
+    """
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def length_key(encoder: Encoder, texts: Sequence[str]) -> dict[str, int]:
-    """Each text's length in the model's tokens (its characters for encoders without a tokenizer).
+    """Measure each text in the model's tokens (in characters for encoders without a tokenizer).
 
     Why tokens: the texts are encoded in batches that are padded to their longest member, and
     characters per token vary by script (a Cyrillic sentence has ~2x the tokens of a Latin one of
     the same length in MiniLM's vocabulary). Batches of equal token length waste no padding.
+
+    Args:
+        encoder: the model; its ``model.tokenizer`` is used when it has one (truncated at the
+            model's ``max_seq_length``).
+        texts: the texts to measure.
+
+    Returns:
+        The length of each text, by text (characters when the tokenizer fails).
     """
     model = getattr(encoder, "model", None)
     tokenizer = getattr(model, "tokenizer", None)
@@ -78,7 +109,14 @@ def length_key(encoder: Encoder, texts: Sequence[str]) -> dict[str, int]:
 
 
 def model_key(encoder: Encoder) -> str:
-    """Cache identity of an encoder's weights: ``"<name>|<revision>"``."""
+    """Give the cache identity of an encoder's weights: ``"<name>|<revision>"``.
+
+    Args:
+        encoder: the model.
+
+    Returns:
+        The key its rows are stored under.
+    """
     return f"{encoder.name}|{encoder.revision or ''}"
 
 
@@ -89,12 +127,21 @@ def variant_key(
     task_type: str | None,
     task_name: str | None,
 ) -> str:
-    """The encoding context of a call: texts embedded under equal keys get equal vectors.
+    """Key the encoding context of a call: texts embedded under equal keys get equal vectors.
 
     An encoder may define ``cache_variant(role=, task_type=, task_name=)``. Encoders with
     ``prompt_for`` (sentence-transformers models) are keyed by prompt type and resolved prompt,
     so prompt-free tasks share rows. Any other encoder is keyed by role, task type and task name
     (safe: no sharing across tasks).
+
+    Args:
+        encoder: the model.
+        role: ``"query"``, ``"passage"`` or None.
+        task_type: mteb's type name of the task.
+        task_name: the mteb task's name.
+
+    Returns:
+        The variant key.
     """
     custom = getattr(encoder, "cache_variant", None)
     if callable(custom):
@@ -110,7 +157,14 @@ def variant_key(
 
 @dataclass(frozen=True)
 class EncodeRequest:
-    """Texts to embed in one encoding context (what one mteb encode call would be)."""
+    """Texts to embed in one encoding context (what one mteb encode call would be).
+
+    Attributes:
+        texts: the texts, in mteb's order.
+        role: ``"query"``, ``"passage"`` or None.
+        task_type: mteb's type name of the task.
+        task_name: the mteb task's name.
+    """
 
     texts: tuple[str, ...]
     role: Role | None = None
@@ -120,7 +174,15 @@ class EncodeRequest:
 
 @dataclass
 class EnsureStats:
-    """What :meth:`EmbeddingCache.ensure` did: distinct texts asked for, found, computed."""
+    """What :meth:`EmbeddingCache.ensure` did: distinct texts asked for, found, computed.
+
+    Attributes:
+        requested: distinct texts asked for, per variant.
+        cached: those already in the cache.
+        computed: those embedded now.
+        encode_calls: encode calls made.
+        computed_texts: per variant, the texts embedded now.
+    """
 
     requested: int = 0
     cached: int = 0
@@ -130,6 +192,11 @@ class EnsureStats:
     computed_texts: dict[str, list[str]] = field(default_factory=dict)
 
     def merge(self, other: EnsureStats) -> None:
+        """Add another run's counts and texts to these.
+
+        Args:
+            other: the statistics to add.
+        """
         self.requested += other.requested
         self.cached += other.cached
         self.computed += other.computed
@@ -145,9 +212,16 @@ class EmbeddingCache:
     """SQLite file of float vectors by (model, variant, text hash); safe to share by processes.
 
     One connection per instance, guarded by a lock (the Flask app may call from threads).
+
+    Args:
+        path: the SQLite file; created (with its directory) when missing.
+
+    Raises:
+        EmbeddingCacheError: when the file is not an embedding cache or has a newer schema.
     """
 
     def __init__(self, path: str | Path) -> None:
+        """Open the file and create or check its schema."""
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
@@ -186,19 +260,29 @@ class EmbeddingCache:
         )
 
     def close(self) -> None:
+        """Close the database connection."""
         with self._lock:
             self._conn.close()
 
     def __enter__(self) -> EmbeddingCache:
+        """Use the cache in a ``with`` block, closed at its end."""
         return self
 
     def __exit__(self, *exc: object) -> None:
+        """Close the cache, whether the block raised or not."""
         self.close()
 
     # ---- raw access
 
     def count(self, model: str | None = None) -> int:
-        """Rows in the cache (of one model key, if given)."""
+        """Count the rows in the cache.
+
+        Args:
+            model: a :func:`model_key` to count only its rows; None counts all.
+
+        Returns:
+            The number of rows.
+        """
         with self._lock:
             if model is None:
                 row = self._conn.execute("SELECT COUNT(*) FROM embeddings").fetchone()
@@ -209,7 +293,16 @@ class EmbeddingCache:
         return int(row[0])
 
     def get_many(self, model: str, variant: str, keys: Iterable[str]) -> dict[str, np.ndarray]:
-        """The cached vectors among ``keys`` (text hashes); missing keys are absent."""
+        """Read the cached vectors among ``keys``.
+
+        Args:
+            model: the :func:`model_key`.
+            variant: the :func:`variant_key`.
+            keys: text hashes (:func:`text_key`).
+
+        Returns:
+            The vector per key found; missing keys are absent.
+        """
         wanted = list(dict.fromkeys(keys))
         out: dict[str, np.ndarray] = {}
         with self._lock:
@@ -226,7 +319,19 @@ class EmbeddingCache:
         return out
 
     def put_many(self, model: str, variant: str, items: Iterable[tuple[str, np.ndarray]]) -> int:
-        """Store vectors in one transaction (all or nothing); returns how many were written."""
+        """Store vectors in one transaction (all or nothing).
+
+        Args:
+            model: the :func:`model_key`.
+            variant: the :func:`variant_key`.
+            items: ``(text hash, vector)`` pairs; a vector is 1-D.
+
+        Returns:
+            How many rows were written.
+
+        Raises:
+            EmbeddingCacheError: when an item is not a vector (nothing is written).
+        """
         rows = []
         for key, vector in items:
             vec = np.ascontiguousarray(np.asarray(vector))
@@ -261,8 +366,22 @@ class EmbeddingCache:
         """Embed every text of ``requests`` that the cache lacks; each chunk is committed.
 
         Requests that resolve to the same variant are merged, so a text is embedded once per
-        model and context whatever the number of tasks that use it. ``on_plan(n)`` is told how
-        many texts will be embedded, ``on_progress(k)`` after every chunk of ``k`` texts.
+        model and context whatever the number of tasks that use it.
+
+        Args:
+            encoder: the model.
+            requests: the texts, grouped as mteb's encode calls.
+            chunk_size: texts per committed transaction (rounded up to a multiple of the
+                encoder's batch size).
+            on_progress: told ``k`` after every encode call of ``k`` texts.
+            on_plan: told once how many texts will be embedded.
+
+        Returns:
+            How many distinct texts were asked for, found and computed, and in how many calls.
+
+        Raises:
+            ValueError: when ``chunk_size`` is below 1.
+            EmbeddingCacheError: when the encoder returns the wrong shape, NaN or inf.
         """
         if chunk_size < 1:
             raise ValueError("chunk_size must be at least 1")
@@ -346,7 +465,21 @@ class EmbeddingCache:
         task_type: str | None = None,
         task_name: str | None = None,
     ) -> np.ndarray:
-        """Rows for ``texts`` (in order) from the cache; all must have been ensured before."""
+        """Read the rows for ``texts`` (in order) from the cache; all must have been ensured.
+
+        Args:
+            encoder: the model.
+            texts: the texts, in the order of the rows returned.
+            role: the role they were embedded with.
+            task_type: mteb's type name of the task.
+            task_name: the mteb task's name.
+
+        Returns:
+            One row per text (a 0×0 array for no texts).
+
+        Raises:
+            EmbeddingCacheError: when a text is not in the cache (call :meth:`ensure` first).
+        """
         variant = variant_key(encoder, role=role, task_type=task_type, task_name=task_name)
         keys = [text_key(t) for t in texts]
         found = self.get_many(model_key(encoder), variant, keys)
@@ -370,14 +503,33 @@ class EmbeddingCache:
         task_name: str | None = None,
         chunk_size: int = DEFAULT_CHUNK_SIZE,
     ) -> np.ndarray:
-        """Cached embeddings of ``texts``: ensure, then look up (an ``Encoder``-like call)."""
+        """Embed ``texts`` through the cache: ensure, then look up (an ``Encoder``-like call).
+
+        Args:
+            encoder: the model.
+            texts: the texts, in the order of the rows returned.
+            role: the role to embed them with.
+            task_type: mteb's type name of the task.
+            task_name: the mteb task's name.
+            chunk_size: texts per committed transaction.
+
+        Returns:
+            One row per text.
+        """
         request = EncodeRequest(tuple(texts), role, task_type, task_name)
         self.ensure(encoder, [request], chunk_size=chunk_size)
         return self.lookup(encoder, texts, role=role, task_type=task_type, task_name=task_name)
 
 
 def describe(stats: EnsureStats) -> dict[str, Any]:
-    """A JSON-friendly summary of :class:`EnsureStats` (without the text lists)."""
+    """Summarise :class:`EnsureStats` as JSON-friendly data (without the text lists).
+
+    Args:
+        stats: what an ensure did.
+
+    Returns:
+        The four counts by name.
+    """
     return {
         "requested": stats.requested,
         "cached": stats.cached,

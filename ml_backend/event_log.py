@@ -21,9 +21,20 @@ from typing import Any
 DEFAULT_MAX_BYTES = 16 * 1024 * 1024
 DEFAULT_BACKUPS = 4
 
+__all__ = ["DEFAULT_BACKUPS", "DEFAULT_MAX_BYTES", "EventLog"]
+
 
 class EventLog:
-    """Append JSON records to ``path`` with size-based rotation (see the module docstring)."""
+    """Append JSON records to ``path`` with size-based rotation (see the module docstring).
+
+    Args:
+        path: the live file; rotated files and the lock file sit beside it.
+        max_bytes: the size the live file never passes by an append (at least 1).
+        backups: how many rotated files are kept (0: the live file is dropped instead).
+
+    Raises:
+        ValueError: when ``max_bytes`` is below 1 or ``backups`` below 0.
+    """
 
     def __init__(
         self,
@@ -32,6 +43,7 @@ class EventLog:
         max_bytes: int = DEFAULT_MAX_BYTES,
         backups: int = DEFAULT_BACKUPS,
     ) -> None:
+        """Check the limits; nothing is created until the first append."""
         if max_bytes < 1 or backups < 0:
             raise ValueError("max_bytes must be ≥ 1 and backups ≥ 0")
         self.path = Path(path)
@@ -39,7 +51,11 @@ class EventLog:
         self.backups = backups
 
     def files(self) -> list[Path]:
-        """The log's files, oldest first (rotated ones, then the live file)."""
+        """List the log's files, oldest first (rotated ones, then the live file).
+
+        Returns:
+            The files that exist now.
+        """
         rotated = [self._rotated(n) for n in range(self.backups, 0, -1)]
         return [p for p in [*rotated, self.path] if p.is_file()]
 
@@ -67,7 +83,11 @@ class EventLog:
         os.replace(self.path, self._rotated(1))
 
     def append(self, record: Mapping[str, Any]) -> None:
-        """Write ``record`` as one line (fsynced), rotating first if the file would grow too big."""
+        """Write ``record`` as one line (fsynced), rotating first if the file would grow too big.
+
+        Args:
+            record: a JSON-serialisable mapping, written with sorted keys.
+        """
         line = (json.dumps(dict(record), ensure_ascii=False, sort_keys=True) + "\n").encode()
         with self._locked():
             with contextlib.suppress(FileNotFoundError):
@@ -82,7 +102,11 @@ class EventLog:
                 os.close(fd)
 
     def read(self) -> list[dict[str, Any]]:
-        """Every record still kept, oldest first."""
+        """Read every record still kept, oldest first.
+
+        Returns:
+            The records of the rotated files, then of the live file.
+        """
         out: list[dict[str, Any]] = []
         for path in self.files():
             with path.open(encoding="utf-8") as fh:

@@ -13,10 +13,21 @@ import urllib.request
 
 from ml_backend.app import AUTH_PASSWORD_ENV, AUTH_USER_ENV
 
+__all__ = ["DEFAULT_URL", "main"]
+
 DEFAULT_URL = "http://127.0.0.1:9090/health"
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Ask the backend's /health once, with the app's own credentials when they are set.
+
+    Args:
+        argv: the command-line arguments after the program name (``sys.argv[1:]`` when None);
+            the first, when given, is the URL to ask instead of :data:`DEFAULT_URL`.
+
+    Returns:
+        The exit code: 0 when the backend answers 200, 1 otherwise (the reason on stderr).
+    """
     args = sys.argv[1:] if argv is None else argv
     request = urllib.request.Request(args[0] if args else DEFAULT_URL)
     password = os.environ.get(AUTH_PASSWORD_ENV)

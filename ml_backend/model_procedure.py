@@ -27,6 +27,15 @@ from ml_backend.encoders import Role
 from ml_backend.procedures import ProcedureResult
 from scoring.errors import HumeError
 
+__all__ = [
+    "Embeddings",
+    "ModelAnswers",
+    "ModelProcedure",
+    "PredictError",
+    "SubsetJob",
+    "TextGroup",
+]
+
 
 class PredictError(HumeError, ValueError):
     """A subset cannot be predicted as given (missing train pool, bad content, ...)."""
@@ -38,6 +47,10 @@ class TextGroup:
 
     One call matters: sentence-transformers batches a call's texts by length, so the grouping
     decides which texts are padded together; the embedding cache keys rows by the same role.
+
+    Attributes:
+        texts: the texts, in mteb's order.
+        role: ``"query"`` or ``"passage"``; None for a symmetric task.
     """
 
     texts: tuple[str, ...]
@@ -46,8 +59,16 @@ class TextGroup:
 
 @dataclass(frozen=True)
 class ModelAnswers:
-    """What a procedure makes of one subset: an answer (and optional item score) per instance,
-    aligned with the job's ``hume_ids``, and with gold mteb's scores (``scores`` None without)."""
+    """What a procedure makes of one subset: answers per instance and, with gold, mteb's scores.
+
+    Attributes:
+        answers: the answer per instance, aligned with the job's ``hume_ids``.
+        item_scores: an optional score per instance (None where the type has none).
+        main_score_name: which of ``scores`` mteb reports as ``main_score``.
+        main_score: that score; None without gold.
+        scores: mteb's scores by their names; None without gold.
+        method: how the answers and scores were computed (the procedure's identifier).
+    """
 
     answers: list[Any]
     item_scores: list[float | None]
@@ -63,7 +84,16 @@ class ModelAnswers:
         answers: Sequence[Any],
         item_scores: Sequence[float | None] | None = None,
     ) -> ModelAnswers:
-        """Answers shaped by the type, score and method as the mteb procedure reported them."""
+        """Combine answers shaped by the type with the score and method of the mteb procedure.
+
+        Args:
+            result: what the type's procedure returned.
+            answers: the answer per instance, in the type's answer shape.
+            item_scores: a score per instance; None gives None for each.
+
+        Returns:
+            The subset's answers, with the procedure's scores as plain JSON values.
+        """
         return cls(
             answers=list(answers),
             item_scores=list(item_scores) if item_scores is not None else [None] * len(answers),
@@ -77,7 +107,9 @@ class ModelAnswers:
 class Embeddings(Protocol):
     """The embeddings of texts already embedded for a job (the cache's lookup), one row each."""
 
-    def __call__(self, texts: Sequence[str], role: Role | None = None) -> np.ndarray: ...
+    def __call__(self, texts: Sequence[str], role: Role | None = None) -> np.ndarray:
+        """Look up the embeddings of ``texts`` as embedded with ``role``, one row per text."""
+        ...
 
 
 class ModelProcedure(ABC):
@@ -95,37 +127,86 @@ class ModelProcedure(ABC):
     @property
     @abstractmethod
     def model_items_key(self) -> str | None:
-        """The content key listing an instance's items (``{"id", "text"}`` records answered one
-        by one, so a model's answer is keyed by item id), or None when the type has no items."""
+        """The content key listing an instance's items, or None when the type has no items.
+
+        The items are ``{"id", "text"}`` records answered one by one, so a model's answer is keyed
+        by item id.
+
+        Returns:
+            The key (``"items"``, ``"candidates"``), or None.
+        """
 
     @property
     @abstractmethod
     def model_needs_train_pool(self) -> bool:
-        """Whether mteb fits the model's answers on a labelled train pool (the job's
-        ``train_pool``), which the study must then provide."""
+        """Whether mteb fits the model's answers on a labelled train pool.
+
+        The pool is the job's ``train_pool``, which the study must then provide.
+
+        Returns:
+            True for a type whose model answers are fitted (classification).
+        """
 
     @abstractmethod
     def model_encode_groups(self, job: SubsetJob) -> list[TextGroup]:
-        """The job's texts, grouped into encode calls as mteb groups them (same roles).
+        """Group the job's texts into encode calls as mteb groups them (same roles).
 
-        Raises :class:`PredictError` when an instance lacks what the type needs.
+        Args:
+            job: the subset to answer.
+
+        Returns:
+            The encode calls, in mteb's order.
+
+        Raises:
+            PredictError: when an instance lacks what the type needs.
         """
 
     def model_job_settings(self, subset: Any) -> dict[str, Any]:
-        """What this type's procedure reads beside the instances (:attr:`SubsetJob.settings`),
-        from the study store's record of the subset (``hume_sync``'s ``Subset``: its stored
-        ``config`` and columns; ``ml_backend`` cannot name the class). Default: nothing."""
+        """Read what this type's procedure needs beside the instances (:attr:`SubsetJob.settings`).
+
+        Default: nothing.
+
+        Args:
+            subset: the study store's record of the subset (``hume_sync``'s ``Subset``: its
+                stored ``config`` and columns; ``ml_backend`` cannot name the class).
+
+        Returns:
+            The settings, by name (classification's ``samples_per_label``, ...).
+        """
         return {}
 
     @abstractmethod
     def model_answers(
         self, job: SubsetJob, embeddings: Embeddings, similarity: str
     ) -> ModelAnswers:
-        """Answers and (with gold) mteb's scores from the embeddings of
-        :meth:`model_encode_groups`' texts; ``similarity`` is the model's own function."""
+        """Answer the job, and with gold score it as mteb does, from the texts' embeddings.
+
+        Args:
+            job: the subset to answer.
+            embeddings: the lookup of the embeddings of :meth:`model_encode_groups`' texts.
+            similarity: the model's own similarity function (``"cosine"``, ``"dot"``, ...).
+
+        Returns:
+            The answers, and mteb's scores when the job has gold.
+
+        Raises:
+            PredictError: when the job's content or settings cannot be answered.
+        """
 
     def model_field(self, job: SubsetJob, n: int, name: str) -> Any:
-        """Instance ``n``'s ``name``, or a :class:`PredictError` naming the instance."""
+        """Read instance ``n``'s content field ``name``.
+
+        Args:
+            job: the subset.
+            n: the instance's position in the job.
+            name: the content key.
+
+        Returns:
+            The field's value.
+
+        Raises:
+            PredictError: naming the instance, when its content has no such field.
+        """
         content = job.contents[n]
         if not isinstance(content, Mapping) or name not in content:
             raise PredictError(f"{job.key}: instance {job.hume_ids[n]!r} has no {name!r}")
@@ -154,6 +235,7 @@ class SubsetJob:
     gold: tuple[Any, ...] | None = None
 
     def __post_init__(self) -> None:
+        """Refuse a job whose type has no model, or whose ids, contents and gold disagree."""
         if not isinstance(self.task, ModelProcedure):
             raise PredictError(f"{self.key}: {self.task!r} is not a task type with a model")
         if len(self.hume_ids) != len(self.contents):

@@ -42,13 +42,39 @@ HF_SUBSET = "default"
 
 _PATCH_LOCK = threading.Lock()
 
+__all__ = [
+    "HF_SPLIT",
+    "HF_SUBSET",
+    "MtebModelEncoder",
+    "TextModelBeneath",
+    "known_to_mteb",
+    "load_mteb_encoder",
+    "load_plain_wrapper",
+    "load_wrapper",
+    "model_meta",
+    "mteb_version",
+    "task_metadata",
+]
+
 
 def mteb_version() -> str:
+    """Read the installed mteb's version, for the score's ``method``.
+
+    Returns:
+        The version string.
+    """
     return importlib.metadata.version("mteb")
 
 
 def model_meta(name: str) -> Any | None:
-    """mteb's ``ModelMeta`` for a model name, or None (mteb missing, name unknown, no loader)."""
+    """Look up mteb's ``ModelMeta`` for a model name.
+
+    Args:
+        name: the model's name as mteb's registry spells it.
+
+    Returns:
+        The meta, or None when mteb is missing, the name unknown or the meta has no loader.
+    """
     try:
         import mteb
     except ImportError:
@@ -62,12 +88,19 @@ def model_meta(name: str) -> Any | None:
 
 @functools.cache
 def task_metadata(task_name: str | None, mteb_type: str | None) -> Any:
-    """The ``TaskMetadata`` mteb's evaluation would hand the model for this task.
+    """Give the ``TaskMetadata`` mteb's evaluation would hand the model for this task.
 
     A task mteb knows gives its own (name, type, description, prompt: what instruction
     templates read). A task it does not know (a study's own data) gets a stand-in carrying only
     the name and mteb's type, as a user-defined mteb task without a prompt would: prompts are
     then chosen by type and role, and instruction models get mteb's empty default.
+
+    Args:
+        task_name: the mteb task's name; None for a study's own data.
+        mteb_type: mteb's name of the type, for the stand-in.
+
+    Returns:
+        mteb's metadata, or the stand-in (cached per name and type).
     """
     import mteb
     from mteb.abstasks.task_metadata import TaskMetadata
@@ -88,7 +121,14 @@ def task_metadata(task_name: str | None, mteb_type: str | None) -> Any:
 
 
 def known_to_mteb(task_name: str | None) -> bool:
-    """Whether mteb's task registry has this task (then its own metadata and prompt are used)."""
+    """Tell whether mteb's task registry has this task (then its own metadata and prompt are used).
+
+    Args:
+        task_name: the task's name.
+
+    Returns:
+        True when mteb knows it.
+    """
     try:
         import mteb
 
@@ -100,8 +140,11 @@ def known_to_mteb(task_name: str | None) -> bool:
 
 @contextlib.contextmanager
 def _sentence_transformer_replaced(factory: Callable[..., Any] | None) -> Iterator[None]:
-    """While the loader runs, ``sentence_transformers.SentenceTransformer(...)`` (which every
-    mteb text wrapper calls by name) returns ``factory(...)``; put back afterwards."""
+    """Make ``sentence_transformers.SentenceTransformer(...)`` return ``factory(...)`` meanwhile.
+
+    Every mteb text wrapper calls that class by name while its loader runs; it is put back
+    afterwards.
+    """
     if factory is None:
         yield
         return
@@ -123,11 +166,21 @@ def load_wrapper(
     device: str | None = None,
     beneath: Callable[..., Any] | None = None,
 ) -> Any:
-    """mteb's wrapper for ``meta``, built by its own loader with its own ``loader_kwargs``.
+    """Build mteb's wrapper for ``meta`` by its own loader with its own ``loader_kwargs``.
 
-    ``source`` replaces the hub id as what the loader opens (a local copy of the same weights,
-    e.g. the packaged MiniLM); ``beneath`` replaces the sentence-transformers model the wrapper
-    builds (a remote model, a recording test model), so nothing is downloaded.
+    Args:
+        meta: mteb's ``ModelMeta`` of the model.
+        source: replaces the hub id as what the loader opens (a local copy of the same weights,
+            e.g. the packaged MiniLM).
+        device: the torch device, passed to the loader.
+        beneath: replaces the sentence-transformers model the wrapper builds (a remote model,
+            a recording test model), so nothing is downloaded.
+
+    Returns:
+        The wrapper, its ``mteb_model_meta`` set.
+
+    Raises:
+        ModelLoadError: when mteb's loader fails.
     """
     kwargs = dict(meta.loader_kwargs or {})
     if device is not None:
@@ -144,11 +197,19 @@ def load_wrapper(
 
 
 class MtebModelEncoder:
-    """hume's ``Encoder`` over an mteb wrapper: ``encode`` is called as ``AbsTask.evaluate``
-    calls it (a dataloader of the texts, the task's metadata, the role as ``prompt_type``).
+    """hume's ``Encoder`` over an mteb wrapper, called as ``AbsTask.evaluate`` calls it.
 
-    ``placement`` says where the model runs (``"cpu, batch 32"``, ``"server http://..."``): it
-    goes into every score's ``method`` with the wrapper's name and mteb's version.
+    ``encode`` gets a dataloader of the texts, the task's metadata, the role as ``prompt_type``.
+
+    Args:
+        wrapper: mteb's wrapper (see :func:`load_wrapper`).
+        name: the model's name in results.
+        revision: the weights' revision, when known.
+        batch_size: texts per forward pass (and per dataloader batch).
+        placement: where the model runs (``"cpu, batch 32"``, ``"server http://..."``): it goes
+            into every score's ``method`` with the wrapper's name and mteb's version.
+        meta: mteb's ``ModelMeta``, for the model's similarity function.
+        version_prefix: the prefix of :attr:`model_version`.
     """
 
     def __init__(
@@ -162,6 +223,7 @@ class MtebModelEncoder:
         meta: Any | None = None,
         version_prefix: str = "emb:",
     ) -> None:
+        """Keep the wrapper and read the model's similarity function."""
         self.wrapper = wrapper
         self.name = name
         self.revision = revision
@@ -180,10 +242,20 @@ class MtebModelEncoder:
 
     @property
     def model_version(self) -> str:
+        """Label Studio ``model_version`` of this model's predictions.
+
+        Returns:
+            The prefix (``emb:``) and the name.
+        """
         return f"{self._version_prefix}{self.name}"
 
     @property
     def dimension(self) -> int | None:
+        """Embedding size, when the model beneath the wrapper reports it.
+
+        Returns:
+            The size, or None when it does not say.
+        """
         for attr in ("get_embedding_dimension", "get_sentence_embedding_dimension"):
             fn = getattr(self.model, attr, None)
             if callable(fn):
@@ -192,17 +264,32 @@ class MtebModelEncoder:
         return None
 
     def method_note(self) -> str:
-        """Which path made the embeddings, for the score's ``method``."""
+        """Say which path made the embeddings, for the score's ``method``.
+
+        Returns:
+            The wrapper's class, mteb's version and the placement.
+        """
         wrapper = type(self.wrapper).__name__
         return f"encoded by mteb's {wrapper} (mteb {mteb_version()}), {self.placement}"
 
     def cache_variant(
         self, *, role: Role | None, task_type: str | None, task_name: str | None
     ) -> str:
-        """The encoding context: the string template the wrapper makes of a text for this task
-        and role, and the encode method it goes through (found by :meth:`input_template`), so
-        that tasks the wrapper treats alike (all prompt-free symmetric tasks) share cache rows.
-        A wrapper that cannot be probed is keyed per task and role (safe: no sharing)."""
+        """Key the encoding context for the embedding cache.
+
+        The key is the string template the wrapper makes of a text for this task and role, and
+        the encode method it goes through (found by :meth:`input_template`), so that tasks the
+        wrapper treats alike (all prompt-free symmetric tasks) share cache rows. A wrapper that
+        cannot be probed is keyed per task and role (safe: no sharing).
+
+        Args:
+            role: ``"query"``, ``"passage"`` or None.
+            task_type: mteb's name of the type.
+            task_name: the mteb task's name.
+
+        Returns:
+            The variant key.
+        """
         kind = mteb_prompt_type(role) or "plain"
         found = self.input_template(role=role, task_type=task_type, task_name=task_name)
         if found is None:
@@ -214,12 +301,21 @@ class MtebModelEncoder:
     def input_template(
         self, *, role: Role | None, task_type: str | None, task_name: str | None
     ) -> tuple[str, str] | None:
-        """``(encode method, template)`` of what the model beneath the wrapper receives for a
-        text of this task and role, ``{text}`` standing for the text; None if not probed.
+        """Probe what the model beneath the wrapper receives for a text of this task and role.
 
         Why a probe: instruction wrappers build the instruction inside ``encode`` from the
         task's metadata, so asking the wrapper is the only way to know it without copying its
-        rules. A probe model takes the weights' place for one call (under the encoder's lock)."""
+        rules. A probe model takes the weights' place for one call (under the encoder's lock).
+
+        Args:
+            role: ``"query"``, ``"passage"`` or None.
+            task_type: mteb's name of the type.
+            task_name: the mteb task's name.
+
+        Returns:
+            ``(encode method, template)``, ``{text}`` standing for the text; None if the
+            wrapper could not be probed (cached either way).
+        """
         key = (role, task_type, task_name)
         if key in self._templates:
             return self._templates[key]
@@ -248,7 +344,17 @@ class MtebModelEncoder:
         task_type: str | None = None,
         task_name: str | None = None,
     ) -> np.ndarray:
-        """The wrapper's embeddings of ``texts`` for this task and role, as float32 rows."""
+        """Embed ``texts`` through the wrapper for this task and role.
+
+        Args:
+            texts: the texts to embed, in one encode call.
+            role: ``"query"``, ``"passage"`` or None.
+            task_type: mteb's name of the type.
+            task_name: the mteb task's name.
+
+        Returns:
+            One float32 row per text.
+        """
         texts = list(texts)
         if not texts:
             return np.zeros((0, self.dimension or 0), dtype=np.float32)
@@ -261,8 +367,11 @@ class MtebModelEncoder:
     def _call_wrapper(
         self, texts: list[str], role: Role | None, task_type: str | None, task_name: str | None
     ) -> Any:
-        """``wrapper.encode`` as ``AbsTask.evaluate`` calls it: a dataloader of the texts, the
-        task's metadata, the role as mteb's ``prompt_type``, mteb's encode keywords."""
+        """Call ``wrapper.encode`` as ``AbsTask.evaluate`` calls it.
+
+        That is: a dataloader of the texts, the task's metadata, the role as mteb's
+        ``prompt_type``, mteb's encode keywords.
+        """
         from mteb._create_dataloaders import _create_dataloader_from_texts
         from mteb.types import PromptType
 
@@ -287,7 +396,22 @@ def load_mteb_encoder(
     device: str | None = None,
     batch_size: int | None = None,
 ) -> MtebModelEncoder:
-    """An in-process model through mteb's wrapper, on the GPU when there is one."""
+    """Load an in-process model through mteb's wrapper, on the GPU when there is one.
+
+    Args:
+        meta: mteb's ``ModelMeta`` of the model.
+        name: the model's name in results; None takes mteb's.
+        source: a local copy of the weights to open instead of the hub id.
+        revision: the weights' revision; None takes mteb's (unless ``source`` is given).
+        device: the torch device; None picks one (:func:`ml_backend.devices.choose_device`).
+        batch_size: texts per forward pass; None takes the device's default.
+
+    Returns:
+        The encoder.
+
+    Raises:
+        ModelLoadError: when mteb's loader fails.
+    """
     from ml_backend.devices import choose_device
 
     choice = choose_device(device, batch_size)
@@ -316,17 +440,23 @@ class _NoAttention:
 
 
 class TextModelBeneath:
-    """The surface of a ``SentenceTransformer`` that mteb's text wrappers call, over any
-    :meth:`embed` of final strings: what sits beneath a wrapper in place of local weights.
+    """The surface of a ``SentenceTransformer`` that mteb's text wrappers call, over :meth:`embed`.
 
+    What sits beneath a wrapper in place of local weights: :meth:`embed` gets final strings.
     Prompts are applied as sentence-transformers applies them (``prompt + text``;
     ``encode_query`` / ``encode_document`` fall back to the ``"query"`` / ``"document"``
     entries of :attr:`prompts`), so :meth:`embed` receives exactly the strings the real model
-    would tokenize. Loader arguments meant for local weights (dtype, tokenizer settings) are
-    kept in :attr:`load_kwargs` and otherwise ignored: a server decides those itself.
+    would tokenize.
+
+    Args:
+        model_name_or_path: what the loader asked to open.
+        *args: other positional loader arguments, ignored.
+        **kwargs: loader arguments meant for local weights (dtype, tokenizer settings), kept in
+            :attr:`load_kwargs` and otherwise ignored: a server decides those itself.
     """
 
     def __init__(self, model_name_or_path: str = "", *args: Any, **kwargs: Any) -> None:
+        """Take the loader's arguments, with no prompts and cosine similarity."""
         self.model_name_or_path = model_name_or_path
         self.load_kwargs = kwargs
         self.prompts: dict[str, str] = {}
@@ -337,12 +467,28 @@ class TextModelBeneath:
         self.tokenizer = None
 
     def embed(self, texts: list[str]) -> np.ndarray:  # pragma: no cover - overridden
+        """Embed final strings (prompts already applied); a subclass says how.
+
+        Args:
+            texts: the strings the real model would tokenize.
+
+        Returns:
+            One row per string.
+
+        Raises:
+            NotImplementedError: always, here.
+        """
         raise NotImplementedError
 
     def _first_module(self) -> Any:
         return _NoAttention()
 
     def set_pooling_include_prompt(self, include_prompt: bool) -> None:
+        """Record whether pooling includes the prompt, as instruction wrappers set it.
+
+        Args:
+            include_prompt: the wrapper's setting (a server decides pooling itself).
+        """
         self.include_prompt = include_prompt
 
     def encode(
@@ -352,6 +498,17 @@ class TextModelBeneath:
         prompt: str | None = None,
         **kwargs: Any,
     ) -> np.ndarray:
+        """Apply the prompt as sentence-transformers does, then :meth:`embed`.
+
+        Args:
+            sentences: one text or several.
+            prompt_name: the key of a prompt in :attr:`prompts`; None takes the default one.
+            prompt: the prompt text itself, which wins over ``prompt_name``.
+            **kwargs: sentence-transformers' other encode arguments, ignored.
+
+        Returns:
+            One float32 row per text (a single row for a single text).
+        """
         texts = [sentences] if isinstance(sentences, str) else list(sentences)
         if prompt is None:
             name = prompt_name if prompt_name is not None else self.default_prompt_name
@@ -363,6 +520,17 @@ class TextModelBeneath:
     def encode_query(
         self, sentences: Any, prompt_name: str | None = None, prompt: str | None = None, **kw: Any
     ) -> np.ndarray:
+        """Encode queries, with the ``"query"`` prompt when none is given.
+
+        Args:
+            sentences: one text or several.
+            prompt_name: the key of a prompt in :attr:`prompts`.
+            prompt: the prompt text itself.
+            **kw: sentence-transformers' other encode arguments, ignored.
+
+        Returns:
+            One float32 row per text (a single row for a single text).
+        """
         if prompt_name is None and prompt is None and "query" in self.prompts:
             prompt_name = "query"
         return self.encode(sentences, prompt_name=prompt_name, prompt=prompt, **kw)
@@ -370,6 +538,17 @@ class TextModelBeneath:
     def encode_document(
         self, sentences: Any, prompt_name: str | None = None, prompt: str | None = None, **kw: Any
     ) -> np.ndarray:
+        """Encode documents, with the ``"document"``/``"passage"``/``"corpus"`` prompt when none.
+
+        Args:
+            sentences: one text or several.
+            prompt_name: the key of a prompt in :attr:`prompts`.
+            prompt: the prompt text itself.
+            **kw: sentence-transformers' other encode arguments, ignored.
+
+        Returns:
+            One float32 row per text (a single row for a single text).
+        """
         if prompt_name is None and prompt is None:
             prompt_name = next(
                 (k for k in ("document", "passage", "corpus") if k in self.prompts), None
@@ -378,8 +557,17 @@ class TextModelBeneath:
 
 
 def load_plain_wrapper(name: str, *, beneath: Callable[..., Any]) -> Any:
-    """mteb's ``SentenceTransformerEncoderWrapper`` over ``beneath`` for a model mteb does not
-    know: no prompts, the text as is (what ``mteb.get_model`` gives an unknown ST model)."""
+    """Build mteb's ``SentenceTransformerEncoderWrapper`` over ``beneath`` for a model mteb lacks.
+
+    No prompts, the text as is: what ``mteb.get_model`` gives an unknown ST model.
+
+    Args:
+        name: the model's name.
+        beneath: builds the model beneath the wrapper in place of the weights.
+
+    Returns:
+        The wrapper.
+    """
     from mteb.models.sentence_transformer_wrapper import SentenceTransformerEncoderWrapper
 
     with _sentence_transformer_replaced(beneath):
@@ -391,8 +579,10 @@ _PROBE_MARK = "\u2063hume-probe\u2063"
 
 
 class _Probe(TextModelBeneath):
-    """Takes the weights' place for one call: records ``(method, final string)``, returns
-    zeros. Carries the real model's own prompt table (sentence-transformers falls back to it)."""
+    """Takes the weights' place for one call: records ``(method, final string)``, returns zeros.
+
+    Carries the real model's own prompt table (sentence-transformers falls back to it).
+    """
 
     def __init__(self, real: Any) -> None:
         super().__init__()

@@ -1,5 +1,7 @@
-"""Embedding models behind any OpenAI-compatible ``/v1/embeddings`` server (vLLM, TEI, Infinity,
-hosted APIs), with mteb's prompts and instructions applied before the text is sent.
+"""Embedding models behind any OpenAI-compatible ``/v1/embeddings`` server, mteb's way.
+
+The server may be vLLM, TEI, Infinity or a hosted API; mteb's prompts and instructions are
+applied before the text is sent.
 
 Why this shape: a remote model is put *beneath* mteb's own wrapper for the model
 (:func:`ml_backend.mteb_models.load_wrapper`), in the place of the local weights. The wrapper
@@ -48,19 +50,53 @@ from scoring.errors import HumeError
 
 RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 
+__all__ = [
+    "RETRY_STATUS",
+    "EmbeddingServerError",
+    "RemoteEmbeddingModel",
+    "ServerSettings",
+    "Usage",
+    "batches_by_tokens",
+    "estimate_tokens",
+    "load_openai_encoder",
+]
+
 
 class EmbeddingServerError(HumeError, RuntimeError):
     """The embedding server failed for good; ``str(err)`` is one line, with no secret in it."""
 
 
 def estimate_tokens(text: str) -> int:
-    """A character proxy for a text's tokens (see the module docstring)."""
+    """Estimate a text's tokens by a character proxy (see the module docstring).
+
+    Args:
+        text: the final string sent.
+
+    Returns:
+        UTF-8 bytes / 4, rounded up, plus 2 for special tokens.
+    """
     return math.ceil(len(text.encode("utf-8")) / 4) + 2
 
 
 @dataclass
 class ServerSettings:
-    """Where and how to reach the server. ``dimensions``: the vector size expected (checked)."""
+    """Where and how to reach the server.
+
+    Attributes:
+        base_url: the server's base URL (``http://`` or ``https://``), ``/embeddings`` added.
+        model: the model's name at the server.
+        api_key_env: the name of the environment variable holding the key (never the key).
+        max_batch_tokens: estimated tokens per request, at most (a longer text goes alone).
+        max_batch_inputs: texts per request, at most.
+        concurrency: requests in flight at once.
+        timeout_s: seconds one request may take.
+        retries: retries of a request after the first attempt.
+        backoff_s: the wait before the first retry, doubled for each next one (unless the
+            server sends Retry-After).
+        price_per_mtok: USD per million tokens, for the log's cost; None logs no cost.
+        log_path: where each request is logged as a JSON line; None logs nothing.
+        dimensions: the vector size expected (checked); None takes the first answer's.
+    """
 
     base_url: str
     model: str
@@ -76,6 +112,7 @@ class ServerSettings:
     dimensions: int | None = None
 
     def __post_init__(self) -> None:
+        """Refuse a base URL that is not http(s) and budgets below 1, as a load error."""
         if not self.base_url.startswith(("http://", "https://")):
             raise ModelLoadError(self.model, f"--emb-base-url {self.base_url!r} is not an URL")
         for name in ("max_batch_tokens", "max_batch_inputs", "concurrency"):
@@ -84,12 +121,27 @@ class ServerSettings:
 
     @property
     def endpoint(self) -> str:
+        """The endpoint as recorded: without credentials or query string.
+
+        Returns:
+            See :func:`ml_backend.llm.client.public_endpoint`.
+        """
         return public_endpoint(self.base_url)
 
 
 @dataclass
 class Usage:
-    """What the server was asked for so far (for the log's summary and the benchmark)."""
+    """What the server was asked for so far (for the log's summary and the benchmark).
+
+    Attributes:
+        requests: requests answered.
+        retries: retries made.
+        inputs: texts embedded.
+        tokens: tokens the server reported.
+        estimated_tokens: tokens estimated by :func:`estimate_tokens`.
+        cost_usd: the cost at ``price_per_mtok`` (reported tokens, else estimated).
+        lock: guards the counts across request threads.
+    """
 
     requests: int = 0
     retries: int = 0
@@ -103,8 +155,19 @@ class Usage:
 def batches_by_tokens(
     texts: Sequence[str], max_tokens: int, max_inputs: int
 ) -> list[tuple[int, int]]:
-    """``(start, end)`` runs of ``texts`` in order, each within both budgets (a text over the
-    token budget goes alone: the server truncates or refuses it, as it would in any batch)."""
+    """Split ``texts`` into runs in order, each within both budgets.
+
+    A text over the token budget goes alone: the server truncates or refuses it, as it would in
+    any batch.
+
+    Args:
+        texts: the texts to send.
+        max_tokens: estimated tokens per run, at most.
+        max_inputs: texts per run, at most.
+
+    Returns:
+        ``(start, end)`` of each run.
+    """
     runs, start, tokens = [], 0, 0
     for i, text in enumerate(texts):
         cost = estimate_tokens(text)
@@ -118,10 +181,18 @@ def batches_by_tokens(
 
 
 class RemoteEmbeddingModel(TextModelBeneath):
-    """A model on an OpenAI-compatible server, in the place of local weights beneath mteb's
-    wrapper; :meth:`embed` sends the final strings."""
+    """A model on an OpenAI-compatible server, in the place of local weights beneath mteb's wrapper.
+
+    :meth:`embed` sends the final strings.
+
+    Args:
+        settings: where and how to reach the server.
+        *args: the wrapper's loader arguments (see :class:`TextModelBeneath`).
+        **kwargs: likewise.
+    """
 
     def __init__(self, settings: ServerSettings, *args: Any, **kwargs: Any) -> None:
+        """Read the key from the environment now; nothing is sent yet."""
         super().__init__(*args, **kwargs)
         self.settings = settings
         self.usage = Usage()
@@ -130,9 +201,25 @@ class RemoteEmbeddingModel(TextModelBeneath):
         self._key = os.environ.get(settings.api_key_env) or None
 
     def get_embedding_dimension(self) -> int | None:
+        """Give the vector size, as sentence-transformers models do.
+
+        Returns:
+            The expected or first seen size; None before any answer when none was given.
+        """
         return self.dimension
 
     def embed(self, texts: list[str]) -> np.ndarray:
+        """Send the final strings in token-budgeted requests, ``concurrency`` at a time.
+
+        Args:
+            texts: the strings, prompts already applied.
+
+        Returns:
+            One float32 row per string, in order.
+
+        Raises:
+            EmbeddingServerError: when a request fails for good or the answer is malformed.
+        """
         s = self.settings
         runs = batches_by_tokens(texts, s.max_batch_tokens, s.max_batch_inputs)
         with ThreadPoolExecutor(max_workers=min(s.concurrency, max(1, len(runs)))) as pool:
@@ -241,11 +328,21 @@ def _short(text: str) -> str:
 def load_openai_encoder(
     settings: ServerSettings, *, batch_size: int | None = None
 ) -> MtebModelEncoder:
-    """The served model beneath mteb's wrapper for it (its prompts and instructions), or beneath
-    a plain sentence-transformers wrapper (text as is) when mteb does not know the name.
+    """Put the served model beneath mteb's wrapper for it (its prompts and instructions).
 
-    ``batch_size`` (texts per wrapper call, hence per cache call) defaults to enough for
-    ``concurrency`` full requests, so that requests really are in flight together."""
+    When mteb does not know the name, beneath a plain sentence-transformers wrapper (text as is).
+
+    Args:
+        settings: where and how to reach the server.
+        batch_size: texts per wrapper call, hence per cache call; None takes enough for
+            ``concurrency`` full requests, so that requests really are in flight together.
+
+    Returns:
+        The encoder, its ``remote`` attribute the model on the server (for its usage).
+
+    Raises:
+        ModelLoadError: when mteb's loader fails.
+    """
     if batch_size is None:
         batch_size = settings.max_batch_inputs * settings.concurrency
     remote: list[RemoteEmbeddingModel] = []

@@ -41,6 +41,7 @@ from ml_backend.model_procedure import PredictError, SubsetJob
 PREDICT_VERSION = 2
 
 __all__ = [
+    "FINGERPRINT_SETTINGS",
     "PREDICT_VERSION",
     "ItemPrediction",
     "PredictError",
@@ -57,6 +58,14 @@ __all__ = [
 
 @dataclass(frozen=True)
 class ItemPrediction:
+    """A model's answer for one instance, as the study store keeps it.
+
+    Attributes:
+        hume_id: the instance's id.
+        answer: the answer, in the type's model answer shape.
+        score: an optional item score (a vote share, a cosine); None where the type has none.
+    """
+
     hume_id: str
     answer: Any
     score: float | None = None
@@ -64,7 +73,18 @@ class ItemPrediction:
 
 @dataclass(frozen=True)
 class SubsetPrediction:
-    """A model's answers for one subset and, with gold, its mteb score there."""
+    """A model's answers for one subset and, with gold, its mteb score there.
+
+    Attributes:
+        key: the subset's key.
+        task_type: the subset's task type name.
+        model_version: the model's ``emb:…`` version the answers are stored under.
+        items: the answer per instance, in the job's order.
+        main_score_name: which of ``scores`` mteb reports as ``main_score``.
+        main_score: that score; None without gold (or when it is NaN).
+        scores: mteb's scores by their names; None without gold.
+        method: how the answers were computed, with the path and any departure from mteb.
+    """
 
     key: str
     task_type: str
@@ -76,7 +96,11 @@ class SubsetPrediction:
     method: str
 
     def score_record(self) -> dict[str, Any]:
-        """JSON-friendly summary of the subset score (what the study store keeps)."""
+        """Summarise the subset score as JSON-friendly data (what the study store keeps).
+
+        Returns:
+            The model version, subset, type, scores, method and number of items.
+        """
         return {
             "model_version": self.model_version,
             "subset": self.key,
@@ -91,7 +115,15 @@ class SubsetPrediction:
 
 @dataclass
 class PredictRun:
-    """Everything one model's run produced, with where the time went."""
+    """Everything one model's run produced, with where the time went.
+
+    Attributes:
+        model_version: the model's version.
+        predictions: one per job, in the jobs' order.
+        stats: what the embedding step found cached and embedded.
+        embed_seconds: wall time of the embedding step.
+        score_seconds: wall time of answering and scoring from the embeddings.
+    """
 
     model_version: str
     predictions: list[SubsetPrediction] = field(default_factory=list)
@@ -114,10 +146,17 @@ def _fingerprint_value(value: Any) -> Any:
 
 
 def job_fingerprint(job: SubsetJob, encoder: Encoder) -> str:
-    """sha256 of everything a subset's answers and score depend on, for skipping reruns.
+    """Hash everything a subset's answers and score depend on, for skipping reruns.
 
     Model identity (name, revision, similarity), the job's inputs (type, instances, train pool,
     gold, settings) and :data:`PREDICT_VERSION`: equal fingerprints give equal results.
+
+    Args:
+        job: the subset.
+        encoder: the model that answers it.
+
+    Returns:
+        The sha256 hex digest.
     """
     payload = {
         "version": PREDICT_VERSION,
@@ -144,13 +183,25 @@ def job_fingerprint(job: SubsetJob, encoder: Encoder) -> str:
 
 
 def _context(job: SubsetJob) -> dict[str, Any]:
-    """The encoding context of a job's texts: mteb's type name and the task's name (what a
-    model's prompt table is keyed by)."""
+    """Give the encoding context of a job's texts: mteb's type name and the task's name.
+
+    They are what a model's prompt table is keyed by.
+    """
     return {"task_type": job.task.mteb_type, "task_name": job.task_name}
 
 
 def encode_requests(job: SubsetJob) -> list[EncodeRequest]:
-    """The texts of a subset grouped into encode requests as mteb groups them."""
+    """Group the texts of a subset into encode requests as mteb groups them.
+
+    Args:
+        job: the subset.
+
+    Returns:
+        One request per encode call, with its role and the task's context.
+
+    Raises:
+        PredictError: when an instance lacks what the type needs.
+    """
     return [
         EncodeRequest(group.texts, group.role, **_context(job))
         for group in job.task.model_encode_groups(job)
@@ -171,7 +222,20 @@ def _main(value: float | None) -> float | None:
 
 
 def predict_job(job: SubsetJob, encoder: Encoder, cache: EmbeddingCache) -> SubsetPrediction:
-    """Answer one subset from cached embeddings (call :meth:`EmbeddingCache.ensure` first)."""
+    """Answer one subset from cached embeddings (call :meth:`EmbeddingCache.ensure` first).
+
+    Args:
+        job: the subset.
+        encoder: the model; its texts' embeddings must already be in ``cache``.
+        cache: the embedding cache.
+
+    Returns:
+        The answers and, with gold, mteb's scores, the method naming how they were made.
+
+    Raises:
+        PredictError: when the job's content cannot be answered.
+        EmbeddingCacheError: when a text's embedding is not in the cache.
+    """
     context = _context(job)
 
     def embeddings(texts: Sequence[str], role: Role | None = None) -> np.ndarray:
@@ -196,9 +260,18 @@ def predict_job(job: SubsetJob, encoder: Encoder, cache: EmbeddingCache) -> Subs
 
 
 def protocol_notes(job: SubsetJob, encoder: Encoder) -> list[str]:
-    """Which path made the embeddings (an encoder's ``method_note``: mteb's wrapper, device or
-    server) and how the encoder departs from mteb's protocol on this job (its
-    ``protocol_note``), so that the score's ``method`` never presents such a number as mteb's."""
+    """Say which path made the embeddings and how the encoder departs from mteb's protocol.
+
+    So the score's ``method`` never presents such a number as mteb's.
+
+    Args:
+        job: the subset.
+        encoder: the model; its ``method_note`` (mteb's wrapper, device or server) and
+            ``protocol_note`` are read when it has them.
+
+    Returns:
+        The path's note, then each distinct departure on this job's roles.
+    """
     path = getattr(encoder, "method_note", None)
     which = [path()] if callable(path) else []  # which path made the embeddings
     note = getattr(encoder, "protocol_note", None)
@@ -244,10 +317,20 @@ def predict_subsets(
     chunk_size: int = DEFAULT_CHUNK_SIZE,
     progress: bool = True,
 ) -> PredictRun:
-    """One model over many subsets: embed every missing text once (resumable), then answer.
+    """Run one model over many subsets: embed every missing text once (resumable), then answer.
 
     The embedding step commits each chunk to the cache, so an interrupted run loses at most one
     chunk of work; nothing is returned (or stored by the caller) until every subset is answered.
+
+    Args:
+        encoder: the model.
+        jobs: the subsets, in the order their predictions are returned.
+        cache: the embedding cache.
+        chunk_size: how many texts are embedded and committed at a time.
+        progress: whether to show a progress bar (only when stderr is a terminal).
+
+    Returns:
+        The predictions, the cache's statistics and the time spent embedding and scoring.
     """
     run = PredictRun(model_version=encoder.model_version)
     requests = [req for job in jobs for req in encode_requests(job)]

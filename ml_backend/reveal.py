@@ -43,26 +43,76 @@ DEFAULT_RERANK_RULE = "gap"
 STS_MIN_LEVEL, STS_MAX_LEVEL = 0, 5
 EMBEDDING_PREFIX = "emb:"
 
+__all__ = [
+    "DEFAULT_RERANK_RULE",
+    "EMBEDDING_PREFIX",
+    "RERANK_RULES",
+    "STS_MAX_LEVEL",
+    "STS_MIN_LEVEL",
+    "RevealedInterface",
+    "display_answer",
+    "is_embedding_version",
+    "ls_prediction",
+    "ranked_ids",
+    "rerank_marks",
+    "sts_level",
+]
+
 
 def is_embedding_version(model_version: str) -> bool:
-    """Whether predictions of this version are raw embedding-model outputs."""
+    """Tell whether predictions of this version are raw embedding-model outputs.
+
+    Args:
+        model_version: the prediction's ``model_version`` (``emb:…`` or ``llm:…``).
+
+    Returns:
+        True for an embedding model's version.
+    """
     return model_version.startswith(EMBEDDING_PREFIX)
 
 
 def sts_level(cosine: float) -> int:
-    """The 0..5 level shown for a cosine similarity: ``cosine × 5`` rounded half up, clipped."""
+    """Map a cosine similarity to the 0..5 level shown: ``cosine × 5`` rounded half up, clipped.
+
+    Args:
+        cosine: the model's cosine similarity for the pair.
+
+    Returns:
+        The level, 0 to 5.
+
+    Raises:
+        ValueError: when ``cosine`` is not finite.
+    """
     if not math.isfinite(cosine):
         raise ValueError(f"cosine {cosine!r} is not finite")
     return int(min(STS_MAX_LEVEL, max(STS_MIN_LEVEL, math.floor(cosine * 5 + 0.5))))
 
 
 def ranked_ids(scores: Mapping[str, float]) -> list[str]:
-    """Candidate ids best first; exact ties by id descending (as mteb and trec_eval rank)."""
+    """Rank candidate ids best first; exact ties by id descending (as mteb and trec_eval rank).
+
+    Args:
+        scores: the model's score per candidate id.
+
+    Returns:
+        The ids, best first.
+    """
     return [k for k, _ in sorted(scores.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)]
 
 
 def rerank_marks(scores: Mapping[str, float], rule: str = DEFAULT_RERANK_RULE) -> dict[str, int]:
-    """``{candidate_id: 1|0}`` from the model's scores by a gold-free rule (see module doc)."""
+    """Mark candidates relevant from the model's scores by a gold-free rule (see module doc).
+
+    Args:
+        scores: the model's score per candidate id.
+        rule: ``"gap"`` (above the largest drop) or ``"top1"`` (the best only).
+
+    Returns:
+        ``{candidate_id: 1|0}``, in the order of ``scores``; empty for no candidates.
+
+    Raises:
+        ValueError: for a rule not in :data:`RERANK_RULES`.
+    """
     if rule not in RERANK_RULES:
         raise ValueError(f"unknown reranking rule {rule!r}; expected one of {RERANK_RULES}")
     order = ranked_ids(scores)
@@ -87,24 +137,45 @@ class RevealedInterface(TaskInterface):
 
     @abstractmethod
     def ls_shown_embedding_answer(self, answer: Any, *, rule: str) -> Any:
-        """An embedding model's stored answer in the interface's answer shape.
+        """Map an embedding model's stored answer to the interface's answer shape.
 
-        ``rule``: the reranking rule (:data:`RERANK_RULES`) for types that need a cut-off;
-        raises ``label_studio_configs.InvalidAnswerError`` or ``ValueError`` when the stored
-        answer cannot be shown.
+        Args:
+            answer: the stored (raw) answer: a label, a cosine, similarity scores, ...
+            rule: the reranking rule (:data:`RERANK_RULES`) for types that need a cut-off.
+
+        Returns:
+            The answer as a human or LLM annotator would give it.
+
+        Raises:
+            label_studio_configs.InvalidAnswerError: when the stored answer cannot be shown.
+            ValueError: likewise, from the helpers here (a cosine that is not finite).
         """
 
     def ls_reveal_score(self, model_version: str, score: float | None) -> float | None:
-        """The score Label Studio shows (as a percentage) with a prediction of this type, from
-        the stored item score; ``None``, the default, shows none. Override only for a stored
-        score that is a probability of the shown answer (see the module doc)."""
+        """Give the score Label Studio shows (as a percentage) with a prediction of this type.
+
+        None, the default, shows none. Override only for a stored score that is a probability of
+        the shown answer (see the module doc).
+
+        Args:
+            model_version: the prediction's ``model_version``.
+            score: the stored item score.
+
+        Returns:
+            The score to show, or None to show none.
+        """
         del model_version, score
         return None
 
     def ls_shown_item_ids(self, item_ids: list[str] | None, answer: Any) -> list[str] | None:
-        """The item order of an embedding model's prediction (default: the content's order).
+        """Give the item order of an embedding model's prediction (default: the content's order).
 
-        ``item_ids`` is :meth:`ls_item_ids` of the instance, ``answer`` the stored (raw) answer.
+        Args:
+            item_ids: :meth:`ls_item_ids` of the instance.
+            answer: the stored (raw) answer, for a type that lists items by it.
+
+        Returns:
+            The item ids in the order the interface lists them.
         """
         del answer
         return item_ids
@@ -113,7 +184,17 @@ class RevealedInterface(TaskInterface):
 def display_answer(
     task: RevealedInterface, model_version: str, answer: Any, *, rule: str = DEFAULT_RERANK_RULE
 ) -> Any:
-    """The answer in the interface's shape (embedding outputs mapped, others unchanged)."""
+    """Give the answer in the interface's shape (embedding outputs mapped, others unchanged).
+
+    Args:
+        task: the task type.
+        model_version: the answer's ``model_version``; only ``emb:…`` answers are mapped.
+        answer: the stored answer.
+        rule: the reranking rule for an embedding model's reranking answer.
+
+    Returns:
+        The answer a human annotator's would look like.
+    """
     if not is_embedding_version(model_version):
         return answer
     return task.ls_shown_embedding_answer(answer, rule=rule)
@@ -129,12 +210,23 @@ def ls_prediction(
     content: Mapping[str, Any],
     rule: str = DEFAULT_RERANK_RULE,
 ) -> dict[str, Any]:
-    """A Label Studio prediction ``{model_version, result}`` (and ``score`` where the type's
-    :meth:`RevealedInterface.ls_reveal_score` gives one) for a stored answer.
+    """Build the Label Studio prediction for a stored answer.
 
-    ``config`` is the subset's stored config (``label_set``, ``n_groups``); ``content`` the
-    instance (item ids). Raises ``label_studio_configs.InvalidAnswerError`` when the answer does
-    not fit the interface.
+    Args:
+        task: the task type.
+        model_version: the answer's ``model_version``.
+        answer: the stored answer.
+        score: the stored item score, shown only where the type's
+            :meth:`RevealedInterface.ls_reveal_score` gives one.
+        config: the subset's stored config (``label_set``, ``n_groups``).
+        content: the instance (item ids).
+        rule: the reranking rule for an embedding model's reranking answer.
+
+    Returns:
+        ``{model_version, result}``, with ``score`` where the type shows one.
+
+    Raises:
+        label_studio_configs.InvalidAnswerError: when the answer does not fit the interface.
     """
     shown = display_answer(task, model_version, answer, rule=rule)
     kwargs = task.ls_translation_kwargs(config, content)

@@ -12,6 +12,8 @@ from typing import Any
 
 from scoring.errors import HumeError
 
+__all__ = ["DEFAULT_BIND", "ServeError", "gunicorn_options", "serve"]
+
 DEFAULT_BIND = "127.0.0.1:9090"
 
 
@@ -20,7 +22,20 @@ class ServeError(HumeError, RuntimeError):
 
 
 def gunicorn_options(*, bind: str, workers: int, threads: int, timeout: int) -> dict[str, Any]:
-    """gunicorn settings; those the installed gunicorn does not know are left out at load."""
+    """Build the gunicorn settings; those the installed gunicorn does not know are left out at load.
+
+    Args:
+        bind: the address to listen on, ``host:port``.
+        workers: how many worker processes (at least 1).
+        threads: how many threads per worker (at least 1; gthread workers).
+        timeout: seconds a worker may take on one request before gunicorn restarts it.
+
+    Returns:
+        The settings for :func:`serve`, by gunicorn's names.
+
+    Raises:
+        ServeError: when ``workers`` or ``threads`` is below 1.
+    """
     if workers < 1 or threads < 1:
         raise ServeError("--workers and --threads must be at least 1")
     return {
@@ -40,7 +55,15 @@ def gunicorn_options(*, bind: str, workers: int, threads: int, timeout: int) -> 
 
 
 def serve(app: Any, options: dict[str, Any]) -> None:
-    """Run ``app`` under gunicorn with ``options`` (see :func:`gunicorn_options`) until stopped."""
+    """Run ``app`` under gunicorn with ``options`` until stopped.
+
+    Args:
+        app: the WSGI app, built once in the master before workers fork.
+        options: gunicorn settings, as :func:`gunicorn_options` makes them.
+
+    Raises:
+        ServeError: when gunicorn is not installed.
+    """
     try:
         from gunicorn.app.base import BaseApplication
     except ImportError:

@@ -29,9 +29,25 @@ RecordStatus = Literal["ok", "parse_error", "invalid", "error"]
 RECORD_STATUSES: tuple[str, ...] = ("ok", "parse_error", "invalid", "error")
 DEFAULT_CONCURRENCY = 4
 
+__all__ = [
+    "DEFAULT_CONCURRENCY",
+    "RECORD_STATUSES",
+    "RecordStatus",
+    "annotate",
+    "model_version",
+    "summarize",
+]
+
 
 def model_version(client: ChatBackend) -> str:
-    """The ``model_version`` under which this backend's answers are stored."""
+    """Name the ``model_version`` under which this backend's answers are stored.
+
+    Args:
+        client: the LLM backend.
+
+    Returns:
+        ``llm:<name>``.
+    """
     return f"llm:{client.name}"
 
 
@@ -181,17 +197,35 @@ def annotate(
     on_record: Callable[[dict[str, Any]], None] | None = None,
     **params: Any,
 ) -> list[dict[str, Any]]:
-    """One record per instance, in input order.
+    """Annotate instances with an LLM: one record per instance, in input order.
 
-    ``task``: the task type object (from the registry: an :class:`LLMTask`, never a name);
-    ``language``: the subset's language code; ``instructions``: the study's own instructions
-    when they differ from the defaults; ``params``: the type's own subset parameters
-    (:attr:`LLMTask.llm_parameters`, e.g. ``labels`` for classification, ``n_groups`` for
-    clustering), a parameter the type does not read being a ``ValueError``. ``cache``: a
-    :class:`ReplyCache` or a directory for one. ``on_record`` is called (from the worker
-    threads) with each record as soon as it is ready, e.g. to store results incrementally.
-    Bad instance content raises ``ValueError`` before any call is made; failed calls become
-    ``status="error"`` records.
+    Every prompt is built before any call is made, so bad content fails early; failed calls
+    become ``status="error"`` records.
+
+    Args:
+        instances: ``{"hume_id", "content"}`` dicts or the study store's ``InstanceRow``.
+        task: the task type object (from the registry: an :class:`LLMTask`, never a name).
+        client: the LLM backend.
+        cache: a :class:`ReplyCache` or a directory for one (closed at the end); None calls
+            the backend every time.
+        language: the subset's language code.
+        instructions: the study's own instructions when they differ from the defaults.
+        concurrency: how many instances are answered at once (worker threads).
+        reminder: whether an unusable first reply gets one retry saying what was wrong.
+        progress: whether to show progress on stderr.
+        on_record: called (from the worker threads) with each record as soon as it is ready,
+            e.g. to store results incrementally.
+        **params: the type's own subset parameters (:attr:`LLMTask.llm_parameters`, e.g.
+            ``labels`` for classification, ``n_groups`` for clustering).
+
+    Returns:
+        One record per instance: its status, answer, raw replies, usage, latency, cost and the
+        settings that made it.
+
+    Raises:
+        TypeError: when ``task`` is a name rather than a task type object.
+        ValueError: for a ``concurrency`` below 1, a parameter the type does not read, or bad
+            instance content (before any call is made).
     """
     if isinstance(task, str):
         raise TypeError(f"annotate() takes a task type object, not its name {task!r}")
@@ -232,7 +266,15 @@ def annotate(
 
 
 def summarize(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Counts per status, parse rate (ok share) and total latency/tokens: for reports."""
+    """Summarise records for reports: counts per status, rates and total latency and tokens.
+
+    Args:
+        records: the records :func:`annotate` returned.
+
+    Returns:
+        ``n``, ``counts`` per status, ``ok_rate``, ``parse_rate`` (replies that could be read),
+        ``latency_s`` and ``total_tokens``.
+    """
     counts = {s: 0 for s in RECORD_STATUSES}
     for r in records:
         counts[r["status"]] = counts.get(r["status"], 0) + 1

@@ -22,6 +22,8 @@ from .client import Completion
 CACHE_FILE = "llm_cache.sqlite"
 _KEY_VERSION = 1
 
+__all__ = ["CACHE_FILE", "ReplyCache", "cache_key"]
+
 
 def cache_key(
     *,
@@ -30,7 +32,17 @@ def cache_key(
     messages: Sequence[Mapping[str, str]],
     response_format: Mapping[str, Any] | None,
 ) -> str:
-    """sha256 of the canonical JSON of a request (the API key is never part of it)."""
+    """Key a request by the sha256 of its canonical JSON (the API key is never part of it).
+
+    Args:
+        endpoint: the backend's endpoint (base URL, or the in-process model's name).
+        settings: the model and generation settings sent with the request.
+        messages: the chat messages, in order.
+        response_format: the JSON schema or mode asked of the reply; None for free text.
+
+    Returns:
+        The hex digest, the same for the same request in any process.
+    """
     payload = {
         "v": _KEY_VERSION,
         "endpoint": endpoint,
@@ -43,9 +55,14 @@ def cache_key(
 
 
 class ReplyCache:
-    """``get``/``put`` of :class:`Completion` by :func:`cache_key`, in ``directory``."""
+    """``get``/``put`` of :class:`Completion` by :func:`cache_key`, in ``directory``.
+
+    Args:
+        directory: where the SQLite file (:data:`CACHE_FILE`) is kept; created when missing.
+    """
 
     def __init__(self, directory: str | Path) -> None:
+        """Open (or create) the cache file and its table; count hits and misses from zero."""
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         self.path = self.directory / CACHE_FILE
@@ -62,9 +79,18 @@ class ReplyCache:
         self.misses = 0
 
     def __repr__(self) -> str:
+        """Name the cache by its directory."""
         return f"ReplyCache({str(self.directory)!r})"
 
     def get(self, key: str) -> Completion | None:
+        """Look up a stored reply, counting a hit or a miss.
+
+        Args:
+            key: the request's :func:`cache_key`.
+
+        Returns:
+            The stored completion, or None when the request was never answered successfully.
+        """
         with self._lock:
             row = self._conn.execute(
                 "SELECT completion FROM replies WHERE key = ?", (key,)
@@ -76,6 +102,14 @@ class ReplyCache:
         return Completion.from_cache(json.loads(row[0]))
 
     def put(self, key: str, completion: Completion, *, model: str, endpoint: str) -> None:
+        """Store a successful reply, committed at once so an interrupted run keeps it.
+
+        Args:
+            key: the request's :func:`cache_key`.
+            completion: the reply to keep.
+            model: the model's name, kept beside the reply for a reader of the file.
+            endpoint: the backend's endpoint, kept likewise.
+        """
         data = json.dumps(completion.to_cache(), ensure_ascii=False)
         with self._lock:
             self._conn.execute(
@@ -86,15 +120,19 @@ class ReplyCache:
             self._conn.commit()
 
     def __len__(self) -> int:
+        """Count the stored replies."""
         with self._lock:
             return int(self._conn.execute("SELECT COUNT(*) FROM replies").fetchone()[0])
 
     def close(self) -> None:
+        """Close the database connection."""
         with self._lock:
             self._conn.close()
 
     def __enter__(self) -> ReplyCache:
+        """Use the cache in a ``with`` block, closed at its end."""
         return self
 
     def __exit__(self, *exc: object) -> None:
+        """Close the cache, whether the block raised or not."""
         self.close()

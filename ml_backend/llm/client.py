@@ -41,17 +41,38 @@ Message = dict[str, str]
 #: and the ``openai`` package refuses to start without one. A real provider answers 401.
 NO_KEY_PLACEHOLDER = "no-key"
 
+__all__ = [
+    "NO_KEY_PLACEHOLDER",
+    "RESPONSE_FORMAT_MODES",
+    "ChatBackend",
+    "Completion",
+    "GenerationSettings",
+    "LLMError",
+    "Message",
+    "OpenAICompatibleClient",
+    "ResponseFormatMode",
+    "RetryPolicy",
+    "public_endpoint",
+]
+
 
 class LLMError(HumeError, RuntimeError):
     """A call failed for good (after retries where retrying makes sense).
 
-    ``kind`` is one of "rate_limit", "server", "timeout", "connection", "client", "unknown";
-    ``status_code`` the HTTP status when there was one. The message never holds the API key.
+    The message never holds the API key.
+
+    Args:
+        kind: one of "rate_limit", "server", "timeout", "connection", "client", "unknown"
+            ("local" for an in-process model).
+        message: what failed, one line, redacted.
+        status_code: the HTTP status when there was one.
+        attempts: how many requests were sent, retries included.
     """
 
     def __init__(
         self, kind: str, message: str, *, status_code: int | None = None, attempts: int = 1
     ) -> None:
+        """Keep the kind, status and attempts beside the message, for records."""
         self.kind = kind
         self.status_code = status_code
         self.attempts = attempts
@@ -60,8 +81,16 @@ class LLMError(HumeError, RuntimeError):
 
 @dataclass(frozen=True)
 class GenerationSettings:
-    """Everything that changes what the model answers; recorded with every answer, part of the
-    cache key."""
+    """Everything that changes what the model answers: recorded with every answer, in its cache key.
+
+    Attributes:
+        model: the model's name at the endpoint.
+        temperature: the sampling temperature (0: greedy).
+        max_tokens: the most tokens a reply may have; None leaves it to the endpoint.
+        seed: the sampling seed, where the endpoint takes one.
+        top_p: nucleus sampling's cut, when set.
+        response_format: how structured output is asked for (:data:`RESPONSE_FORMAT_MODES`).
+    """
 
     model: str
     temperature: float = 0.0
@@ -71,6 +100,7 @@ class GenerationSettings:
     response_format: ResponseFormatMode = "json_schema"
 
     def __post_init__(self) -> None:
+        """Refuse an unknown ``response_format`` mode."""
         if self.response_format not in RESPONSE_FORMAT_MODES:
             raise ValueError(
                 f"response_format must be one of {RESPONSE_FORMAT_MODES}, "
@@ -78,12 +108,24 @@ class GenerationSettings:
             )
 
     def as_dict(self) -> dict[str, Any]:
+        """Copy the settings as a dict, as records and the cache key hold them.
+
+        Returns:
+            The fields by name.
+        """
         return asdict(self)
 
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    """Bounded exponential backoff (with jitter) on 429, 5xx, timeouts and connection errors."""
+    """Bounded exponential backoff (with jitter) on 429, 5xx, timeouts and connection errors.
+
+    Attributes:
+        max_retries: how many retries after the first request.
+        base_delay_s: the wait before the first retry, doubled for each next one.
+        max_delay_s: the longest wait, Retry-After included.
+        jitter: the largest fraction added at random to a wait.
+    """
 
     max_retries: int = 4
     base_delay_s: float = 1.0
@@ -91,7 +133,15 @@ class RetryPolicy:
     jitter: float = 0.1
 
     def delay(self, attempt: int, retry_after: float | None = None) -> float:
-        """Seconds to wait before retry number ``attempt`` (1-based); honours Retry-After."""
+        """Give the seconds to wait before retry number ``attempt``; honours Retry-After.
+
+        Args:
+            attempt: the retry's number, from 1.
+            retry_after: the server's Retry-After in seconds, when it sent one.
+
+        Returns:
+            The wait, capped at :attr:`max_delay_s` before the jitter.
+        """
         wait = min(self.max_delay_s, self.base_delay_s * 2 ** (attempt - 1))
         if retry_after is not None:
             wait = min(self.max_delay_s, max(wait, retry_after))
@@ -100,7 +150,18 @@ class RetryPolicy:
 
 @dataclass
 class Completion:
-    """One model reply and what it cost."""
+    """One model reply and what it cost.
+
+    Attributes:
+        text: the reply's text.
+        usage: the token counts the endpoint reported.
+        latency_s: wall time of the request that got it.
+        cost: the cost, when the endpoint reports one (never guessed).
+        finish_reason: why generation stopped (``"stop"``, ``"length"``).
+        served_model: the model the endpoint says answered.
+        attempts: how many requests it took (0 for a cached reply).
+        cached: whether it came from the reply cache.
+    """
 
     text: str
     usage: dict[str, Any] | None = None
@@ -112,6 +173,11 @@ class Completion:
     cached: bool = False
 
     def to_cache(self) -> dict[str, Any]:
+        """Copy the reply as the cache stores it (without attempts and the cached flag).
+
+        Returns:
+            The JSON-friendly fields.
+        """
         return {
             "text": self.text,
             "usage": self.usage,
@@ -123,6 +189,14 @@ class Completion:
 
     @classmethod
     def from_cache(cls, data: Mapping[str, Any]) -> Completion:
+        """Rebuild a reply from the cache, marked cached with no request sent.
+
+        Args:
+            data: what :meth:`to_cache` stored.
+
+        Returns:
+            The reply, with ``attempts`` 0 and ``cached`` True.
+        """
         return cls(
             text=data["text"],
             usage=data.get("usage"),
@@ -146,12 +220,30 @@ class ChatBackend(Protocol):
     def complete(
         self, messages: Sequence[Message], *, response_format: dict[str, Any] | None = None
     ) -> Completion:
-        """Answer ``messages``; raise :class:`LLMError` when no answer could be had."""
+        """Answer ``messages`` with one chat completion.
+
+        Args:
+            messages: the chat messages, in order.
+            response_format: the ``response_format`` request field, or None for none.
+
+        Returns:
+            The reply.
+
+        Raises:
+            LLMError: when no answer could be had.
+        """
         ...
 
 
 def public_endpoint(base_url: str) -> str:
-    """The endpoint as recorded: no user/password part, no query string (they can hold keys)."""
+    """Give the endpoint as recorded: no user/password part, no query string (they can hold keys).
+
+    Args:
+        base_url: the endpoint's base URL as configured.
+
+    Returns:
+        Scheme, host, port and path, without a trailing slash.
+    """
     parts = urlsplit(base_url)
     host = parts.hostname or ""
     if parts.port:
@@ -167,8 +259,10 @@ def _usage_dict(usage: Any) -> dict[str, Any] | None:
 
 
 def _cost_of(response: Any, usage: dict[str, Any] | None) -> float | None:
-    """The cost if the endpoint reports it (OpenRouter-style ``usage.cost`` or a top-level
-    ``cost``); OpenAI itself does not, and we do not guess prices."""
+    """Read the cost if the endpoint reports it; OpenAI itself does not, and we do not guess.
+
+    OpenRouter-style endpoints put it in ``usage.cost`` or a top-level ``cost``.
+    """
     for value in ((usage or {}).get("cost"), getattr(response, "cost", None)):
         if isinstance(value, int | float) and not isinstance(value, bool):
             return float(value)
@@ -179,8 +273,27 @@ class OpenAICompatibleClient:
     """Chat completions over the ``openai`` package against any compatible ``base_url``.
 
     The key comes from ``os.environ[api_key_env]`` (default ``OPENAI_API_KEY``) when the client
-    is built; pass ``http_client`` to route through a proxy or, in tests, ``httpx.MockTransport``.
-    Thread-safe: one instance serves the whole worker pool.
+    is built. Thread-safe: one instance serves the whole worker pool.
+
+    Args:
+        model: the model's name at the endpoint.
+        base_url: the endpoint's base URL.
+        api_key_env: the name of the environment variable holding the key (never the key);
+            unset, :data:`NO_KEY_PLACEHOLDER` is sent.
+        name: the annotator's name in records; None takes ``model``.
+        temperature: see :class:`GenerationSettings`.
+        max_tokens: see :class:`GenerationSettings`.
+        seed: see :class:`GenerationSettings`.
+        top_p: see :class:`GenerationSettings`.
+        response_format: see :class:`GenerationSettings`.
+        timeout_s: seconds one request may take.
+        retry: the retry policy; None takes :class:`RetryPolicy`'s defaults.
+        http_client: an ``httpx.Client`` to route through a proxy or, in tests, an
+            ``httpx.MockTransport``.
+        sleep: how to wait between retries (tests pass a recorder).
+
+    Raises:
+        ValueError: when ``api_key_env`` is not a variable name, or ``response_format`` unknown.
     """
 
     def __init__(
@@ -200,6 +313,7 @@ class OpenAICompatibleClient:
         http_client: Any = None,
         sleep: Any = time.sleep,
     ) -> None:
+        """Build the ``openai`` client with the key read now; nothing is sent yet."""
         import openai  # imported here: the package is only needed by this backend
 
         if not api_key_env or not isinstance(api_key_env, str):
@@ -235,6 +349,7 @@ class OpenAICompatibleClient:
         self.http_calls = 0  # requests sent, retries included (tests check cache hits with it)
 
     def __repr__(self) -> str:
+        """Name the client by its endpoint, model and key variable (never the key)."""
         return (
             f"OpenAICompatibleClient(name={self.name!r}, endpoint={self.endpoint!r}, "
             f"model={self.settings.model!r}, api_key_env={self.api_key_env!r})"
@@ -306,7 +421,21 @@ class OpenAICompatibleClient:
     def complete(
         self, messages: Sequence[Message], *, response_format: dict[str, Any] | None = None
     ) -> Completion:
-        """One chat completion, retried with backoff on transient failures."""
+        """Get one chat completion, retried with backoff on transient failures.
+
+        A 4xx other than 429 is never retried: a bad request stays bad.
+
+        Args:
+            messages: the chat messages, in order.
+            response_format: the ``response_format`` request field; not sent when the settings'
+                mode is ``"none"``.
+
+        Returns:
+            The reply, with its usage, latency, cost (when reported) and number of attempts.
+
+        Raises:
+            LLMError: when the request fails for good or the reply has no choices.
+        """
         kwargs = self._request_kwargs(messages, response_format)
         attempt = 0
         while True:

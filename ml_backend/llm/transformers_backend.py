@@ -18,19 +18,45 @@ from typing import Any
 
 from .client import Completion, GenerationSettings, LLMError, Message
 
+__all__ = ["TransformersChatBackend", "missing_gguf_packages", "missing_packages"]
+
 
 def missing_packages() -> list[str]:
-    """The packages this backend needs that are not installed (for skips and errors)."""
+    """List the packages this backend needs that are not installed (for skips and errors).
+
+    Returns:
+        The missing ones of ``torch`` and ``transformers``.
+    """
     return [p for p in ("torch", "transformers") if importlib.util.find_spec(p) is None]
 
 
 def missing_gguf_packages() -> list[str]:
-    """What transformers' GGUF loader needs besides itself: ``gguf`` and ``accelerate``."""
+    """List what transformers' GGUF loader needs besides itself and is not installed.
+
+    Returns:
+        The missing ones of ``gguf`` and ``accelerate``.
+    """
     return [p for p in ("gguf", "accelerate") if importlib.util.find_spec(p) is None]
 
 
 class TransformersChatBackend:
-    """A causal LM from a local directory (or a GGUF file) answering chat messages greedily."""
+    """A causal LM from a local directory (or a GGUF file) answering chat messages greedily.
+
+    Args:
+        model_path: the model's directory, or a ``.gguf`` file (its directory and name are then
+            ``model_path`` and ``gguf_file``).
+        gguf_file: the GGUF file's name inside ``model_path``; None for a transformers directory.
+        name: the model's name in records; None takes the file's stem or the directory's name.
+        max_tokens: the most tokens a reply may have.
+        seed: torch's seed before each generation; None leaves it.
+        dtype: a torch dtype name ("bfloat16" halves the memory of a dequantised GGUF).
+        model: a ready-made model (already loaded, or a test double); loaded when None.
+        tokenizer: a ready-made tokenizer, likewise.
+
+    Raises:
+        ImportError: when torch, transformers (or, for a GGUF file, gguf and accelerate) are
+            missing and the model must be loaded.
+    """
 
     def __init__(
         self,
@@ -44,11 +70,7 @@ class TransformersChatBackend:
         model: Any = None,
         tokenizer: Any = None,
     ) -> None:
-        """Load ``model_path`` (a directory, or the directory of ``gguf_file``).
-
-        ``model``/``tokenizer`` may be given ready-made (already loaded, or test doubles);
-        ``dtype`` is a torch dtype name ("bfloat16" halves the memory of a dequantised GGUF).
-        """
+        """Load ``model_path`` (a directory, or the directory of ``gguf_file``) unless given."""
         path = Path(model_path)
         if gguf_file is None and path.suffix == ".gguf":
             path, gguf_file = path.parent, path.name
@@ -79,6 +101,7 @@ class TransformersChatBackend:
         self.tokenizer = tokenizer
 
     def __repr__(self) -> str:
+        """Name the backend by its model and endpoint."""
         return f"TransformersChatBackend(name={self.name!r}, endpoint={self.endpoint!r})"
 
     def _load(self, dtype: str | None) -> tuple[Any, Any]:
@@ -104,7 +127,19 @@ class TransformersChatBackend:
     def complete(
         self, messages: Sequence[Message], *, response_format: dict[str, Any] | None = None
     ) -> Completion:
-        """Greedy decoding of the reply; ``response_format`` is accepted and not enforced."""
+        """Decode the reply greedily, one generation at a time.
+
+        Args:
+            messages: the chat messages, rendered by the model's chat template.
+            response_format: accepted for the backend interface and not enforced (no
+                constrained decoder): the prompt's JSON instructions and the parser do the work.
+
+        Returns:
+            The reply with its token counts, latency and finish reason (no cost).
+
+        Raises:
+            LLMError: when the forward pass fails (an error record, not a crash).
+        """
         del response_format
         started = time.perf_counter()
         try:

@@ -21,12 +21,30 @@ N_EXPERIMENTS = 10  # AbsTaskClassification.n_experiments
 DEFAULT_SAMPLES_PER_LABEL = 8  # AbsTaskClassification.samples_per_label
 LOGREG_MAX_ITER = 100  # AbsTaskClassification.evaluator_model = LogisticRegression(max_iter=100)
 
+__all__ = [
+    "DEFAULT_SAMPLES_PER_LABEL",
+    "LOGREG_MAX_ITER",
+    "N_EXPERIMENTS",
+    "ClassificationResult",
+    "classification_metrics",
+    "classification_train_indices",
+    "classify",
+    "majority_vote",
+]
+
 
 @dataclass(frozen=True)
 class ClassificationResult(ProcedureResult):
-    """``answers``: majority label per test item over the experiments; ``confidences``: its
-    vote share; ``scores``: mteb's experiment means (accuracy, f1, ...) and
-    ``scores_per_experiment``."""
+    """``answers``: majority label per test item over the experiments.
+
+    ``scores`` holds mteb's experiment means (accuracy, f1, ...) and ``scores_per_experiment``.
+
+    Attributes:
+        confidences: per test item, the majority label's share of the experiments' votes.
+        votes: per test item, the votes per label.
+        predictions_per_experiment: per experiment, the label predicted for each test item.
+        train_indices: per experiment, the train-pool rows it was fitted on.
+    """
 
     confidences: list[float] = field(default_factory=list)
     votes: list[dict[Any, int]] = field(default_factory=list)
@@ -47,6 +65,18 @@ def classification_train_indices(
     experiment's order again, so experiment i sees the pool permuted i+1 times; then it keeps the
     first ``samples_per_label`` items of each label in that order. Exposed so a caller can embed
     only the union of these texts, as mteb does.
+
+    Args:
+        train_labels: the label of each train-pool item.
+        samples_per_label: how many items of each label an experiment keeps (at most).
+        n_experiments: how many experiments.
+        seed: the ``RandomState`` seed, re-created every experiment.
+
+    Returns:
+        Per experiment, the selected pool indices in their shuffled order.
+
+    Raises:
+        ValueError: when ``samples_per_label`` is below 1.
     """
     if samples_per_label < 1:
         raise ValueError("samples_per_label must be at least 1")
@@ -80,7 +110,14 @@ def _label_sort_key(label: Any) -> tuple[int, Any]:
 
 
 def majority_vote(votes: Sequence[Label]) -> tuple[Label, float, dict[Label, int]]:
-    """Most frequent label (ties → alphabetically first), its share of the votes, the counts."""
+    """Pick the most frequent label (ties → numerically, else alphabetically, first).
+
+    Args:
+        votes: one label per vote (at least one).
+
+    Returns:
+        The winner, its share of the votes, and the count per label.
+    """
     counts = Counter(votes)
     top = max(counts.values())
     winner = min((label for label, n in counts.items() if n == top), key=_label_sort_key)
@@ -88,7 +125,16 @@ def majority_vote(votes: Sequence[Label]) -> tuple[Label, float, dict[Label, int
 
 
 def classification_metrics(y_true: Sequence[Label], y_pred: Sequence[Label]) -> dict[str, Any]:
-    """One experiment's metrics, as ``AbsTaskClassification._calculate_scores``."""
+    """Score one experiment, as ``AbsTaskClassification._calculate_scores``.
+
+    Args:
+        y_true: the gold label per test item.
+        y_pred: the predicted label per test item.
+
+    Returns:
+        Accuracy, macro and weighted F1/precision/recall, and AP (None unless the labels are
+        two numbers) by mteb's names.
+    """
     from sklearn.metrics import (
         accuracy_score,
         average_precision_score,
@@ -142,13 +188,29 @@ def classify(
     n_experiments: int = N_EXPERIMENTS,
     seed: int = SEED,
 ) -> ClassificationResult:
-    """mteb's classification: per experiment, fit logistic regression on an undersampled train set.
+    """Classify as mteb does: per experiment, logistic regression on an undersampled train set.
 
     Mirrors ``AbsTaskClassification._evaluate_subset`` + ``SklearnEvaluator``:
     ``LogisticRegression(max_iter=100, random_state=seed)`` fitted on the rows of
     :func:`classification_train_indices` (in that order), predicting every test item.
-    ``train_embeddings`` is an array over the whole pool or a mapping holding at least the
-    selected rows. Pass embeddings in the encoder's dtype (float32): the fit depends on it.
+    Pass embeddings in the encoder's dtype (float32): the fit depends on it.
+
+    Args:
+        train_embeddings: an array over the whole train pool, or a mapping holding at least the
+            selected rows.
+        train_labels: the label of each train-pool item.
+        test_embeddings: one row per test item.
+        test_labels: the gold label per test item; None gives answers without scores.
+        samples_per_label: how many train items of each label an experiment keeps.
+        n_experiments: how many experiments.
+        seed: the undersampling and logistic-regression seed.
+
+    Returns:
+        The majority label per test item with its votes, and mteb's scores when gold is given.
+
+    Raises:
+        ValueError: when there is no test or train item, the test labels differ in length, or
+            ``samples_per_label`` is below 1.
     """
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.linear_model import LogisticRegression

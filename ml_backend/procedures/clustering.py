@@ -11,10 +11,16 @@ from ml_backend.procedures.common import SEED, Label, ProcedureResult
 
 KMEANS_BATCH_SIZE = 500  # ClusteringEvaluator(clustering_batch_size=500)
 
+__all__ = ["KMEANS_BATCH_SIZE", "ClusteringResult", "cluster", "clustering_metrics"]
+
 
 @dataclass(frozen=True)
 class ClusteringResult(ProcedureResult):
-    """``answers``: cluster id (0..K-1) per item, in input order."""
+    """``answers``: cluster id (0..K-1) per item, in input order.
+
+    Attributes:
+        n_clusters: K, the number of clusters asked of k-means.
+    """
 
     n_clusters: int = 0
 
@@ -26,12 +32,25 @@ def cluster(
     n_clusters: int | None = None,
     seed: int = SEED,
 ) -> ClusteringResult:
-    """mteb's (legacy) clustering of one set: MiniBatchKMeans, K = number of gold labels.
+    """Cluster one set as mteb's (legacy) clustering does: MiniBatchKMeans, K = gold label count.
 
     Mirrors ``ClusteringEvaluator`` as ``AbsTaskClusteringLegacy`` (all HUME clustering tasks) runs
     it on a text set: ``MiniBatchKMeans(n_clusters=K, batch_size=500, n_init="auto",
     compute_labels=True, random_state=seed)`` fitted on the items in their given order (order
     matters), V-measure against gold. A set with one gold label scores 1.0 unclustered, as mteb.
+
+    Args:
+        embeddings: one row per item, in the order k-means sees them.
+        gold_labels: the gold label per item; None gives the assignment without scores.
+        n_clusters: K; None takes the number of distinct gold labels.
+        seed: k-means' ``random_state``.
+
+    Returns:
+        The cluster id per item, the scores when ``gold_labels`` is given, and K.
+
+    Raises:
+        ValueError: when neither K nor gold labels are given, the gold labels differ in length
+            from the embeddings, or K exceeds the number of items.
     """
     from sklearn.cluster import MiniBatchKMeans
 
@@ -70,7 +89,17 @@ def cluster(
 
 
 def clustering_metrics(gold: Sequence[Label], assignment: Sequence[int]) -> dict[str, float]:
-    """V-measure (mteb's main score) plus NMI, ARI and cluster accuracy (mteb's non-text path)."""
+    """Score an assignment: V-measure (mteb's main score), NMI, ARI and cluster accuracy.
+
+    NMI, ARI and cluster accuracy are what mteb's non-text path adds.
+
+    Args:
+        gold: the gold label per item.
+        assignment: the cluster id per item, in the same order.
+
+    Returns:
+        The scores by mteb's names; only ``v_measure`` (1.0) for a set with one gold label.
+    """
     from scipy.optimize import linear_sum_assignment
     from sklearn import metrics
 

@@ -21,6 +21,15 @@ SEED = 42  # mteb's default task / evaluator seed
 
 Label = Hashable
 
+__all__ = [
+    "SEED",
+    "SIMILARITY_FUNCTIONS",
+    "Label",
+    "ProcedureResult",
+    "pairwise_similarity",
+    "similarity_matrix",
+]
+
 
 def _plain(obj: Any) -> Any:
     """JSON-friendly copy: numpy scalars to Python, tuples to lists, keys to str, NaN to None."""
@@ -39,7 +48,14 @@ def _plain(obj: Any) -> Any:
 
 @dataclass(frozen=True)
 class ProcedureResult:
-    """Common shape: per-item ``answers``, mteb-named ``scores`` (None without gold), ``method``."""
+    """Common shape: per-item ``answers``, mteb-named ``scores`` (None without gold), ``method``.
+
+    Attributes:
+        answers: the model's answer per item (or per instance), in input order.
+        scores: the task's scores by mteb's names; None when no gold was given.
+        main_score_name: which of ``scores`` mteb reports as ``main_score``.
+        method: a stable identifier of how the answers and scores were computed.
+    """
 
     answers: list[Any]
     scores: dict[str, Any] | None
@@ -48,10 +64,19 @@ class ProcedureResult:
 
     @property
     def main_score(self) -> float | None:
-        """The score mteb reports as ``main_score`` for this task type."""
+        """The score mteb reports as ``main_score`` for this task type.
+
+        Returns:
+            ``scores[main_score_name]``, or None without gold.
+        """
         return None if self.scores is None else self.scores[self.main_score_name]
 
     def to_dict(self) -> dict[str, Any]:
+        """Copy the result as JSON-friendly data, with ``main_score`` added.
+
+        Returns:
+            The fields as plain Python values (numpy scalars converted, NaN as None).
+        """
         d = _plain(asdict(self))
         d["main_score"] = self.main_score
         return d
@@ -67,6 +92,17 @@ def similarity_matrix(a: np.ndarray, b: np.ndarray, fn: str = "cosine") -> np.nd
     ``model.similarity``): with torch when it is installed — the same kernel, so the same bits
     and the same exact ties — else with numpy row by row (ties kept, values within ~1e-7).
     ``euclidean``/``manhattan`` are negated distances.
+
+    Args:
+        a: one row per text.
+        b: one row per text, of the same width.
+        fn: the model's similarity function, one of :data:`SIMILARITY_FUNCTIONS`.
+
+    Returns:
+        The ``len(a) × len(b)`` matrix, at least float32.
+
+    Raises:
+        ValueError: for an unknown ``fn``.
     """
     if fn not in SIMILARITY_FUNCTIONS:
         raise ValueError(f"unknown similarity {fn!r}: expected one of {SIMILARITY_FUNCTIONS}")
@@ -106,7 +142,21 @@ def _similarity_numpy(a: np.ndarray, b: np.ndarray, fn: str) -> np.ndarray:
 
 
 def pairwise_similarity(a: np.ndarray, b: np.ndarray, fn: str = "cosine") -> np.ndarray:
-    """Similarity of each pair ``(a[i], b[i])``, as sentence-transformers' ``pairwise_*``."""
+    """Compute the similarity of each pair ``(a[i], b[i])``.
+
+    As sentence-transformers' ``pairwise_*`` functions do (torch when installed, else numpy).
+
+    Args:
+        a: the first text of each pair, one row per pair.
+        b: the second text of each pair, in the same order and shape.
+        fn: the model's similarity function, one of :data:`SIMILARITY_FUNCTIONS`.
+
+    Returns:
+        One value per pair.
+
+    Raises:
+        ValueError: for an unknown ``fn``.
+    """
     if fn not in SIMILARITY_FUNCTIONS:
         raise ValueError(f"unknown similarity {fn!r}: expected one of {SIMILARITY_FUNCTIONS}")
     a, b = np.atleast_2d(np.asarray(a)), np.atleast_2d(np.asarray(b))

@@ -47,16 +47,36 @@ DEFAULT_MAIN_SCORE = "max_ap"
 #: mteb's task type name, passed to the encoder (its prompt tables are keyed by it).
 MTEB_TYPE = "PairClassification"
 
+__all__ = [
+    "DEFAULT_MAIN_SCORE",
+    "METRICS",
+    "MTEB_TYPE",
+    "SCORE_FUNCTIONS",
+    "PairClassificationResult",
+    "best_f1_threshold",
+    "check_gold",
+    "compute_metrics",
+    "decision",
+    "gold_free_threshold",
+    "metric_values",
+    "pair_classify",
+    "pair_distances",
+    "pair_texts",
+    "run_pair_classification",
+]
+
 
 @dataclass(frozen=True)
 class PairClassificationResult(ProcedureResult):
     """``answers``: cosine similarity per pair (what mteb's ``cosine_*`` metrics rank).
 
-    ``distances``: the five per-pair scores mteb's evaluator returns (its prediction file).
-    ``thresholds``: with gold, mteb's best-accuracy and best-F1 threshold per score function
-    (``cosine_accuracy_threshold`` ...). ``labels``: with gold, each pair's decision (1/0) at the
-    cosine best-accuracy threshold, so that ``mean(labels == gold)`` is ``cosine_accuracy``;
-    None without gold (the threshold needs it).
+    Attributes:
+        distances: the five per-pair scores mteb's evaluator returns (its prediction file).
+        thresholds: with gold, mteb's best-accuracy and best-F1 threshold per score function
+            (``cosine_accuracy_threshold`` ...).
+        labels: with gold, each pair's decision (1/0) at the cosine best-accuracy threshold, so
+            that ``mean(labels == gold)`` is ``cosine_accuracy``; None without gold (the
+            threshold needs it).
     """
 
     distances: dict[str, list[float]] = field(default_factory=dict)
@@ -67,12 +87,22 @@ class PairClassificationResult(ProcedureResult):
 def pair_distances(
     embeddings1: np.ndarray, embeddings2: np.ndarray, similarity: str = "cosine"
 ) -> dict[str, list[float]]:
-    """The five per-pair scores, computed as ``PairClassificationEvaluator.__call__`` does.
+    """Compute the five per-pair scores as ``PairClassificationEvaluator.__call__`` does.
 
-    ``similarity`` is the model's own similarity function (mteb calls the model's
-    ``similarity_pairwise``; for sentence-transformers models that is
-    :func:`ml_backend.procedures.common.pairwise_similarity`). Pass embeddings in the encoder's
-    dtype (float32): every score is computed in it, as mteb does.
+    Pass embeddings in the encoder's dtype (float32): every score is computed in it, as mteb does.
+
+    Args:
+        embeddings1: the first text of each pair, one row per pair (2-D).
+        embeddings2: the second text of each pair, in the same order and shape.
+        similarity: the model's own similarity function (mteb calls the model's
+            ``similarity_pairwise``; for sentence-transformers models that is
+            :func:`ml_backend.procedures.common.pairwise_similarity`).
+
+    Returns:
+        Per score name (``cosine_scores``, ``manhattan_distances``, ...), one value per pair.
+
+    Raises:
+        ValueError: when the arrays are not 2-D and alike, or hold no pair.
     """
     from sklearn.metrics.pairwise import (
         paired_cosine_distances,
@@ -105,7 +135,17 @@ def pair_distances(
 def best_f1_threshold(
     scores: Sequence[float], labels: np.ndarray, high_score_more_similar: bool
 ) -> tuple[float, float, float, float]:
-    """(best F1, its precision, its recall, threshold) as ``_find_best_f1_and_threshold``."""
+    """Find the best F1 over thresholds, as mteb's ``_find_best_f1_and_threshold``.
+
+    Args:
+        scores: one score per pair.
+        labels: the gold 0/1 label per pair.
+        high_score_more_similar: whether a higher score means "more similar" (False for a
+            distance).
+
+    Returns:
+        ``(best F1, its precision, its recall, threshold)``; a threshold never splits tied scores.
+    """
     rows = sorted(
         zip(scores, labels, strict=True), key=lambda x: x[0], reverse=high_score_more_similar
     )
@@ -133,7 +173,17 @@ def best_f1_threshold(
 def metric_values(
     scores: Sequence[float], labels: np.ndarray, high_score_more_similar: bool
 ) -> tuple[dict[str, float], dict[str, float]]:
-    """One score function's metrics (``_compute_metrics_values``) and its two thresholds."""
+    """Score one score function (``_compute_metrics_values``), with its two thresholds.
+
+    Args:
+        scores: one score per pair.
+        labels: the gold 0/1 label per pair.
+        high_score_more_similar: whether a higher score means "more similar" (False for a
+            distance).
+
+    Returns:
+        The metrics of :data:`METRICS`, and the best-accuracy and best-F1 thresholds.
+    """
     from sklearn.metrics import average_precision_score
 
     acc, acc_threshold = best_accuracy_threshold(scores, labels, high_score_more_similar)
@@ -150,10 +200,19 @@ def metric_values(
 
 
 def check_gold(gold: Sequence[Any]) -> np.ndarray:
-    """Gold labels as mteb reads them (int64), after checking they are 0/1 with both present.
+    """Read gold labels as mteb does (int64), after checking they are 0/1 with both present.
 
     mteb would silently score other values; a study must not (a label 2 or a missing class
     means the source was read wrongly).
+
+    Args:
+        gold: the gold label per pair.
+
+    Returns:
+        The labels as an int64 array.
+
+    Raises:
+        ValueError: for a label other than 0 or 1 (booleans included), or only one of them.
     """
     values = list(gold)
     if any(isinstance(g, bool) or g not in (0, 1) for g in values):
@@ -168,8 +227,19 @@ def check_gold(gold: Sequence[Any]) -> np.ndarray:
 def compute_metrics(
     distances: Mapping[str, Sequence[float]], gold: Sequence[Any]
 ) -> tuple[dict[str, float], dict[str, float]]:
-    """mteb's scores (``_compute_metrics``: ``<fn>_<metric>`` and ``max_<metric>``) and the
-    thresholds behind them (``<fn>_accuracy_threshold``, ``<fn>_f1_threshold``)."""
+    """Compute mteb's scores (``_compute_metrics``) and the thresholds behind them.
+
+    Args:
+        distances: the five per-pair scores, as :func:`pair_distances` returns them.
+        gold: the gold 0/1 label per pair.
+
+    Returns:
+        The scores (``<fn>_<metric>`` and ``max_<metric>``) and the thresholds
+        (``<fn>_accuracy_threshold``, ``<fn>_f1_threshold``).
+
+    Raises:
+        ValueError: for bad gold (see :func:`check_gold`) or a score list of another length.
+    """
     labels = check_gold(gold)
     scores: dict[str, float] = {}
     thresholds: dict[str, float] = {}
@@ -196,7 +266,22 @@ def pair_classify(
     similarity: str = "cosine",
     main_score: str = DEFAULT_MAIN_SCORE,
 ) -> PairClassificationResult:
-    """mteb's pair classification on ready embeddings; answers and, with gold, its scores."""
+    """Classify pairs as mteb does, on ready embeddings: answers and, with gold, its scores.
+
+    Args:
+        embeddings1: the first text of each pair, one row per pair.
+        embeddings2: the second text of each pair, in the same order and shape.
+        gold: the gold 0/1 label per pair; None gives answers without scores or decisions.
+        similarity: the model's own similarity function.
+        main_score: the score mteb reports as the task's main score.
+
+    Returns:
+        The cosine per pair, with the five scores, and with gold mteb's scores, thresholds and
+        the decisions at the cosine best-accuracy threshold.
+
+    Raises:
+        ValueError: for bad embeddings or gold, or an unknown ``main_score``.
+    """
     distances = pair_distances(embeddings1, embeddings2, similarity)
     scores: dict[str, Any] | None = None
     thresholds: dict[str, float] = {}
@@ -219,7 +304,14 @@ def pair_classify(
 
 
 def pair_texts(contents: Sequence[Mapping[str, Any]]) -> tuple[list[str], list[str]]:
-    """The two columns of texts, each embedded in one encode call (as mteb's evaluator)."""
+    """Split pairs into their two columns of texts, each embedded in one encode call (as mteb).
+
+    Args:
+        contents: the instances' contents (``sentence1``, ``sentence2``).
+
+    Returns:
+        The first texts and the second texts, in the instances' order.
+    """
     return [str(c["sentence1"]) for c in contents], [str(c["sentence2"]) for c in contents]
 
 
@@ -231,7 +323,18 @@ def run_pair_classification(
     task_name: str | None = None,
     main_score: str = DEFAULT_MAIN_SCORE,
 ) -> PairClassificationResult:
-    """Embed ``contents`` ({"sentence1", "sentence2"}) as mteb does and score them."""
+    """Embed pairs as mteb does and score them.
+
+    Args:
+        encoder: the embedding model.
+        contents: the instances' contents (``sentence1``, ``sentence2``).
+        gold: the gold 0/1 label per pair; None gives answers without scores.
+        task_name: the mteb task's name, for the encoder's prompt table.
+        main_score: the score mteb reports as the task's main score.
+
+    Returns:
+        What :func:`pair_classify` returns on the two columns' embeddings.
+    """
     first, second = pair_texts(contents)
     kw: dict[str, Any] = {"role": None, "task_type": MTEB_TYPE, "task_name": task_name}
     e1 = encoder.encode(first, **kw)
@@ -246,15 +349,33 @@ def run_pair_classification(
 
 
 def decision(score: float, threshold: float, *, high_score_more_similar: bool = True) -> int:
-    """The 1/0 decision mteb's accuracy counts for one pair at a threshold (strict inequality:
-    a threshold is always a midpoint between two different scores, so no pair sits on it)."""
+    """Decide one pair at a threshold as mteb's accuracy counts it.
+
+    The inequality is strict: a threshold is always a midpoint between two different scores, so
+    no pair sits on it.
+
+    Args:
+        score: the pair's score.
+        threshold: the cut.
+        high_score_more_similar: whether a higher score means "more similar" (False for a
+            distance).
+
+    Returns:
+        1 when the pair is on the "similar" side of the cut, else 0.
+    """
     return int(score > threshold) if high_score_more_similar else int(score < threshold)
 
 
 def gold_free_threshold(cosines: Sequence[float]) -> float:
-    """The cut used for decisions when no gold is given: the median cosine of the subset.
+    """Give the cut used for decisions when no gold is given: the median cosine of the subset.
 
     A study samples pairs balanced between the two labels (the type's study rules), so calling the
     upper half Yes is the decision rule that matches the design without looking at gold.
+
+    Args:
+        cosines: the cosine per pair of the subset.
+
+    Returns:
+        Their median.
     """
     return float(np.median(np.asarray(cosines, dtype=float)))

@@ -18,12 +18,26 @@ from ml_backend.procedures.common import ProcedureResult, similarity_matrix
 
 RETRIEVAL_K_VALUES = (1, 3, 5, 10, 20, 100, 1000)  # AbsTaskRetrieval.k_values
 
+__all__ = [
+    "RETRIEVAL_K_VALUES",
+    "RerankingResult",
+    "document_text",
+    "query_text",
+    "rerank",
+    "retrieval_metrics",
+]
+
 
 @dataclass(frozen=True)
 class RerankingResult(ProcedureResult):
-    """``answers``: per query, ``{candidate_id: cosine}``; ``rankings``: ids best first (ties by
-    id descending, as trec_eval and mteb break them); ``per_query``: AP (trec and sklearn), RR@10,
-    nDCG@10 per scored query."""
+    """``answers``: per query, ``{candidate_id: cosine}`` (the model's similarity).
+
+    Attributes:
+        rankings: per query, the candidate ids best first (ties by id descending, as trec_eval
+            and mteb break them).
+        query_ids: the query ids, in input order.
+        per_query: per scored query, AP (trec and sklearn), RR@k and nDCG@10.
+    """
 
     rankings: list[list[str]] = field(default_factory=list)
     query_ids: list[str] = field(default_factory=list)
@@ -40,12 +54,21 @@ def retrieval_metrics(
     qrels: Mapping[str, Mapping[str, int]],
     k_values: Sequence[int] = RETRIEVAL_K_VALUES,
 ) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
-    """mteb's retrieval scores (``calculate_retrieval_scores``) plus exact and sklearn MAP.
+    """Compute mteb's retrieval scores (``calculate_retrieval_scores``) plus exact and sklearn MAP.
 
     pytrec_eval gives ``map_cut``/``ndcg_cut``/``recall``/``P``/``success`` per query, averaged and
     rounded to 5 decimals as mteb reports them (``map_at_1000`` is the HUME main score); MRR@k uses
     mteb's own loop, unrounded. ``map`` is the unrounded trec MAP@1000 and ``map_sklearn`` the
     mean scikit-learn average precision (mteb v1's reranking score).
+
+    Args:
+        results: per query id, the model's score per candidate id.
+        qrels: per query id, the gold relevance per candidate id (> 0: relevant); a query
+            without qrels is not scored.
+        k_values: the cut-offs of the ``*_at_k`` scores.
+
+    Returns:
+        The averaged scores by mteb's names, and the per-query scores.
     """
     import pytrec_eval
     from sklearn.metrics import average_precision_score
@@ -115,13 +138,28 @@ def rerank(
     k_values: Sequence[int] = RETRIEVAL_K_VALUES,
     similarity: str = "cosine",
 ) -> RerankingResult:
-    """mteb's reranking: cosine(query, each candidate), then trec-style MAP@1000 and friends.
+    """Rerank as mteb does: similarity(query, each candidate), then trec-style MAP@1000 and more.
 
     Mirrors ``SearchEncoderWrapper`` with ``top_ranked`` (``rerank_top_ranked_documents``: the
     model's similarity, one query against its candidates) and ``AbsTaskRetrieval._evaluate_subset``:
     queries whose gold is empty are dropped from the score
-    (``_filter_queries_without_positives``), still answered. ``similarity`` is the model's own
-    function (mteb calls ``model.similarity``); cosine for almost every model.
+    (``_filter_queries_without_positives``), still answered.
+
+    Args:
+        query_embeddings: one row per query.
+        candidate_embeddings: per query, one row per candidate.
+        candidate_ids: per query, the candidate ids in the rows' order.
+        gold: per query, the relevance per candidate id; None gives answers without scores.
+        query_ids: the query ids; None numbers the queries from 0.
+        k_values: the cut-offs of the ``*_at_k`` scores.
+        similarity: the model's own similarity function (mteb calls ``model.similarity``);
+            cosine for almost every model.
+
+    Returns:
+        The score per candidate and the ranking per query, with mteb's scores when gold is given.
+
+    Raises:
+        ValueError: when the inputs differ in length or a similarity is NaN.
     """
     q = np.asarray(query_embeddings)
     if not (len(q) == len(candidate_embeddings) == len(candidate_ids)):
@@ -162,14 +200,28 @@ def rerank(
 
 
 def query_text(instance: Mapping[str, Any]) -> str:
-    """The query as mteb feeds it: text, then `` instruction`` when the instance has one."""
+    """Give the query as mteb feeds it: text, then `` instruction`` when the instance has one.
+
+    Args:
+        instance: the reranking instance's content (``query``, optional ``instruction``).
+
+    Returns:
+        The model's input for the query.
+    """
     text = str(instance["query"])
     instruction = instance.get("instruction")
     return text + " " + str(instruction) if instruction is not None else text
 
 
 def document_text(candidate: Mapping[str, Any]) -> str:
-    """A candidate as mteb feeds it (``_corpus_to_dict``): ``title text`` or text, stripped."""
+    """Give a candidate as mteb feeds it (``_corpus_to_dict``): ``title text`` or text, stripped.
+
+    Args:
+        candidate: the candidate record (``text``, optional ``title``).
+
+    Returns:
+        The model's input for the candidate.
+    """
     title = candidate.get("title") or ""
     text = str(candidate.get("text") or "")
     return (title + " " + text).strip() if len(title) > 0 else text.strip()

@@ -9,6 +9,8 @@ import numpy as np
 
 from ml_backend.procedures.common import ProcedureResult, pairwise_similarity
 
+__all__ = ["STSResult", "sts"]
+
 
 @dataclass(frozen=True)
 class STSResult(ProcedureResult):
@@ -24,12 +26,27 @@ def sts(
     max_score: float = 5.0,
     similarity: str = "cosine",
 ) -> STSResult:
-    """mteb's STS: cosine per pair, Pearson/Spearman against gold normalised to [0, 1].
+    """Score STS as mteb does: cosine per pair, Pearson/Spearman against gold normalised to [0, 1].
 
     Mirrors ``AnySTSEvaluator`` + ``AbsTaskSTS._calculate_scores``: cosine is
     ``1 - sklearn.paired_cosine_distances`` in the embeddings' dtype (main score
     ``cosine_spearman``); Manhattan and Euclidean are negated distances; ``pearson``/``spearman``
     use the model's own ``similarity`` function, as mteb's ``similarity_pairwise``.
+
+    Args:
+        embeddings1: the first text of each pair, one row per pair.
+        embeddings2: the second text of each pair, in the same order and shape.
+        gold: the gold score per pair; None gives the answers without scores.
+        min_score: the lowest score of the gold scale (maps to 0).
+        max_score: the highest score of the gold scale (maps to 1).
+        similarity: the model's own similarity function (``"cosine"``, ``"dot"``, ...), for the
+            ``pearson``/``spearman`` scores.
+
+    Returns:
+        The cosine per pair as answers, and the correlations when ``gold`` is given.
+
+    Raises:
+        ValueError: when the two arrays differ in shape or ``gold`` in length.
     """
     from scipy.stats import pearsonr, spearmanr
     from sklearn.metrics.pairwise import (
