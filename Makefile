@@ -22,9 +22,11 @@ demo: install
 leaderboard: install
 	$(VENV)/bin/hume-sync leaderboard examples/mteb_results
 
+# ruff format --check: CONTRIBUTING asks for it before a commit; here it is enforced.
 # mypy reads its file list (the four packages) and per-package strictness from pyproject.toml.
 lint: install
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
 
 # The reference documentation (docs/, mkdocs.yml) into the ignored site/: --strict fails on a

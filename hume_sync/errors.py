@@ -32,6 +32,7 @@ __all__ = [
     "LabelStudioURLError",
     "LabelStudioUnreachableError",
     "LateAnswerError",
+    "ModelViewError",
     "PortInUseError",
     "PredictCommandError",
     "RevealError",
@@ -88,6 +89,14 @@ class SamplingError(HumeError, ValueError):
 
 class StoreError(HumeError, ValueError):
     """A refused store operation (conflicting re-init, unknown ids, sealed prediction...)."""
+
+
+class ModelViewError(HumeError, ValueError):
+    """The stored subset cannot be given in mteb's order and ids (unknown source order, item ids
+    that disagree with their source map, an answer naming an item the subset lacks).
+
+    Not a :class:`StoreError`: the store accepted these rows; it is the view models run on
+    (:mod:`hume_sync.study.model_view`) that cannot be built from them."""
 
 
 class StoreUnavailableError(HumeError, RuntimeError):

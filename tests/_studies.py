@@ -8,13 +8,14 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from tests._paths import SOURCE_DATA
+from tests._paths import REPO_ROOT, SOURCE_DATA
 
 if TYPE_CHECKING:
     from hume_sync.study.spec import StudySpec
 
 SIB = SOURCE_DATA / "sib200"
 SIB_COLUMNS = {"id": "index_id", "text": "text", "label": "category"}
+DEMO_DATA = REPO_ROOT / "hume_sync" / "demo_data"
 RERANK = Path(__file__).resolve().parent / "hume_sync" / "data" / "sib200_eng_rerank.jsonl"
 
 
@@ -95,6 +96,22 @@ def make_v1_store(study: Path, spec: StudySpec) -> None:
             )
     conn.commit()
     conn.close()
+
+
+def tiny_sts_study(parent: Path, name: str, size: int) -> Path:
+    """``parent/study``, made by ``hume-sync init`` from a one-subset STS spec on the demo's
+    English similarity pairs (``size`` of them): the smallest real study, for the tests of what
+    happens around a store (locks, SQLite failures, the ML backend's limits)."""
+    from hume_sync.cli import main
+
+    source = {"path": str(DEMO_DATA / "similarity_en.jsonl")}
+    task = {"name": "T", "type": "sts", "source": source,
+            "subsets": [{"language": "eng-Latn", "size": size}]}  # fmt: skip
+    spec = parent / "spec.yaml"
+    spec.write_text(yaml.safe_dump({"name": name, "tasks": [task]}), encoding="utf-8")
+    study = parent / "study"
+    assert main(["init", str(study), "--spec", str(spec)]) == 0
+    return study
 
 
 def onboarding_study(tmp_path: Path, monkeypatch: Any, name: str, **sizes: int) -> Path:

@@ -78,11 +78,48 @@ def test_every_relative_link_resolves(page: Path) -> None:
     for target in _relative_links(page):
         path, _, anchor = target.partition("#")
         dest = (page.parent / path).resolve() if path else page
-        if not dest.exists():
+        if not dest.is_relative_to(REPO_ROOT):
+            broken.append(f"{target} (outside the repository)")
+        elif not dest.exists():
             broken.append(f"{target} (no such file)")
         elif anchor and dest.suffix == ".md" and anchor not in _anchors(dest):
             broken.append(f"{target} (no heading with that anchor)")
     assert not broken, f"{page.relative_to(REPO_ROOT)}: {broken}"
+
+
+#: Every Markdown document of the repository (a user's clone has nothing beside it).
+_NOT_OURS = {".venv", "site", ".git", "node_modules", "hume-demo"}
+DOCUMENTS = sorted(
+    p for p in REPO_ROOT.rglob("*.md") if not _NOT_OURS & set(p.relative_to(REPO_ROOT).parts)
+)
+#: Absolute paths that can only be one machine's (a home, a workspace, a scratch folder), and
+#: relative ones that climb out of the document's folder.
+_MACHINE_PATH = re.compile(r"(?<![\w.:/-])/(?:work|home|root|tmp|opt|mnt|srv|Users)/[\w.-]+")
+_CLIMBING_PATH = re.compile(r"(?<![\w.:/-])(?:\.\./)+[\w.-][\w./-]*")
+
+
+def paths_outside(text: str, folder: Path) -> list[str]:
+    """Paths ``text`` (a document in ``folder``) names, in prose, code or links, that lie
+    outside the repository."""
+    found = _MACHINE_PATH.findall(text)
+    for rel in _CLIMBING_PATH.findall(text):
+        if not (folder / rel).resolve().is_relative_to(REPO_ROOT):
+            found.append(rel)
+    return found
+
+
+@pytest.mark.parametrize("page", DOCUMENTS, ids=lambda p: str(p.relative_to(REPO_ROOT)))
+def test_no_document_names_a_path_outside_the_repository(page: Path) -> None:
+    assert paths_outside(page.read_text(encoding="utf-8"), page.parent) == []
+
+
+def test_the_path_check_sees_a_path_outside() -> None:
+    assert len(DOCUMENTS) > len(PAGES) and REPO_ROOT / "tests" / "data" / "SOURCES.md" in DOCUMENTS
+    text = (
+        "Run `python3 /work/shared/tools/structure.py .` or ../../shared/x.py; keep "
+        "[a](../README.md), https://example.org/work/x, /usr/bin/chromium and /api/tasks/.\n"
+    )
+    assert paths_outside(text, REPO_ROOT / "docs") == ["/work/shared", "../../shared/x.py"]
 
 
 def test_the_link_check_sees_a_broken_link(tmp_path: Path) -> None:

@@ -8,14 +8,17 @@ store conflict also caught a bad email. The modules are walked, so a new class i
 
 from __future__ import annotations
 
+import ast
 import importlib
 import inspect
 import pkgutil
+from pathlib import Path
 
 import pytest
 
 from hume_sync import errors
 from hume_sync.errors import HumeError, StoreError
+from tests._paths import REPO_ROOT
 
 PACKAGES = ("scoring", "label_studio_configs", "ml_backend", "hume_sync")
 
@@ -63,9 +66,45 @@ def test_every_product_exception_derives_from_hume_error(exc: type[BaseException
 
 
 @pytest.mark.parametrize("exc", EXCEPTIONS, ids=lambda e: f"{e.__module__}.{e.__qualname__}")
-def test_only_the_store_raises_store_errors(exc: type[BaseException]) -> None:
+def test_only_the_store_defines_store_errors(exc: type[BaseException]) -> None:
     if issubclass(exc, StoreError):
         assert exc is StoreError or exc.__module__.startswith("hume_sync.store")
+
+
+def _raised_names(path: Path) -> list[tuple[int, str]]:
+    """(line, name) of each ``raise Name(...)`` / ``raise Name`` / ``raise mod.Name(...)``."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Raise) and node.exc is not None:
+            target = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+            if isinstance(target, ast.Name):
+                found.append((node.lineno, target.id))
+            elif isinstance(target, ast.Attribute):
+                found.append((node.lineno, target.attr))
+    return found
+
+
+STORE_ERROR_NAMES = {e.__name__ for e in EXCEPTIONS if issubclass(e, StoreError)}
+
+
+def _store_error_raises() -> dict[str, list[int]]:
+    """Product files (relative paths) that raise a store error, with the lines."""
+    where: dict[str, list[int]] = {}
+    for package in PACKAGES:
+        for path in sorted((REPO_ROOT / package).rglob("*.py")):
+            lines = [n for n, name in _raised_names(path) if name in STORE_ERROR_NAMES]
+            if lines:
+                where[path.relative_to(REPO_ROOT).as_posix()] = lines
+    return where
+
+
+def test_only_the_store_raises_store_errors() -> None:
+    """Where a store error is *raised*, not only defined: code outside the store that raises
+    one would be caught by a handler meant for the store's own refusals."""
+    where = _store_error_raises()
+    assert any(f.startswith("hume_sync/store/") for f in where), "the scan sees no raise"
+    outside = {f: lines for f, lines in where.items() if not f.startswith("hume_sync/store/")}
+    assert outside == {}
 
 
 @pytest.mark.parametrize(

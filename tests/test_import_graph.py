@@ -33,10 +33,7 @@ HUME_SYNC_LAYERS: tuple[tuple[str, ...], ...] = (
 )
 #: Imports against :data:`HUME_SYNC_LAYERS` that remain, each with the reason; no new one may be
 #: added (the test fails), and one removed must leave this list too (it fails as well).
-KNOWN_WRONG_WAY = {
-    # The store's train pool reader returns the study's TextItem records (issue 23, store part).
-    ("hume_sync.store.instances", "hume_sync.study.records"),
-}
+KNOWN_WRONG_WAY: set[tuple[str, str]] = set()
 
 
 def _module_name(path: Path) -> str:

@@ -7,8 +7,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import hume_sync.task_types  # noqa: F401  (registers the types the spec and planning ask for)
-from hume_sync.errors import StoreError
-from hume_sync.store import SPEC_NAME, STORE_NAME, Store, SubsetSummary, apply_plans, dumps
+from hume_sync.store import (
+    SPEC_NAME,
+    STORE_NAME,
+    Store,
+    SubsetSummary,
+    apply_plans,
+    dumps,
+    refuse_another_spec,
+)
 from hume_sync.study.planning import Loader, load_subset, plan_study
 from hume_sync.study.spec import StudySpec, load_spec
 
@@ -44,14 +51,8 @@ def init_from_spec(
     if spec is None:
         spec = load_spec(study_dir / SPEC_NAME)
     with Store.open(study_dir / STORE_NAME) as store:
-        meta = store.meta()
-        old_hash = meta.get("spec_hash")
-        if old_hash is not None and old_hash != spec.spec_hash and not force:
-            raise StoreError(
-                f"{store.path}: the study was initialised from a different spec "
-                f"(hash {old_hash[:12]}…, now {spec.spec_hash[:12]}…); "
-                "re-run with force to re-initialise"
-            )
+        old_hash = store.study_meta().spec_hash
+        refuse_another_spec(store, spec.spec_hash, force=force)
         plans = plan_study(spec, loader, id_scheme=store.id_scheme)
         before = store.total_changes
         summaries = apply_plans(store, study_meta(spec), plans, force=force)

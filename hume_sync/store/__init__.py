@@ -33,7 +33,7 @@ from hume_sync.store.meta import (
     StudyMeta,
 )
 from hume_sync.store.model_scores import instances_digest
-from hume_sync.store.plans import SubsetPlan, SubsetSummary, apply_plans
+from hume_sync.store.plans import SubsetPlan, SubsetSummary, apply_plans, refuse_another_spec
 from hume_sync.store.records import (
     LEGACY_TASK_KEY,
     AnnotationCounts,
@@ -101,6 +101,7 @@ __all__ = [
     "is_closed",
     "new_ref",
     "predictions_visible",
+    "refuse_another_spec",
     "subset_key",
     "task_ref",
     "unknown_order_message",

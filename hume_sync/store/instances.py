@@ -18,8 +18,13 @@ from typing import Any
 
 from hume_sync.errors import StoreError
 from hume_sync.store.connection import StoreConnection
-from hume_sync.store.records import InstanceRow, ItemRef, SubsetRow, unknown_order_message
-from hume_sync.study.records import TextItem
+from hume_sync.store.records import (
+    InstanceRow,
+    ItemRef,
+    SubsetRow,
+    TextItem,
+    unknown_order_message,
+)
 
 _SUBSET_COLUMNS = (
     "SELECT subset_key, task_name, hf_subset, task_type, language, config, "

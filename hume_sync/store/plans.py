@@ -53,6 +53,23 @@ class SubsetPlan:
     report: dict[str, Any]
 
 
+def refuse_another_spec(store: StoreConnection, spec_hash: str, *, force: bool) -> None:
+    """Refuse to re-initialise a study from a spec other than the one it was made from.
+
+    Checked before any planning (which may read large sources), so that re-running ``init``
+    with another spec says so at once; ``force`` re-initialises.
+
+    Raises:
+        StoreError: the store was initialised from a spec with another hash, and not ``force``.
+    """
+    old_hash = store.study_meta().spec_hash
+    if old_hash is not None and old_hash != spec_hash and not force:
+        raise StoreError(
+            f"{store.path}: the study was initialised from a different spec "
+            f"(hash {old_hash[:12]}…, now {spec_hash[:12]}…); re-run with force to re-initialise"
+        )
+
+
 def apply_plans(
     store: StoreConnection,
     meta: Mapping[str, str],

@@ -15,6 +15,16 @@ from typing import Any, Protocol
 
 
 @dataclass(frozen=True)
+class TextItem:
+    """A labelled text (classification item or clustering item); ``group`` is an MTEB set index."""
+
+    id: str
+    text: str
+    label: str
+    group: str | None = None
+
+
+@dataclass(frozen=True)
 class ItemRef:
     """A clustering item or reranking candidate: the id annotators, answers and gold use
     (``item_id``), the id it has in its source, and its position there (0-based; a candidate's

@@ -25,7 +25,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from hume_sync.store import InstanceRow, ItemRef, Store, StoreError, gold, unknown_order_message
+from hume_sync.errors import ModelViewError
+from hume_sync.store import InstanceRow, ItemRef, Store, gold, unknown_order_message
 from hume_sync.study import kinds
 from hume_sync.study.records import TextItem
 from ml_backend.model_procedure import ModelProcedure
@@ -59,7 +60,7 @@ class ModelView:
         """A model's answer for an instance, keyed by the ids annotators see."""
         inst = self._by_id.get(hume_id)
         if inst is None:
-            raise StoreError(f"no instance {hume_id!r} in subset {self.subset}")
+            raise ModelViewError(f"no instance {hume_id!r} in subset {self.subset}")
         return rename_items(answer, inst.shown_ids)
 
 
@@ -73,13 +74,13 @@ def rename_items(answer: Any, names: Mapping[str, str]) -> Any:
         return answer
     unknown = [k for k in answer if k not in names]
     if unknown:
-        raise StoreError(f"answer names unknown item(s) {unknown[:5]!r}")
+        raise ModelViewError(f"answer names unknown item(s) {unknown[:5]!r}")
     return {names[k]: v for k, v in answer.items()}
 
 
 def _position(value: int | None, subset: str) -> int:
     if value is None:
-        raise StoreError(unknown_order_message(subset))
+        raise ModelViewError(unknown_order_message(subset))
     return value
 
 
@@ -92,7 +93,7 @@ def _model_instance(
     by_shown = {r.item_id: r for r in refs}
     shown = {str(item["id"]): item for item in inst.content[key]}
     if shown.keys() != by_shown.keys():
-        raise StoreError(f"{inst.hume_id}: the stored item ids and their source map disagree")
+        raise ModelViewError(f"{inst.hume_id}: the stored item ids and their source map disagree")
     ordered = sorted(by_shown.values(), key=lambda r: _position(r.source_position, subset))
     content = dict(inst.content)
     content[key] = [{**shown[r.item_id], "id": r.source_id} for r in ordered]
@@ -105,7 +106,7 @@ def _model_instance(
 def model_view(store: Store, subset: str) -> ModelView:
     """The subset in mteb's order and ids, gold included (only ``hume_sync`` may call this).
 
-    Raises StoreError when the source order is unknown (a store migrated from schema 1 on which
+    Raises ModelViewError when the source order is unknown (a store migrated from schema 1 on which
     ``init`` has not run again).
     """
     row = store.subset(subset)

@@ -12,15 +12,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# The store keeps train pools and returns them as TextItem, so the record is defined below the
+# study, in the store's records; it is re-exported here with the other source records.
+from hume_sync.store.records import TextItem
 
-@dataclass(frozen=True)
-class TextItem:
-    """A labelled text (classification item or clustering item); ``group`` is an MTEB set index."""
-
-    id: str
-    text: str
-    label: str
-    group: str | None = None
+__all__ = ["Candidate", "PairItem", "QueryItem", "Record", "TextItem"]
 
 
 @dataclass(frozen=True)

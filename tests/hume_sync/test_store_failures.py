@@ -14,13 +14,11 @@ import sys
 from pathlib import Path
 
 import pytest
-import yaml
 
 from hume_sync.cli import main
 from hume_sync.store import Store
 from tests._paths import REPO_ROOT
-
-DEMO = REPO_ROOT / "hume_sync" / "demo_data"
+from tests._studies import tiny_sts_study
 
 
 def dump(study: Path) -> list[str]:
@@ -32,25 +30,7 @@ def dump(study: Path) -> list[str]:
 
 
 def make_study(parent: Path) -> Path:
-    spec = parent / "spec.yaml"
-    spec.write_text(
-        yaml.safe_dump(
-            {
-                "name": "failures",
-                "tasks": [
-                    {
-                        "name": "T",
-                        "type": "sts",
-                        "source": {"path": str(DEMO / "similarity_en.jsonl")},
-                        "subsets": [{"language": "eng-Latn", "size": 6}],
-                    }
-                ],
-            }
-        )
-    )
-    study = parent / "study"
-    assert main(["init", str(study), "--spec", str(spec)]) == 0
-    return study
+    return tiny_sts_study(parent, "failures", 6)
 
 
 @pytest.fixture

@@ -16,6 +16,7 @@ import pytest
 import yaml
 
 from hume_sync.commands.init import init_from_spec
+from hume_sync.errors import ModelViewError
 from hume_sync.store import (
     SCHEMA_VERSION,
     AnnotationRecord,
@@ -235,7 +236,7 @@ def test_a_schema_1_store_migrates_in_place_and_learns_its_order(tmp_path: Path,
         ann = AnnotationRecord(1, topics.hume_id, 7, "a@x", {r.item_id: "group_1" for r in refs})
         store.upsert_annotations([ann])
         store.add_predictions([PredictionRecord(topics.hume_id, "llm:x", ann.answer)])
-        with pytest.raises(StoreError, match=r"source order .* not recorded.*init"):
+        with pytest.raises(ModelViewError, match=r"source order .* not recorded.*init"):
             model_view(store, "Groups/default")
         with pytest.raises(StoreError, match="source order"):
             store.train_items("Topics/default")

@@ -15,36 +15,17 @@ import time
 from pathlib import Path
 
 import pytest
-import yaml
 
 from hume_sync.cli import main
 from tests._paths import REPO_ROOT
+from tests._studies import tiny_sts_study
 
-DEMO = REPO_ROOT / "hume_sync" / "demo_data"
 LOCK_NAME = ".hume-sync.lock"
 
 
 @pytest.fixture
 def study(tmp_path: Path) -> Path:
-    spec = tmp_path / "spec.yaml"
-    spec.write_text(
-        yaml.safe_dump(
-            {
-                "name": "lock",
-                "tasks": [
-                    {
-                        "name": "T",
-                        "type": "sts",
-                        "source": {"path": str(DEMO / "similarity_en.jsonl")},
-                        "subsets": [{"language": "eng-Latn", "size": 4}],
-                    }
-                ],
-            }
-        )
-    )
-    study = tmp_path / "study"
-    assert main(["init", str(study), "--spec", str(spec)]) == 0
-    return study
+    return tiny_sts_study(tmp_path, "lock", 4)
 
 
 def hold_lock(study: Path, command: str = "pull") -> subprocess.Popen[str]:

@@ -184,8 +184,10 @@ def test_rtl_languages_wrap_every_text_tag_right_to_left(task_type: str, languag
 )
 def test_ltr_languages_stay_left_to_right(task_type: str, language: str | None) -> None:
     root = ET.fromstring(render(task_type, language=language))
-    for tag in (e for e in root.iter() if e.tag in TEXT_TAGS):
-        assert direction_of(root, tag) == "ltr"
+    tags = [e for e in root.iter() if e.tag in TEXT_TAGS]
+    assert tags, f"{task_type}: no text tag to check"
+    for tag in tags:
+        assert direction_of(root, tag) == "ltr", (tag.tag, tag.get("name"))
 
 
 def test_is_rtl_script_subtag_decides() -> None:

@@ -16,36 +16,15 @@ from pathlib import Path
 
 import httpx
 import pytest
-import yaml
 
-from hume_sync.cli import main
 from hume_sync.commands.backend import create_backend_app, read_events
 from tests._paths import REPO_ROOT
-
-DEMO = REPO_ROOT / "hume_sync" / "demo_data"
+from tests._studies import tiny_sts_study
 
 
 @pytest.fixture
 def study(tmp_path: Path) -> Path:
-    spec = tmp_path / "spec.yaml"
-    spec.write_text(
-        yaml.safe_dump(
-            {
-                "name": "limits",
-                "tasks": [
-                    {
-                        "name": "T",
-                        "type": "sts",
-                        "source": {"path": str(DEMO / "similarity_en.jsonl")},
-                        "subsets": [{"language": "eng-Latn", "size": 3}],
-                    }
-                ],
-            }
-        )
-    )
-    study = tmp_path / "study"
-    assert main(["init", str(study), "--spec", str(spec)]) == 0
-    return study
+    return tiny_sts_study(tmp_path, "limits", 3)
 
 
 @pytest.fixture

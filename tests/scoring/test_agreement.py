@@ -414,7 +414,10 @@ def test_fleiss_with_unequal_rater_counts() -> None:
         "d": {1: "y", 4: "z"},
     }
     a = fleiss_kappa(data)
-    assert math.isfinite(a.value) and a.n_items == 5
+    # By hand (Gwet 2014, P_i and π_j averaged over the 5 items rated by two or more):
+    # P_i = 6/12, 1, 2/6, 1, 1 -> P̄ = 23/30 = 2760/3600; π = x 17/60, y 31/60, z 12/60 ->
+    # P_e = (289 + 961 + 144)/3600 = 1394/3600; κ = (2760 - 1394)/(3600 - 1394) = 1366/2206.
+    assert a.value == pytest.approx(1366 / 2206, abs=1e-12) and a.n_items == 5
     assert a.details["raters_per_item"] == [2, 3, 4]
     assert a.details["equal_raters_per_item"] is False
     assert a.details["n_items_dropped"] == 1 and WARN_DROPPED_ITEMS in a.warnings
