@@ -6,7 +6,8 @@ After ``pull``: one project per subset, one task per instance, one annotation pe
 skipped answer attributed to the slot's pseudonymous account, invalid answers counted on the
 task, the disagreement field set by the type's rule, no gold anywhere. A second pull writes
 nothing (Label Studio's ``updated_at`` stamps and counts unchanged); an edit in an annotator's
-server updates the mirror; a deletion removes it; predictions appear only after ``reveal``.
+server updates the mirror; a deletion removes it; predictions appear once the study is closed
+(the first mirror after ``close``: ``pull`` or ``reveal``), as the docs say, never before.
 """
 
 from __future__ import annotations
@@ -264,18 +265,24 @@ def test_edit_updates_and_deletion_removes(study, answered) -> None:
     assert tasks[inst[1].hume_ref]["data"]["hume_answers"] == 1
 
 
-def test_predictions_only_after_reveal(study, answered) -> None:
+def test_predictions_appear_once_the_study_is_closed(study, answered) -> None:
+    """docs/deployment.md and docs/running-a-study.md: predictions reach the manager's mirror
+    once the study is closed, at the next pull (reveal is not needed), and never twice."""
     inst = study["instances"]
     label = study["gold"][inst[0].hume_id]
     with Store.open(study["dir"]) as store:
         store.add_predictions([PredictionRecord(i.hume_id, "llm:test", label) for i in inst])
     assert main(["pull", str(study["dir"])]) == 0
     assert not any(t["predictions"] for t in _mirror_tasks(study, CLASSIFICATION).values())
-    assert main(["reveal", str(study["dir"]), "--force"]) == 0
+    assert main(["close", str(study["dir"]), "--force"]) == 0
+    assert main(["pull", str(study["dir"])]) == 0
+    with Store.open(study["dir"]) as store:
+        assert store.study_meta().revealed_at is None  # closed, not revealed
     tasks = _mirror_tasks(study, CLASSIFICATION)
     shown = [[p["model_version"] for p in tasks[i.hume_ref]["predictions"]] for i in inst]
     assert shown == [["llm:test"]] * len(inst)
-    assert main(["pull", str(study["dir"])]) == 0  # never twice
+    assert main(["reveal", str(study["dir"])]) == 0  # never twice
+    assert main(["pull", str(study["dir"])]) == 0
     tasks = _mirror_tasks(study, CLASSIFICATION)
     assert sum(len(t["predictions"]) for t in tasks.values()) == len(inst)
 
