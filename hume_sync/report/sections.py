@@ -15,7 +15,7 @@ from hume_sync.report import figures, tables
 from hume_sync.report.blocks import Block, Bullets, Paragraph, Section
 from hume_sync.report.cells import f, pct
 from hume_sync.report.methods import methods
-from hume_sync.report.table1 import table1
+from hume_sync.report.table1 import META_COLUMNS, table1
 from hume_sync.rules.late_answers import EDITED_NOTE
 
 if TYPE_CHECKING:
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 NO_LLM_ALT_TEST = "No LLM annotator answered in this study: nothing to test."
 LOW_AGREEMENT = "Low agreement (κ < 0.4 or ρ < 0.6)"
+META_HEADERS = [h for _, h in META_COLUMNS]
 
 
 def names_line(report: StudyReport) -> str:
@@ -123,8 +124,11 @@ def late_and_invalid(report: StudyReport) -> Section:
 
 def table_1(report: StudyReport) -> Section:
     first, second = table1(report)
-    rest = Section("Table 1, continued: per language, and model metadata (%)", [second], 3)
-    return Section("Table 1: mean over subsets (%)", [first, rest])
+    blocks: list[Block] = [first]
+    if len(second.header) > 1:  # a column besides the rater's
+        meta = ", and model metadata" if set(second.header) & set(META_HEADERS) else ""
+        blocks.append(Section(f"Table 1, continued: mean per language (%){meta}", [second], 3))
+    return Section("Table 1: mean over subsets (%)", blocks)
 
 
 def subset_plots(report: StudyReport) -> Section:
