@@ -2,7 +2,8 @@
 
 CSV (scores.csv, `leaderboard --format csv`): a cell that starts with = + - @ tab or CR is a
 formula in a spreadsheet; it gets a leading single quote (OWASP), numbers stay numbers.
-Markdown (report.md, `leaderboard --format markdown`): raw HTML from the data is escaped.
+Markdown (report.md, `leaderboard --format markdown`): raw HTML from the data is escaped (every
+`<` that could open a tag), quotes are left as they are (issue 37).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -49,7 +51,9 @@ def test_leaderboard_markdown_escapes_html(tmp_path, capsys):
         meta.write_text(json.dumps({**json.loads(meta.read_text()), "name": SCRIPT}))
     assert main(["leaderboard", str(tmp_path), "--format", "markdown"]) == 0
     out = capsys.readouterr().out
-    assert "<script>" not in out and "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in out
+    # The tags are escaped, so they show as text and never open; the quotes stay quotes.
+    assert "<script>" not in out and "&lt;script>alert('x')&lt;/script>" in out
+    assert not re.search(r"<[A-Za-z/!?]", out)
 
 
 def _hostile_study(tmp_path: Path) -> Path:
@@ -126,5 +130,8 @@ def test_export_csv_and_markdown_are_inert(tmp_path):
     assert sts and all(float(r["score"]) < 0 for r in sts)  # the score stays numeric
     report = (out / "report.md").read_text(encoding="utf-8")
     assert SCRIPT not in report and IMG not in report and "<img" not in report
-    assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in report
-    assert "&lt;img src=x onerror=alert(1)&gt;" in report
+    assert "&lt;script>alert('x')&lt;/script>" in report
+    assert "&lt;img src=x onerror=alert(1)>" in report
+    # No tag opens anywhere but the line breaks the report itself puts in list cells.
+    assert set(re.findall(r"<[A-Za-z/!?][^>]*>?", report)) <= {"<br>"}
+    assert "&#x27;" not in report and "&quot;" not in report

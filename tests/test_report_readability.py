@@ -6,8 +6,9 @@ from each type's ``score_main_label``, every model's name and value as SVG text,
 checked by hand, the best model and the human − best gap per subset, model metadata where the
 results carry it, reranking disagreements as texts with marks, annotators under pseudonymous
 keys unless ``--with-emails``. Then headless Chromium opens report.html at 1366×768 and
-1920×1080 (screenshots in ``test-artifacts/report``): no horizontal overflow, every plot with
-axis titles and labels, text at least 12 px as drawn.
+1920×1080 (screenshots in ``test-artifacts/report``): no horizontal overflow, Table 1 without
+sideways scrolling in its own box, every plot with axis titles and labels, text at least 12 px
+as drawn.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from hume_sync import task_types
 from hume_sync.cli import main
 from hume_sync.report import render
 from hume_sync.report.model import build_report
+from hume_sync.report.safe_text import md_text
 from hume_sync.store import Store
 from scoring.comparison import SubsetInfo, borda_counts, rank_raters
 from scoring.results import Rater, SubsetScore
@@ -181,16 +183,21 @@ def test_borda_rank_on_a_hand_case():
 
 def test_table1_shows_borda_and_model_metadata_where_known(exported):
     md = (exported["out"] / "report.md").read_text()
-    table = md.split("## Table 1")[1].split("##")[0]
+    table, continued = md.split("## Table 1: mean")[1].split("\n## ")[0].split("### Table 1, cont")
     header = [c.strip() for c in table.splitlines()[2].strip("|").split("|")]
     assert header[:2] == ["rank (mean)", "Borda rank"]
-    assert header[-3:] == ["parameters", "embedding dim", "max tokens"]
+    # Per language and model metadata moved to the second table (issue 37), row for row.
+    assert "parameters" not in header and "eng" not in header
+    lines = [line for line in continued.splitlines() if line.startswith("|")]
+    header = [c.strip() for c in lines[0].strip("|").split("|")]
+    assert header[0] == "rater" and header[-3:] == ["parameters", "embedding dim", "max tokens"]
     rows = {
-        cells[2]: cells
-        for line in table.splitlines()[4:]
-        if line.startswith("|")
-        for cells in [[c.strip() for c in line.strip("|").split("|")]]
+        cells[0]: cells
+        for line in lines[2:]
+        for cells in [[c.strip() for c in line.split("|")[1:-1]]]
     }
+    first = [line.split("|")[3].strip() for line in table.splitlines()[4:] if line.startswith("|")]
+    assert list(rows) == first
     assert rows["sentence-transformers/all-MiniLM-L6-v2"][-3:] == ["22.7M", "384", "256"]
     assert rows["intfloat/multilingual-e5-small"][-3:] == ["118.0M", "384", "512"]
     no_meta = next(n for n in rows if n.startswith("org-without-meta/"))
@@ -260,7 +267,7 @@ def test_reranking_disagreements_show_texts_and_each_raters_marks(exported):
         marks = [answers[a][inst.hume_id][cid] for a in (a1, a2)]
         want = f"; {a1} {'✓' if marks[0] else '✗'}; {a2} {'✓' if marks[1] else '✗'}"
         assert line.strip().endswith(want), line
-        assert cand["text"][:40].replace("'", "&#x27;").replace('"', "&quot;") in line
+        assert md_text(cand["text"][:40]) in line
 
 
 def test_files_name_annotators_by_pseudonymous_keys_unless_with_emails(exported):
@@ -345,6 +352,9 @@ MEASURE = """() => {
       labels: t('text.label').map(e => e.textContent).length,
       minFont: Math.min(...sizes), outside});
   }
+  const t1 = document.getElementById('table-1');
+  const box = t1.querySelector('table').getBoundingClientRect();
+  out.table1 = {scrollWidth: t1.scrollWidth, clientWidth: t1.clientWidth, right: box.right};
   return out;
 }"""
 
@@ -374,6 +384,11 @@ def test_report_in_chromium_at_laptop_and_desktop_sizes(exported, tmp_path):
                     f"{max(p['width'] for p in m['plots']):.0f} px"
                 )
                 assert m["scrollWidth"] <= m["innerWidth"], (width, m["scrollWidth"])
+                # Table 1 itself fits the window: no sideways scrolling in its own box either
+                # (issue 37: per-language and metadata columns moved to a second table).
+                t1 = m["table1"]
+                assert t1["scrollWidth"] <= t1["clientWidth"], (width, t1)
+                assert t1["right"] <= width, (width, t1)
                 ids = [p["id"] for p in m["plots"]]
                 assert ids[:n_subsets] == [f"plot-subset-{i}" for i in range(1, n_subsets + 1)]
                 assert {"plot-agreement", "plot-human-vs-llm"} <= set(ids)

@@ -1,16 +1,19 @@
 """Table 1's human rows carry an interval (issue 21): HUME's aggregate and each panel entry,
 as the mean over subsets with the MOVER combination of the per-subset intervals the report
 prints, or "not estimable" naming the subset without one. Recomputed here from scores.json's
-per-subset entries, one Wilson interval checked against scipy."""
+per-subset entries, one Wilson interval checked against scipy. A missing interval is a short
+mark in the cell (``n/e¹``) with its reason as a numbered footnote under the table (issue 37)."""
 
 from __future__ import annotations
 
 import json
 import math
+import re
 
 import pytest
 from scipy.stats import binomtest
 
+from hume_sync.report.blocks import superscript
 from tests._report_study import export_report_study
 
 
@@ -22,18 +25,23 @@ def _mover(entries: list[dict]) -> tuple[float, float]:
     return mean - below / k, mean + above / k
 
 
-def _table1(md: str) -> dict[str, list[str]]:
-    part = md.split("## Table 1: mean over subsets (%)")[1].split("\n## ")[0]
+def _table1(md: str) -> tuple[dict[str, dict[str, str]], dict[str, str]]:
+    """Table 1's rows by rater, and its footnotes by their superscript mark (``¹``)."""
+    part = md.split("## Table 1: mean over subsets (%)")[1].split("\n## ")[0].split("\n### ")[0]
     rows = [[c.strip() for c in line.strip("|").split("|")] for line in part.splitlines()]
     rows = [r for r in rows if len(r) > 5 and not set(r[0]) <= {"-"}]
     header = rows[0]
-    return {r[header.index("rater")]: dict(zip(header, r, strict=True)) for r in rows[1:]}
+    notes = re.findall(r"^(\d+)\. (.+)$", part, flags=re.M)
+    return (
+        {r[header.index("rater")]: dict(zip(header, r, strict=True)) for r in rows[1:]},
+        {superscript(int(n)): text for n, text in notes},
+    )
 
 
 def test_table1_human_rows_have_intervals(tmp_path) -> None:
     _, out, data = export_report_study(tmp_path)
     summary = data["human_panel_summary"]
-    table = _table1((out / "report.md").read_text())
+    table, notes = _table1((out / "report.md").read_text())
 
     # One per-subset interval, independently: SIB200 English has a Wilson interval for the
     # aggregate's accuracy; scipy's Wilson score interval gives the same bounds.
@@ -65,8 +73,13 @@ def test_table1_human_rows_have_intervals(tmp_path) -> None:
 
     # The best annotator has no interval on the clustering subset (one partition): the mean's
     # interval is not estimable and says where and why; never NaN nor a zero-width interval.
-    row = table["humans: best annotator"]
-    assert row["95 % interval (%)"].startswith("not estimable: no interval on SIB200Clustering")
+    # The cell holds the short mark, the reason is its footnote under the table.
+    cell = table["humans: best annotator"]["95 % interval (%)"]
+    assert cell.startswith("n/e") and cell[3:] in notes
+    assert notes[cell[3:]].startswith("not estimable: no interval on SIB200Clustering")
+    # The worst annotator has no interval for the same reason: the same footnote, not a copy.
+    assert table["humans: worst annotator"]["95 % interval (%)"] == cell
+    assert list(notes.values()).count(notes[cell[3:]]) == 1
     assert summary["best_annotator"]["interval"] is None
     for e in summary.values():
         iv = e.get("interval")

@@ -10,8 +10,13 @@ they could act instead of being read:
   or ``float`` (``-0.25``), or a text that is a plain number (``"-0.25"``, ``"1e-3"``), is
   written as it is.
 - **Raw HTML in Markdown.** Markdown renderers pass HTML through, so a ``<script>`` or an
-  ``<img onerror=...>`` in an item text would run where the report is viewed. Data is escaped
-  (``&``, ``<``, ``>``, quotes) before it goes into ``report.md``; it shows as the same text.
+  ``<img onerror=...>`` in an item text would run where the report is viewed. Markup can only
+  start at a ``<`` followed by a letter, ``/``, ``!`` or ``?`` (a tag, a comment, an autolink),
+  and an entity only at ``&name;`` or ``&#...;``: before data goes into ``report.md``, every
+  ``<`` but one before a space, a digit or ``=`` becomes ``&lt;`` and such an ``&`` becomes
+  ``&amp;``, so it shows as the same text and never acts. Everything else stays as
+  written, so the Markdown source reads as text: ``HUME's``, ``"quoted"``, ``κ < 0.4``,
+  ``Zou & Donner``, ``>0.8`` (the former escaping printed ``HUME&#x27;s``).
 """
 
 from __future__ import annotations
@@ -54,9 +59,19 @@ def csv_records(records: Sequence[Mapping[str, Any]]) -> str:
     return csv_rows(header, ([r.get(k) for k in header] for r in records))
 
 
+#: A ``<`` that could open markup (not one before a space, a digit, ``=`` or the end).
+_MARKUP_START = re.compile(r"<(?![\s\d=]|$)")
+#: A ``&`` that could start an entity or character reference.
+_ENTITY_START = re.compile(r"&(?=#?\w+;)")
+
+
 def md_text(value: Any) -> str:
-    """Data for a Markdown document: HTML escaped, one line (newlines become spaces)."""
-    return html.escape(" ".join(str(value).splitlines()), quote=True)
+    """Data for a Markdown document, one line (newlines become spaces), where it can open no
+    tag and spell no entity: a ``<`` (but one before a space, a digit, ``=`` or the end)
+    becomes ``&lt;`` and an ``&`` before ``name;`` or ``#...;`` becomes ``&amp;``; quotes and
+    other text are left as they are."""
+    text = " ".join(str(value).splitlines())
+    return _MARKUP_START.sub("&lt;", _ENTITY_START.sub("&amp;", text))
 
 
 def md_cell(value: Any) -> str:

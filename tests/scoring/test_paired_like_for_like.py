@@ -17,7 +17,8 @@ import json
 import pytest
 
 from hume_sync import task_types
-from hume_sync.report.render import _vs_humans
+from hume_sync.report.blocks import Footnoted
+from hume_sync.report.tables import vs_humans as _vs_humans
 from scoring.subset_report import SubsetInput, evaluate_subset
 from tests.task_type_examples import examples
 
@@ -65,8 +66,11 @@ def test_model_side_is_the_metric_printed_for_it(name: str) -> None:
     cmp = rep.paired["m"]
     if compared is None:
         assert cmp["position"] == "unpaired" and name in cmp["why"]
-        # Placed by its printed score against the human interval instead, and said so.
-        assert "unpaired" in _vs_humans(rep, "m")[0]
+        # Placed by its printed score against the human interval instead, and said so; why
+        # it is unpaired goes into the cell's footnote.
+        cell = _vs_humans(rep, "m")[0]
+        assert isinstance(cell, Footnoted) and cell.text.endswith("(unpaired)")
+        assert cell.note == cmp["why"]
         return
     assert cmp["human_on_items"] == pytest.approx(rep.human.value, abs=TOL)
     assert cmp["rater_on_items"] == pytest.approx(compared, abs=TOL)

@@ -227,7 +227,9 @@ def test_difficulty_is_the_gap_to_the_best_model() -> None:
 def test_report_cells_name_the_new_statistics() -> None:
     from types import SimpleNamespace
 
-    from hume_sync.report import render
+    from hume_sync.report import tables
+    from hume_sync.report.blocks import Footnoted
+    from hume_sync.report.methods import methods
 
     gold = {"i0": "a", "i1": "a", "i2": "b", "i3": "b"}
     humans = {
@@ -240,25 +242,31 @@ def test_report_cells_name_the_new_statistics() -> None:
     clu_gold = {"set": {f"t{k}": lab for k, lab in enumerate("aaabbb")}}
     clu = evaluate_subset(_input("clustering", clu_gold, one, models={"m": 0.5}))
     report = SimpleNamespace(subsets=[evaluate_subset(_rerank_one_annotator()), cls, clu])
-    _, rows = render._subset_rows(report)
-    assert (
-        rows[0][4].startswith("[0.") and "bootstrap:bca (over items: annotator_range" in rows[0][4]
-    )
+    rows = tables.subset_table(report).rows
+    # The bootstrap stands in for a zero-width range: the cell names it, the footnote says why.
+    assert isinstance(rows[0][4], Footnoted)
+    assert rows[0][4].text.startswith("[0.") and rows[0][4].text.endswith(" bootstrap:bca")
+    assert rows[0][4].note.startswith("over items: annotator_range")
     assert rows[1][9] == "3 tied; 0.625 ⚑ above every annotator"
     assert rows[1][5] == "[1.000, 1.000] zero width: every resample equal"
-    assert rows[2][4] == "not estimable"
+    # No interval at all: the short mark in the cell, the whole reason in its footnote.
+    assert rows[2][4] == Footnoted(
+        "n/e",
+        "not estimable: annotator_range has zero width (one annotator), and there are no "
+        "items to resample",
+    )
     # best model, its score, human − best model (signed), the word for the gap
     assert rows[0][11:15] == ["m", "0.600", "+0.233", "humans ahead"]
-    _, models = render._model_rows(report)
+    models = tables.model_table(report).rows
     by = {(r[0], r[1]): r for r in models}
     assert by[("T/classification", "llm:z")][5].startswith(
         "1.000 − 0.500 = 0.500 [0.000, 1.000] paired_bootstrap:percentile, 4 items"
     )
     assert by[("T/reranking", "m")][4] == "inside (unpaired)"
     assert by[("T/clustering", "m")][4] == "not estimable"
-    _, plan = render._planning_rows(report)
+    plan = tables.planning_table(report).rows
     assert plan[2][3] == "–" and plan[2][4].startswith("not estimable")
-    topics = dict(render.methods())
+    topics = dict(methods())
     assert "paired bootstrap" in topics["Significance"]
     assert "random tie-break" in topics["Ties"]
     assert "best embedding model" in topics["Difficulty"]

@@ -1,0 +1,123 @@
+"""The report's Methods section: what each number means and how it was computed, per topic.
+
+Each registered task type describes its own part of a topic (``score_methods``); what holds
+for every type is here. A new statistic adds its phrase to :data:`_COMMON_METHODS` (or to its
+type's ``score_methods``) and its topic to :data:`_METHOD_ORDER`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from hume_sync import task_types
+from scoring.alt_test import METHOD as ALT_TEST_METHOD
+from scoring.panel_summary import METHOD as PANEL_SUMMARY_METHOD
+
+if TYPE_CHECKING:
+    from hume_sync.report.model import StudyReport
+
+#: Methods that hold for every task type; the per-type topics (``scoring.rules.METHOD_TOPICS``)
+#: come from each registered type's ``score_methods`` (see :func:`methods`).
+_COMMON_METHODS = {
+    "LLM annotator": "scored as one human annotator, on the items it answered; agreement with "
+    "humans reported apart from human–human agreement",
+    "Interval (95 %)": "a seeded BCa bootstrap over items is given beside it; where the type's "
+    "own interval has zero width (one annotator's range, Fisher z at ρ = ±1) that bootstrap "
+    "over items (queries for reranking) is used instead and named; where it has zero width "
+    'too, or there is nothing to resample (one clustering set), the interval is "not '
+    'estimable" and so is the items-for-±0.05 line',
+    "Significance": "humans and each model or LLM with per-item answers are compared on the "
+    "items both answered, each side by the metric printed for it: humans and LLMs by the "
+    "type's human rule, a model by its own metric (reranking: its own ranking, per-query "
+    "trec_eval AP as mteb's MAP; classification: the accuracy of its majority vote over "
+    "mteb's runs, named in the cell), human − rater with a seeded paired bootstrap over "
+    "items (2000 resamples, "
+    "the same resamples for both sides, percentile 95 % interval); above/below when that "
+    "interval excludes 0, else inside. A rater without per-item answers (a model known only "
+    "by its MTEB score, a clustering set) is placed by its score against the human interval, "
+    "marked 'unpaired'",
+    "Which human": "per subset: HUME's aggregate; each annotator's own score (seeded BCa "
+    "bootstrap over items); the mean annotator (joint percentile bootstrap, where all "
+    "answered the same items); the best and the worst annotator; for label answers a "
+    "Dawid–Skene aggregate (crowd-kit, 100 EM iterations) scored as one rater; a noise "
+    "ceiling with 2 or more annotators: each scored against the others' consensus (majority, "
+    "mean rating for STS, with the Spearman–Brown step-up to all annotators). 'not "
+    "estimable' says why where a number or interval cannot be had",
+    "Above humans": "only when the paired interval of (best annotator − rater), on the items "
+    "both answered, lies below 0; every such verdict names the best annotator",
+    "Alternative annotator test": ALT_TEST_METHOD + "; per-item alignment from the task type "
+    "(label match; STS −|a − b|/5; reranking the share of a query's candidates marked alike); "
+    "not applicable to clustering (no per-item answer)",
+    "Agreement": "bands: ≤0.2 slight, ≤0.4 fair, ≤0.6 moderate, ≤0.8 substantial, >0.8 "
+    "excellent; low agreement: κ < 0.4 or ρ < 0.6",
+    "Table": "mean over task-language subsets, each weighted equally; only raters with every "
+    "subset are ranked; humans win a subset when strictly above the best / median model",
+    "Table 1 interval": PANEL_SUMMARY_METHOD,
+    "Borda rank": "as the MTEB leaderboard shows beside the mean: on each subset a ranked "
+    "rater earns one point per ranked rater it beats and ½ per tie; points summed over "
+    "subsets, ranked high to low (competition ranks)",
+    "Best model": "per subset, the embedding model with the highest score there (ties: first "
+    "name); human − best model as in the HUME paper",
+    "Model metadata": "parameters, embedding dimension and max tokens from the results "
+    "folder's model_meta.json, else what the loaded model reported when predict ran it "
+    "(sentence-transformers: parameter count, embedding size, max_seq_length); shown only "
+    "where known",
+    "Annotators": "named by pseudonymous keys (annotator-N, their slot in the study, the same "
+    "in every file of it); emails only in an export made with --with-emails",
+    "Answers scored": "valid answers only: an invalid one (a clustering text left unsorted, a "
+    "candidate not placed, no choice, an item not in the task) is never scored; a late one "
+    "(Label Studio's created_at or updated_at after the study's close) only with --include-late",
+    "Ties": "a subset is flagged (⚑) when its aggregate human score is strictly above every "
+    "one of its two or more annotators' own scores",
+    "Difficulty": "human score − the best embedding model's score on the subset (the model "
+    "named): humans ahead above +0.05, close within ±0.05, humans behind below −0.05 (the "
+    "former 'easy when the human score is ≥ 0.7' said easy on every HUME subset and is "
+    "dropped)",
+    "Sealing": "each model's and LLM's commitment is SHA-256 over the canonical JSON (keys "
+    "sorted, no whitespace, floats in shortest round-trip form) of its sealed answers in hume_id "
+    "order, its revision, its prompt and the study id (scheme hume-seal/1, hume_sync.sealing); "
+    "recorded by predict, recomputed here from the store; a sealed answer is flagged when it "
+    "no longer gives the recorded commitment, or was written or recommitted after the first "
+    "annotation's Label Studio created_at",
+    "Sample size": "items needed for a ±0.05 interval: Wilson / Fisher z at the observed "
+    "value; otherwise n × (bootstrap half-width / 0.05)²; none where the interval is not "
+    "estimable (never fewer items than already annotated from a zero-width interval)",
+}
+
+_METHOD_ORDER = (
+    "Human score",
+    "Ties",
+    "Model score",
+    "LLM annotator",
+    "Interval (95 %)",
+    "Significance",
+    "Which human",
+    "Above humans",
+    "Alternative annotator test",
+    "Agreement",
+    "Table",
+    "Table 1 interval",
+    "Borda rank",
+    "Best model",
+    "Model metadata",
+    "Annotators",
+    "Answers scored",
+    "Difficulty",
+    "Candidate gold errors",
+    "Sample size",
+    "Sealing",
+)
+
+
+def methods(report: StudyReport | None = None) -> list[tuple[str, str]]:
+    """The Methods section: per topic, the phrase of each type in ``report`` (every registered
+    type without one), in registration order, then what holds for all types, so a new type is
+    described by its own class and a report names only the methods it used."""
+    present = {s.input.task_type.name for s in report.subsets} if report is not None else None
+    types = [task_types.get(n) for n in task_types.names() if present is None or n in present]
+    rows = []
+    for topic in _METHOD_ORDER:
+        parts = [f"{t.name}: {t.score_methods[topic]}" for t in types if topic in t.score_methods]
+        common = _COMMON_METHODS.get(topic)
+        rows.append((topic, "; ".join(parts + ([common] if common else []))))
+    return rows
