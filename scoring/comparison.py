@@ -30,6 +30,28 @@ from scoring.results import Rater, agreement_from_block
 from scoring.rules import ScoringRules
 from scoring.tasks import EXCLUDED_LANGUAGES_V1, normalise_language
 
+__all__ = [
+    "EASY_THRESHOLD",
+    "RANKED_KINDS",
+    "RANK_BOOTSTRAP",
+    "RANK_METHOD",
+    "RANK_SEED",
+    "TIE_TOLERANCE",
+    "HumanVsModels",
+    "RankRow",
+    "SubsetInfo",
+    "borda_counts",
+    "catalogue",
+    "difficulty",
+    "human_vs_models",
+    "paired_scores",
+    "published_interval",
+    "rank_intervals",
+    "rank_raters",
+    "score_correlation",
+    "select_subsets",
+]
+
 EASY_THRESHOLD = 0.7
 RANKED_KINDS = ("model", "human", "llm")
 #: Means closer than this share a rank (float sums of the same values can differ in the last bit).
@@ -276,7 +298,8 @@ def published_interval(rater: Rater, subsets: Sequence[str]) -> dict[str, Any]:
     """What a rater's files publish beside the mean: the mean of the per-subset
     ``confidence_interval`` bounds (only where every subset has one: the mean of the bounds is
     an interval for the mean when the subsets' errors move together, a conservative reading),
-    the items and the most annotators any subset had."""
+    the items and the most annotators any subset had.
+    """
     blocks = [rater.scores[s].block for s in subsets if s in rater.scores]
     out: dict[str, Any] = {}
     ivs = [b.get("confidence_interval") for b in blocks]
@@ -297,7 +320,8 @@ def published_interval(rater: Rater, subsets: Sequence[str]) -> dict[str, Any]:
 def borda_counts(raters: Mapping[Any, Rater], subsets: Iterable[str]) -> dict[Any, float]:
     """Borda points per rater: on each subset, one point per rater with a lower score and ½
     per rater with the same score (within ``TIE_TOLERANCE``), among the raters that have it;
-    summed over subsets."""
+    summed over subsets.
+    """
     points = dict.fromkeys(raters, 0.0)
     for sid in subsets:
         scored = {k: r.scores[sid].main_score for k, r in raters.items() if sid in r.scores}

@@ -10,6 +10,14 @@ The scoring core's own errors derive from :class:`ScoringError` (also a ``ValueE
 
 from __future__ import annotations
 
+__all__ = [
+    "DegenerateInputError",
+    "HumeError",
+    "InvalidInputError",
+    "ResultFileError",
+    "ScoringError",
+]
+
 
 class HumeError(Exception):
     """Root of every error whose message is fit to show as is (one line, no secret)."""

@@ -19,7 +19,8 @@ from typing import Any
 class BenchmarkTask:
     """One benchmark task: MTEB name, task type, ``(hf_subset, language tag)`` per subset, and
     the sizes the paper annotated (``size`` per subset, ``samples_per_label``, ``labels`` K,
-    ``candidates`` N, ``score_range``), named as a study spec names them."""
+    ``candidates`` N, ``score_range``), named as a study spec names them.
+    """
 
     name: str
     task_type: str

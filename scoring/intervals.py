@@ -19,6 +19,7 @@ import numpy as np
 from scipy.special import ndtr, ndtri
 
 from scoring.errors import DegenerateInputError, InvalidInputError
+from scoring.kernels import is_vectorized, vectorized
 from scoring.records import Interval
 from scoring.validation import choose
 
@@ -32,9 +33,11 @@ __all__ = [
     "compare_to_interval",
     "fisher_z",
     "fisher_z_n_for_half_width",
+    "is_vectorized",
     "mover_mean",
     "outside_interval",
     "paired_bootstrap",
+    "vectorized",
     "wilson",
     "wilson_n_for_half_width",
 ]
@@ -626,75 +629,3 @@ def fisher_z_n_for_half_width(
         return (math.tanh(zr + c) - math.tanh(zr - c)) / 2.0
 
     return _smallest_n(width, hw, 4)
-
-
-def vectorized(statistic: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    """Mark ``statistic`` as taking a stack of resamples (shape (resamples, items, ...)) and
-    returning one value per resample, so :func:`bootstrap` may call it once per batch
-    (``vectorized=True``) instead of once per resample; unmarked statistics take one resample."""
-    statistic.vectorized = True  # type: ignore[attr-defined]
-    return statistic
-
-
-def is_vectorized(statistic: Callable[[Any], Any]) -> bool:
-    """Whether ``statistic`` was marked with :func:`vectorized`."""
-    return bool(getattr(statistic, "vectorized", False))
-
-
-@vectorized
-def spearman_of_resamples(x: NDArray[Any]) -> NDArray[Any]:
-    """Spearman's rho of each resample of (gold, mean rating) pairs, shape (..., n, 2).
-
-    ``np.corrcoef`` of the average ranks, step for step: centred ranks are multiples of 1/2, so
-    their sums of products are exact in any order; then ``c * (1 / (n - 1))``, divided by each
-    standard deviation in turn, clipped to [-1, 1]. NaN where a column is constant.
-    """
-    from scipy.stats import rankdata
-
-    ranks = rankdata(x, axis=-2)
-    centred = ranks - ranks.mean(axis=-2, keepdims=True)
-    a, b = centred[..., 0], centred[..., 1]
-    sums = np.sum(a * a, axis=-1), np.sum(b * b, axis=-1), np.sum(a * b, axis=-1)
-    return _rho_of_sums(*sums, x.shape[-2])
-
-
-@vectorized
-def spearman_of_codes(x: NDArray[Any]) -> NDArray[Any]:
-    """:func:`spearman_of_resamples` for records whose two columns hold dense rank codes
-    (whole numbers 0 … m − 1, see :func:`rank_codes`): Spearman depends only on the order, so
-    the value is the same, bit for bit. The average ranks come from counting each code in each
-    resample instead of sorting every resample; the centred ranks' sums of squares from those
-    counts (all terms are multiples of 1/4, so every sum is exact)."""
-    n = x.shape[-2]
-    codes = x.reshape(-1, n, 2).astype(np.intp, copy=False)
-    rows = codes.shape[0]
-    m = int(codes.max()) + 1
-    offsets = (np.arange(rows)[:, None, None] * 2 + np.arange(2)[None, None, :]) * m
-    cells = offsets + codes  # (resample, column, code) as one index
-    counts = np.bincount(cells.ravel(), minlength=rows * 2 * m).reshape(rows, 2, m)
-    # centred average rank of code v: (items below v) + (items equal to v + 1) / 2 − (n + 1) / 2
-    # (the mean rank is (n + 1) / 2 exactly)
-    dev = np.cumsum(counts, axis=2) - (counts - 1) / 2.0 - (n + 1) / 2.0
-    squares = np.sum(counts * dev * dev, axis=2)
-    centred = dev.ravel()[cells]  # (resample, item, column)
-    cross = np.sum(centred[..., 0] * centred[..., 1], axis=-1)
-    rho = _rho_of_sums(squares[:, 0], squares[:, 1], cross, n)
-    return rho.reshape(x.shape[:-2])
-
-
-def rank_codes(records: NDArray[Any]) -> NDArray[Any]:
-    """Each column of ``records`` (shape (n, k)) replaced by its dense rank code: 0 for its
-    smallest value, 1 for the next, … (equal values share a code)."""
-    out = np.empty(records.shape, dtype=np.intp)
-    for c in range(records.shape[1]):
-        out[:, c] = np.unique(records[:, c], return_inverse=True)[1]
-    return out
-
-
-def _rho_of_sums(saa: NDArray[Any], sbb: NDArray[Any], sab: NDArray[Any], n: int) -> NDArray[Any]:
-    """``np.corrcoef``'s last steps from the centred ranks' sums of squares and products."""
-    f = np.true_divide(1, n - 1)
-    caa, cbb, cab = saa * f, sbb * f, sab * f
-    with np.errstate(all="ignore"):
-        rho = np.clip(cab / np.sqrt(caa) / np.sqrt(cbb), -1.0, 1.0)
-    return np.where((caa == 0) | (cbb == 0), np.nan, rho)

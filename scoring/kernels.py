@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ctypes
 import math
+from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +30,28 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
 else:
     np = LazyModule("numpy")
+__all__ = [
+    "EPS",
+    "adjusted_rand",
+    "average_precision",
+    "average_precision_rows",
+    "average_ranks",
+    "classification_scores",
+    "clustering_scores",
+    "contingency",
+    "entropy",
+    "expected_mutual_info",
+    "is_vectorized",
+    "kendall_tau_b",
+    "mutual_info",
+    "pearson",
+    "rank_codes",
+    "spearman",
+    "spearman_of_codes",
+    "spearman_of_resamples",
+    "vectorized",
+]
+
 special = LazyModule("scipy.special")
 
 EPS = 2.220446049250313e-16  # np.finfo(np.float64).eps
@@ -196,7 +219,8 @@ def adjusted_rand(x: NDArray[Any], y: NDArray[Any]) -> float:
 def clustering_scores(gold: NDArray[Any], pred: NDArray[Any]) -> dict[str, float]:
     """V-measure with homogeneity and completeness (beta = 1), ARI and AMI (arithmetic mean
     normaliser), as ``homogeneity_completeness_v_measure``, ``adjusted_rand_score`` and
-    ``adjusted_mutual_info_score`` give them."""
+    ``adjusted_mutual_info_score`` give them.
+    """
     table = contingency(gold, pred)
     h_true, h_pred = entropy(gold), entropy(pred)
     mi = mutual_info(table)
@@ -237,7 +261,8 @@ def _ami(table: NDArray[Any], n: int, mi: float, h_true: float, h_pred: float) -
 
 def average_precision(relevance: NDArray[Any], scores: NDArray[Any]) -> float:
     """scikit-learn's AP of binary ``relevance`` (1 = relevant) ranked by ``scores``: one
-    threshold per distinct score, so a tie group is one step of the precision/recall curve."""
+    threshold per distinct score, so a tie group is one step of the precision/recall curve.
+    """
     order = np.argsort(scores, kind="stable")[::-1]
     s = scores[order]
     y = (relevance[order] == 1).astype(np.float64)
@@ -308,7 +333,8 @@ def _ap_or_nan(relevance: NDArray[Any], scores: NDArray[Any]) -> float:
 
 def average_ranks(x: NDArray[Any]) -> NDArray[Any]:
     """Ranks 1..n, ties given their mean rank (``rankdata(method="average")``); the values are
-    multiples of 1/2, exact in float64."""
+    multiples of 1/2, exact in float64.
+    """
     _, inverse, counts = np.unique(x, return_inverse=True, return_counts=True)
     upper = np.cumsum(counts)
     ranks: NDArray[Any] = (upper - (counts - 1) / 2.0)[inverse]
@@ -321,7 +347,8 @@ def _constant(x: NDArray[Any]) -> bool:
 
 def spearman(x: NDArray[Any], y: NDArray[Any]) -> tuple[float, float]:
     """Spearman's rho and its two-sided p-value (t distribution, n − 2 degrees of freedom),
-    NaN for both where either side is constant or n < 2 (as ``spearmanr``)."""
+    NaN for both where either side is constant or n < 2 (as ``spearmanr``).
+    """
     n = len(x)
     if n <= 1 or _constant(x) or _constant(y):
         return math.nan, math.nan
@@ -341,7 +368,8 @@ def spearman(x: NDArray[Any], y: NDArray[Any]) -> tuple[float, float]:
 
 def pearson(x: NDArray[Any], y: NDArray[Any]) -> tuple[float, float]:
     """Pearson's r and its two-sided p-value (``pearsonr``: centred and scaled vectors, beta
-    distribution); NaN where a side is constant; r = ±1, p = 1 for n = 2."""
+    distribution); NaN where a side is constant; r = ±1, p = 1 for n = 2.
+    """
     if _constant(x) or _constant(y):
         return math.nan, math.nan
     n = np.asarray(len(x), dtype=np.float64)
@@ -363,7 +391,8 @@ def pearson(x: NDArray[Any], y: NDArray[Any]) -> tuple[float, float]:
 
 def kendall_tau_b(x: NDArray[Any], y: NDArray[Any]) -> float:
     """Kendall's tau-b (``kendalltau``'s statistic), from exact integer pair counts; NaN where
-    either side is constant or empty."""
+    either side is constant or empty.
+    """
     size = len(x)
     if size == 0:
         return math.nan
@@ -378,3 +407,83 @@ def kendall_tau_b(x: NDArray[Any], y: NDArray[Any]) -> float:
     con_minus_dis = int(np.sum(dx * dy))
     tau = con_minus_dis / np.sqrt(tot - xtie) / np.sqrt(tot - ytie)
     return float(np.minimum(1.0, max(-1.0, tau)))
+
+
+# --------------------------------------------------------------------------------------------
+# Spearman over stacks of resamples: the bootstrap's statistics for STS and reranking
+# --------------------------------------------------------------------------------------------
+
+
+def vectorized(statistic: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """Mark ``statistic`` as taking a stack of resamples (shape (resamples, items, ...)) and
+    returning one value per resample, so :func:`bootstrap` may call it once per batch
+    (``vectorized=True``) instead of once per resample; unmarked statistics take one resample.
+    """
+    statistic.vectorized = True  # type: ignore[attr-defined]
+    return statistic
+
+
+def is_vectorized(statistic: Callable[[Any], Any]) -> bool:
+    """Whether ``statistic`` was marked with :func:`vectorized`."""
+    return bool(getattr(statistic, "vectorized", False))
+
+
+@vectorized
+def spearman_of_resamples(x: NDArray[Any]) -> NDArray[Any]:
+    """Spearman's rho of each resample of (gold, mean rating) pairs, shape (..., n, 2).
+
+    ``np.corrcoef`` of the average ranks, step for step: centred ranks are multiples of 1/2, so
+    their sums of products are exact in any order; then ``c * (1 / (n - 1))``, divided by each
+    standard deviation in turn, clipped to [-1, 1]. NaN where a column is constant.
+    """
+    from scipy.stats import rankdata
+
+    ranks = rankdata(x, axis=-2)
+    centred = ranks - ranks.mean(axis=-2, keepdims=True)
+    a, b = centred[..., 0], centred[..., 1]
+    sums = np.sum(a * a, axis=-1), np.sum(b * b, axis=-1), np.sum(a * b, axis=-1)
+    return _rho_of_sums(*sums, x.shape[-2])
+
+
+@vectorized
+def spearman_of_codes(x: NDArray[Any]) -> NDArray[Any]:
+    """:func:`spearman_of_resamples` for records whose two columns hold dense rank codes
+    (whole numbers 0 … m − 1, see :func:`rank_codes`): Spearman depends only on the order, so
+    the value is the same, bit for bit. The average ranks come from counting each code in each
+    resample instead of sorting every resample; the centred ranks' sums of squares from those
+    counts (all terms are multiples of 1/4, so every sum is exact).
+    """
+    n = x.shape[-2]
+    codes = x.reshape(-1, n, 2).astype(np.intp, copy=False)
+    rows = codes.shape[0]
+    m = int(codes.max()) + 1
+    offsets = (np.arange(rows)[:, None, None] * 2 + np.arange(2)[None, None, :]) * m
+    cells = offsets + codes  # (resample, column, code) as one index
+    counts = np.bincount(cells.ravel(), minlength=rows * 2 * m).reshape(rows, 2, m)
+    # centred average rank of code v: (items below v) + (items equal to v + 1) / 2 − (n + 1) / 2
+    # (the mean rank is (n + 1) / 2 exactly)
+    dev = np.cumsum(counts, axis=2) - (counts - 1) / 2.0 - (n + 1) / 2.0
+    squares = np.sum(counts * dev * dev, axis=2)
+    centred = dev.ravel()[cells]  # (resample, item, column)
+    cross = np.sum(centred[..., 0] * centred[..., 1], axis=-1)
+    rho = _rho_of_sums(squares[:, 0], squares[:, 1], cross, n)
+    return rho.reshape(x.shape[:-2])
+
+
+def rank_codes(records: NDArray[Any]) -> NDArray[Any]:
+    """Each column of ``records`` (shape (n, k)) replaced by its dense rank code: 0 for its
+    smallest value, 1 for the next, … (equal values share a code).
+    """
+    out = np.empty(records.shape, dtype=np.intp)
+    for c in range(records.shape[1]):
+        out[:, c] = np.unique(records[:, c], return_inverse=True)[1]
+    return out
+
+
+def _rho_of_sums(saa: NDArray[Any], sbb: NDArray[Any], sab: NDArray[Any], n: int) -> NDArray[Any]:
+    """``np.corrcoef``'s last steps from the centred ranks' sums of squares and products."""
+    f = np.true_divide(1, n - 1)
+    caa, cbb, cab = saa * f, sbb * f, sab * f
+    with np.errstate(all="ignore"):
+        rho = np.clip(cab / np.sqrt(caa) / np.sqrt(cbb), -1.0, 1.0)
+    return np.where((caa == 0) | (cbb == 0), np.nan, rho)

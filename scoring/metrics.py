@@ -41,6 +41,23 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
 else:
     np = LazyModule("numpy")
+__all__ = [
+    "AP_METHODS",
+    "TIE_RULES",
+    "TREC_MAP_MEASURE",
+    "accuracy",
+    "average_precision",
+    "mean_average_precision",
+    "mean_mrr_at_k",
+    "mean_ndcg_at_k",
+    "mean_ranking_scores",
+    "mrr_at_k",
+    "ndcg_at_k",
+    "pearson",
+    "spearman",
+    "v_measure",
+]
+
 pytrec_eval = LazyModule("pytrec_eval")
 
 AP_METHODS: tuple[str, ...] = ("sklearn", "trec_eval", "expected_ties")
@@ -78,7 +95,8 @@ def _labels(values: Any, name: str) -> NDArray[Any]:
 
 def _categorical(labels: NDArray[Any], name: str) -> None:
     """Class labels are strings or whole numbers: a fraction is a score, not a class (sklearn
-    refuses such "continuous" targets too)."""
+    refuses such "continuous" targets too).
+    """
     if labels.dtype.kind != "f":
         return
     whole = np.isfinite(labels) & (labels == np.floor(labels))
@@ -88,7 +106,7 @@ def _categorical(labels: NDArray[Any], name: str) -> None:
 
 
 def _same_kind(gold: NDArray[Any], pred: NDArray[Any]) -> None:
-    """sklearn refuses string gold with integer predictions; say so in our own terms."""
+    """Sklearn refuses string gold with integer predictions; say so in our own terms."""
     if (gold.dtype.kind in "US") != (pred.dtype.kind in "US"):
         raise InvalidInputError(
             f"gold and pred: label types differ ({gold.dtype.kind!r} vs {pred.dtype.kind!r}); "
@@ -247,7 +265,8 @@ def _ap_value(rel: NDArray[Any], sc: NDArray[Any], method: str) -> float:
 
 def _expected_rr(rel: NDArray[Any], scores: NDArray[Any], k: int) -> float:
     """Exact E[RR@k]: in the first group holding a relevant item (g items, r relevant), the
-    first relevant one sits at group position j with probability C(g-j, r-1) / C(g, r)."""
+    first relevant one sits at group position j with probability C(g-j, r-1) / C(g, r).
+    """
     for start, size, r in _tie_groups(rel, scores):
         if r:
             norm = math.comb(size, r)
@@ -344,7 +363,8 @@ def _mean_over_queries(
 ) -> list[Score]:
     """Validate each query once, score it by every measure (``{method name: value of one
     validated query}``), skip (or zero) queries without a relevant candidate, and average:
-    one Score per measure, in order."""
+    one Score per measure, in order.
+    """
     if isinstance(queries, Mapping):
         items = list(queries.items())
     elif isinstance(queries, str | bytes) or not isinstance(queries, Iterable):
@@ -442,7 +462,8 @@ def mean_ranking_scores(
     skip_no_relevant: bool = True,
 ) -> tuple[Score, Score, Score]:
     """(:func:`mean_average_precision`, :func:`mean_mrr_at_k`, :func:`mean_ndcg_at_k`) of the
-    same queries, each query validated once; every Score is what its own function gives."""
+    same queries, each query validated once; every Score is what its own function gives.
+    """
     choose(ap_method, AP_METHODS, "average-precision method")
     k = _check_k(k)
     choose(ties, TIE_RULES, "tie rule")

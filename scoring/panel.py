@@ -110,7 +110,8 @@ def _mean_annotator(
     seed: int,
 ) -> dict[str, Any]:
     """Mean of the annotators' own scores; its interval resamples items jointly for all of
-    them, so only where every annotator answered the same items (else "not estimable")."""
+    them, so only where every annotator answered the same items (else "not estimable").
+    """
     values = [s.value for s, _, _ in scores.values()]
     mean = float(np.mean(values))
     if len(scores) < 2:
@@ -181,7 +182,8 @@ def noise_ceiling(
     type's ``score_consensus``) on the items both have, then the mean over annotators. For
     correlation scores (``score_ceiling_spearman_brown``) also the Spearman–Brown step-up of
     that mean to all k annotators, k·r / (1 + (k − 1)·r). No interval: the leave-one-out
-    scores share annotators, so they are not independent draws."""
+    scores share annotators, so they are not independent draws.
+    """
     if len(humans) < 2:
         return _entry(None, None, "not estimable: one annotator")
     per: dict[str, float] = {}
@@ -255,7 +257,8 @@ def verdicts_against_best(
     the paired comparison against the given humans); ``verdict`` names that annotator and says
     "above humans" only when the interval of (best annotator − rater) is wholly below 0.
     ``raters`` with per-item answers that share too few items with that annotator get a
-    "not estimable" entry with the reason."""
+    "not estimable" entry with the reason.
+    """
     best = panel.get("best_annotator", {}).get("annotator")
     if best is None:
         return {}

@@ -10,6 +10,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any
 
+__all__ = [
+    "Agreement",
+    "Interval",
+    "Score",
+    "plain_dict",
+]
+
 
 @dataclass(frozen=True)
 class Score:
@@ -80,7 +87,8 @@ def plain_dict(obj: Any) -> dict[str, Any]:
 
 def _plain(obj: Any) -> Any:
     """Convert dataclasses, numpy scalars, tuples and mappings into JSON-friendly Python values
-    (what ``_plain(dataclasses.asdict(obj))`` gives, in one walk and without deep copies)."""
+    (what ``_plain(dataclasses.asdict(obj))`` gives, in one walk and without deep copies).
+    """
     if is_dataclass(obj) and not isinstance(obj, type):
         return {f.name: _plain(getattr(obj, f.name)) for f in fields(obj)}
     if isinstance(obj, Mapping):

@@ -35,6 +35,28 @@ from scoring.rules import ScoringRules
 from scoring.safe_paths import check_component, confined
 from scoring.tasks import language_code, task_type
 
+__all__ = [
+    "ANNOTATOR_PREFIX",
+    "DEFAULT_SPLIT",
+    "HUMAN_FOLDER",
+    "HUMAN_NAME",
+    "LLM_PREFIX",
+    "OnError",
+    "Problem",
+    "Rater",
+    "RaterKind",
+    "ResultsCollection",
+    "SubsetScore",
+    "agreement_from_block",
+    "agreement_to_block",
+    "model_folder_name",
+    "read_result_file",
+    "read_results_dir",
+    "subset_id",
+    "write_model_meta",
+    "write_result_file",
+]
+
 RaterKind = Literal["model", "human", "annotator", "llm"]
 OnError = Literal["skip", "raise"]
 

@@ -43,7 +43,8 @@ PerItem = tuple[Any, Callable[[Any], float]]
 class ItemAlignment:
     """How closely two raters' answers to one item agree, for the alternative annotator test
     (:mod:`scoring.alt_test`): ``measure(a, b)`` is higher for closer answers, ``method`` names
-    it in the report's Methods."""
+    it in the report's Methods.
+    """
 
     method: str
     measure: Callable[[Any, Any], float]
@@ -66,33 +67,38 @@ class ScoringRules(ABC):
     @abstractmethod
     def score_main_name(self) -> str:
         """The main score's key in the MTEB result files we write (``accuracy``, ``v_measure``,
-        ``map``, ``spearman``), and what a model's score is called (``mteb:<name>``)."""
+        ``map``, ``spearman``), and what a model's score is called (``mteb:<name>``).
+        """
 
     @property
     def score_main_label(self) -> str:
         """The main score as a reader names it (``accuracy``, ``V-measure``, ``MAP``,
         ``Spearman ρ``): the axis title of the report's plots and the name ``predict`` prints
-        beside a score. Defaults to :attr:`score_main_name`."""
+        beside a score. Defaults to :attr:`score_main_name`.
+        """
         return self.score_main_name
 
     @property
     @abstractmethod
     def score_main_range(self) -> tuple[float, float]:
         """The range of mteb's ``main_score`` for the type: a value outside it marks a broken
-        result file (a percentage where mteb stores fractions, say), never a result to rank."""
+        result file (a percentage where mteb stores fractions, say), never a result to rank.
+        """
 
     @property
     @abstractmethod
     def score_mteb_main_name(self) -> str:
-        """mteb's ``main_score`` key for the type, what an embedding model's result file reports
+        """Mteb's ``main_score`` key for the type, what an embedding model's result file reports
         (``cosine_spearman`` for STS, ``map_at_1000`` for mteb v2 reranking); it can differ
-        from :attr:`score_main_name`, the key HUME's human result files use."""
+        from :attr:`score_main_name`, the key HUME's human result files use.
+        """
 
     @property
     def score_metric_keys(self) -> tuple[str, ...]:
         """Keys of an MTEB score block that identify the type when the task is not a HUME(v1)
         task (types are tried in registration order, the first with any key wins): the two
-        main-score names."""
+        main-score names.
+        """
         return tuple(dict.fromkeys((self.score_main_name, self.score_mteb_main_name)))
 
     @property
@@ -106,7 +112,8 @@ class ScoringRules(ABC):
     @abstractmethod
     def score_human(self, gold: Mapping[Hashable, Any], answers: Mapping[str, Any]) -> Score:
         """HUME's aggregation of several annotators into one human score (``per_rater`` holds
-        each annotator's own score). One LLM annotator is scored by this too, alone."""
+        each annotator's own score). One LLM annotator is scored by this too, alone.
+        """
 
     def score_model(
         self, gold: Mapping[Hashable, Any], answers: Mapping[Hashable, Any]
@@ -128,7 +135,8 @@ class ScoringRules(ABC):
     def score_model_compared(self) -> str | None:
         """Where the model's side of the paired comparison is not the printed model score even
         on a complete study, what it is instead (the report prints it beside the comparison);
-        ``None`` where the two are the same metric."""
+        ``None`` where the two are the same metric.
+        """
         return None
 
     def score_normalise_answer(self, answer: Any) -> Any:
@@ -143,7 +151,8 @@ class ScoringRules(ABC):
     ) -> Mapping[Hashable, Any] | None:
         """The annotators' consensus per item in gold's shape (the noise ceiling scores one
         annotator against the others' consensus, :mod:`scoring.panel`); ``None`` where the
-        type has none (a clustering partition has no per-item consensus)."""
+        type has none (a clustering partition has no per-item consensus).
+        """
         return None
 
     #: Whether the noise ceiling is also stepped up to all annotators (Spearman–Brown), for
@@ -153,7 +162,8 @@ class ScoringRules(ABC):
     def score_normalise_model_answer(self, answer: Any) -> Any:
         """An embedding model's stored answer in the shape :meth:`score_model` reads; defaults
         to :meth:`score_normalise_answer`. Override where a model stores scores that the
-        annotators' form would round away (reranking similarities are not 0/1 marks)."""
+        annotators' form would round away (reranking similarities are not 0/1 marks).
+        """
         return self.score_normalise_answer(answer)
 
     def score_ties(self, score: Score) -> Mapping[str, Any] | None:
@@ -172,7 +182,8 @@ class ScoringRules(ABC):
     @abstractmethod
     def score_headline_agreement(self) -> str:
         """The ``method`` of the agreement statistic HUME reported for the type; it decides the
-        low-agreement flag and is written into the human result file."""
+        low-agreement flag and is written into the human result file.
+        """
 
     @abstractmethod
     def score_agreements(
@@ -184,7 +195,8 @@ class ScoringRules(ABC):
     @abstractmethod
     def score_human_machine_statistic(self) -> str:
         """The statistic (a key of :func:`scoring.agreement.human_machine_agreement`) by which
-        each LLM annotator is compared with the humans."""
+        each LLM annotator is compared with the humans.
+        """
 
     def score_agreement_answers(
         self, gold: Mapping[Hashable, Any], answers: Mapping[str, Any]
@@ -199,7 +211,8 @@ class ScoringRules(ABC):
     @property
     def score_item_alignment(self) -> ItemAlignment | None:
         """The per-item alignment of two answers (the alternative annotator test's), or
-        ``None`` where the type has none; :attr:`score_alignment_missing` then says why."""
+        ``None`` where the type has none; :attr:`score_alignment_missing` then says why.
+        """
         return None
 
     @property
@@ -217,14 +230,16 @@ class ScoringRules(ABC):
     @abstractmethod
     def score_per_item(self, gold: Mapping[Hashable, Any], score: Score) -> PerItem | None:
         """The human score written as a statistic of per-item records, for a bootstrap over
-        items; ``None`` where there is nothing to resample."""
+        items; ``None`` where there is nothing to resample.
+        """
 
     @abstractmethod
     def score_items_for_target(
         self, score: Score, bootstrap: Interval | None, target: float
     ) -> tuple[int | None, str]:
         """Items needed for an interval of half-width ``target``, and how that was worked out
-        (``None`` where it cannot be)."""
+        (``None`` where it cannot be).
+        """
 
     # --------------------------------------------------------------------------------------
     # How the report names the methods
@@ -234,7 +249,8 @@ class ScoringRules(ABC):
     def score_methods(self) -> Mapping[str, str]:
         """The report's Methods section, this type's part: one short phrase for each of
         ``METHOD_TOPICS`` (how humans are scored, how models are, the interval, agreement, gold
-        errors), so a new type names its own methods without editing the report."""
+        errors), so a new type names its own methods without editing the report.
+        """
 
     # --------------------------------------------------------------------------------------
     # Items worth a look: disagreements and candidate gold errors
@@ -246,7 +262,8 @@ class ScoringRules(ABC):
     @abstractmethod
     def score_agree_not_gold(self, values: list[Any], gold: Any) -> bool:
         """Whether annotators who agree on one item (two or more, not disagreeing) agree on
-        something other than gold: a candidate gold error."""
+        something other than gold: a candidate gold error.
+        """
 
     @abstractmethod
     def score_item_text(self, content: Mapping[str, Any]) -> str:
@@ -257,7 +274,8 @@ class ScoringRules(ABC):
     ) -> list[str] | None:
         """Lines that show one item's answers against its texts, for the report's item lists,
         where an answer does not read alone (a reranking answer marks candidate ids); ``None``
-        where the answer is its own text (a label, a rating)."""
+        where the answer is its own text (a label, a rating).
+        """
         return None
 
 
@@ -279,7 +297,8 @@ def majority_consensus(
     answers: Mapping[str, Mapping[Hashable, Any]], tie: Callable[[list[Any]], Any] = min
 ) -> dict[Hashable, Any]:
     """Per item the most frequent answer, a tie going to ``tie`` of the tied answers (HUME's
-    alphabetically first label: ``min``). Why by hand: a plain count, no library call."""
+    alphabetically first label: ``min``). Why by hand: a plain count, no library call.
+    """
     per_item: dict[Hashable, list[Any]] = {}
     for a in answers.values():
         for item, v in a.items():

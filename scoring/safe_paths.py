@@ -18,6 +18,14 @@ from pathlib import Path
 
 from scoring.errors import InvalidInputError
 
+__all__ = [
+    "MAX_COMPONENT_CHARS",
+    "UnsafePathError",
+    "check_component",
+    "component_problem",
+    "confined",
+]
+
 #: Longest name accepted as one path component (file systems allow 255 bytes; leave room for
 #: the suffixes and prefixes the writers add).
 MAX_COMPONENT_CHARS = 120

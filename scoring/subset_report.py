@@ -310,7 +310,8 @@ def _item_answers(inp: SubsetInput, item: Hashable) -> dict[str, Any]:
 
 def _item_lists(inp: SubsetInput) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Items on which two or more annotators disagree, and those on which they agree with each
-    other but not with gold (by the type's rules)."""
+    other but not with gold (by the type's rules).
+    """
     t = inp.task_type
     disagreements, suspects = [], []
     for item, g in inp.gold.items():
@@ -472,7 +473,8 @@ def _panel(
 
 def difficulty(human: Score | None, models: Mapping[str, float]) -> dict[str, Any] | None:
     """Human score − the best embedding model's score on the subset, and a word for it:
-    "humans ahead" (gap > +CLOSE_GAP), "close" (within ±CLOSE_GAP), "humans behind"."""
+    "humans ahead" (gap > +CLOSE_GAP), "close" (within ±CLOSE_GAP), "humans behind".
+    """
     if human is None or not models or not math.isfinite(human.value):
         return None
     best = max(sorted(models), key=lambda m: models[m])
@@ -578,4 +580,4 @@ def _above_every_annotator(human: Score | None) -> bool:
     return all(human.value > v + ZERO_WIDTH for v in human.per_rater.values())
 
 
-__all__ = ["SubsetInput", "SubsetReport", "evaluate_subset"]
+__all__ = ["SubsetInput", "SubsetReport", "degenerate", "evaluate_subset"]

@@ -18,6 +18,11 @@ from scoring.languages import language_code as language_code  # re-exported
 from scoring.languages import normalise_language as normalise_language  # re-exported
 from scoring.rules import ScoringRules
 
+__all__ = [
+    "EXCLUDED_LANGUAGES_V1",
+    "task_type",
+]
+
 #: Languages whose subsets the HUME(v1) benchmark leaves out of every mean.
 EXCLUDED_LANGUAGES_V1 = frozenset({"fra"})
 
@@ -28,7 +33,8 @@ def task_type(
     types: Sequence[ScoringRules],
 ) -> ScoringRules:
     """Type of ``task_name`` among ``types``: from the HUME table, else the first type (in the
-    order given) whose :attr:`~scoring.rules.ScoringRules.score_metric_keys` the block reports."""
+    order given) whose :attr:`~scoring.rules.ScoringRules.score_metric_keys` the block reports.
+    """
     by_name = {t.name: t for t in types}
     if task_name in HUME_V1_TASKS:
         name = HUME_V1_TASKS[task_name]

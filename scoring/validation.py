@@ -15,6 +15,13 @@ else:
     np = LazyModule("numpy")  # loaded on first use (see scoring._lazy)
 
 
+__all__ = [
+    "as_1d",
+    "choose",
+    "same_length",
+]
+
+
 def as_1d(values: Any, name: str, *, numeric: bool = False, min_len: int = 1) -> NDArray[Any]:
     """Return ``values`` as a 1-D array, or raise naming ``name`` and what is wrong."""
     try:

@@ -16,6 +16,10 @@ from scoring.aggregation.common import Answers, collect, rater_error
 from scoring.errors import ScoringError
 from scoring.records import Score
 
+__all__ = [
+    "human_classification",
+]
+
 
 def _vote(labels: list[Any]) -> tuple[Any, bool]:
     """Most frequent label; a tie goes to the first label in string order. Returns (label, tie)."""

@@ -10,6 +10,11 @@ from scoring.aggregation.common import Answers, collect, mean_over_annotators, r
 from scoring.errors import ScoringError
 from scoring.records import Score
 
+__all__ = [
+    "flatten_clustering",
+    "human_clustering",
+]
+
 
 def flatten_clustering(
     gold: Mapping[Hashable, Mapping[str, Any]], answers: Mapping[str, Mapping[Hashable, Any]]

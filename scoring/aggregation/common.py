@@ -19,6 +19,14 @@ import numpy as np
 
 from scoring.errors import DegenerateInputError, InvalidInputError, ScoringError
 
+__all__ = [
+    "Answers",
+    "Collected",
+    "collect",
+    "mean_over_annotators",
+    "rater_error",
+]
+
 Answers = Mapping[Any, Mapping[Hashable, Any]]
 
 

@@ -52,6 +52,17 @@ from scoring.records import Score
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
+__all__ = [
+    "HUMAN_ACCURACY_METHOD",
+    "HUMAN_AP_METHOD",
+    "ap_of_rows",
+    "best_accuracy_threshold",
+    "chance_levels",
+    "expected_random_ap",
+    "human_pair_classification",
+    "vote_shares",
+]
+
 #: How the human main score is made (goes into ``Score.method`` and reports).
 HUMAN_AP_METHOD = "human:vote_share+ap:sklearn"
 HUMAN_ACCURACY_METHOD = "human:majority_vote(tie->0)+accuracy"

@@ -1,5 +1,6 @@
 """Reranking: HUME's human score (AP of binary marks per query, mean over queries per
-annotator, then the mean over annotators)."""
+annotator, then the mean over annotators).
+"""
 
 from __future__ import annotations
 
@@ -11,6 +12,11 @@ from scoring.aggregation.common import Answers, collect, mean_over_annotators, r
 from scoring.errors import DegenerateInputError, InvalidInputError
 from scoring.records import Score
 from scoring.validation import choose
+
+__all__ = [
+    "TIES_FOR_AP_METHOD",
+    "human_reranking",
+]
 
 #: Tie rule for MRR/nDCG that goes with each AP method: HUME's script ranked marks in their given
 #: order (``np.argsort(-marks)``, assumed stable), trec_eval by id descending.

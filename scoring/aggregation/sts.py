@@ -12,6 +12,10 @@ from scoring.aggregation.common import Answers, collect, rater_error
 from scoring.errors import DegenerateInputError, InvalidInputError
 from scoring.records import Score
 
+__all__ = [
+    "human_sts",
+]
+
 
 def _rating(rater: str, item: Hashable, value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
