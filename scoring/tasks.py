@@ -32,8 +32,22 @@ def task_type(
     score_block: Mapping[str, Any] | None,
     types: Sequence[ScoringRules],
 ) -> ScoringRules:
-    """Type of ``task_name`` among ``types``: from the HUME table, else the first type (in the
-    order given) whose :attr:`~scoring.rules.ScoringRules.score_metric_keys` the block reports.
+    """Type of ``task_name`` among ``types``.
+
+    From the HUME table, else the first type (in the order given) whose
+    :attr:`~scoring.rules.ScoringRules.score_metric_keys` the block reports.
+
+    Args:
+        task_name: the MTEB task name.
+        score_block: one score block of its result file, if any.
+        types: the known task types.
+
+    Returns:
+        The task's type.
+
+    Raises:
+        InvalidInputError: a HUME task whose type is not among ``types``, or a task no type
+            claims.
     """
     by_name = {t.name: t for t in types}
     if task_name in HUME_V1_TASKS:

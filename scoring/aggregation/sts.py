@@ -31,6 +31,18 @@ def human_sts(gold: Mapping[Hashable, float], answers: Answers) -> Score:
     An annotator whose own Spearman is undefined (constant ratings) is left out of
     ``per_rater`` and named in ``details["degenerate_raters"]``; the pooled score still counts
     their ratings.
+
+    Args:
+        gold: ``{pair: gold score}``.
+        answers: ``{annotator: {item: answer}}``; ``None`` is no answer.
+
+    Returns:
+        Spearman ρ of the mean ratings against gold, Pearson in ``details``.
+
+    Raises:
+        InvalidInputError: empty or malformed gold or answers, an item not in gold, an
+            annotator named twice, or an answer the metric cannot read (the annotator named).
+        DegenerateInputError: no annotator answered any gold item.
     """
     col = collect(gold, answers)
     ratings = {

@@ -24,7 +24,15 @@ _SCALE_BY_METHOD: dict[str, Scale] = {
 
 
 def kappa_band(value: float) -> str:
-    """Band of a κ-like value (κ, α, ARI) as in the HUME paper; NaN gives ``"undefined"``."""
+    """Band of a κ-like value (κ, α, ARI) as in the HUME paper.
+
+    Args:
+        value: the statistic.
+
+    Returns:
+        ``"poor"`` (< 0), ``"slight"``, ``"fair"``, ``"moderate"``, ``"substantial"`` (upper
+        bounds 0.2, 0.4, 0.6, 0.8 inclusive), ``"excellent"``; ``"undefined"`` for NaN.
+    """
     if not math.isfinite(value):
         return "undefined"
     if value < 0:
@@ -36,7 +44,14 @@ def kappa_band(value: float) -> str:
 
 
 def correlation_band(value: float) -> str:
-    """Band of a correlation (ρ, τ): negative / weak (≤0.4) / moderate (≤0.7) / strong."""
+    """Band of a correlation (ρ, τ): negative / weak (≤0.4) / moderate (≤0.7) / strong.
+
+    Args:
+        value: the correlation.
+
+    Returns:
+        ``"negative"``, ``"weak"``, ``"moderate"`` or ``"strong"``; ``"undefined"`` for NaN.
+    """
     if not math.isfinite(value):
         return "undefined"
     if value < 0:
@@ -49,7 +64,19 @@ def correlation_band(value: float) -> str:
 
 
 def agreement_band(value: float, scale: Scale) -> str:
-    """Band of ``value`` on the given scale (``"kappa"``, ``"correlation"``, ``"proportion"``)."""
+    """Band of ``value`` on the given scale (``"kappa"``, ``"correlation"``, ``"proportion"``).
+
+    Args:
+        value: the statistic.
+        scale: which bands apply; a proportion (percentage agreement) is not chance-corrected
+            and gets ``"uncorrected"``.
+
+    Returns:
+        The band name; ``"undefined"`` for NaN.
+
+    Raises:
+        InvalidInputError: ``scale`` is none of the three.
+    """
     choose(scale, ("kappa", "correlation", "proportion"), "agreement scale")
     if scale == "kappa":
         return kappa_band(value)
@@ -80,6 +107,15 @@ def low_agreement(a: Agreement) -> bool:
 
     An undefined (NaN) agreement is neither low nor high: its band ``"undefined"`` and warnings
     say why. Percentage agreement is not chance-corrected and cannot be flagged: that raises.
+
+    Args:
+        a: an agreement; its scale is ``details["scale"]``, else read from its method name.
+
+    Returns:
+        Whether the value is below the threshold of its scale.
+
+    Raises:
+        InvalidInputError: ``a`` is a percentage agreement, or its scale cannot be told.
     """
     scale = _scale_of(a)
     if scale == "proportion":
@@ -92,7 +128,17 @@ def low_agreement(a: Agreement) -> bool:
 
 
 def high_agreement(a: Agreement) -> bool:
-    """True when the task is a reliable target: κ-like > 0.6 or correlation > 0.7."""
+    """True when the task is a reliable target: κ-like > 0.6 or correlation > 0.7.
+
+    Args:
+        a: an agreement; its scale is ``details["scale"]``, else read from its method name.
+
+    Returns:
+        Whether the value is above the threshold of its scale (False for NaN).
+
+    Raises:
+        InvalidInputError: ``a`` is a percentage agreement, or its scale cannot be told.
+    """
     scale = _scale_of(a)
     if scale == "proportion":
         raise InvalidInputError(

@@ -31,6 +31,18 @@ def mean_pairwise_cohen_kappa(
 
     Pairs whose κ is undefined (both raters used one and the same category) are left out of the
     mean, with a warning; if every pair is undefined the value is NaN.
+
+    Args:
+        ratings: ``rater -> {item: value}``; a missing item, ``None`` or NaN is no rating.
+        machine_raters: rater ids to leave out (models, LLMs); ids not in ``ratings`` are
+            ignored, so a study-wide list can be passed.
+
+    Returns:
+        The mean κ, method ``"mean_pairwise_cohen_kappa"``, each pair in ``details["pairs"]``.
+
+    Raises:
+        InvalidInputError: ``ratings`` is empty or not a mapping of mappings, or a value is
+            unhashable.
     """
     table = _prepare(ratings, machine_raters, numeric=False)
     return _pairwise(table, "mean_pairwise_cohen_kappa", "kappa", cohen_kappa)
@@ -44,6 +56,18 @@ def percentage_agreement(ratings: Ratings, *, machine_raters: Collection[Any] = 
     """Mean over human rater pairs of the share of shared items given the same answer.
 
     Not chance-corrected: reported next to κ (as HUME does), band ``"uncorrected"``.
+
+    Args:
+        ratings: ``rater -> {item: value}``; a missing item, ``None`` or NaN is no rating.
+        machine_raters: rater ids to leave out (models, LLMs); ids not in ``ratings`` are
+            ignored, so a study-wide list can be passed.
+
+    Returns:
+        The mean share, method ``"mean_percentage_agreement"``.
+
+    Raises:
+        InvalidInputError: ``ratings`` is empty or not a mapping of mappings, or a value is
+            unhashable.
     """
     table = _prepare(ratings, machine_raters, numeric=False)
     return _pairwise(table, "mean_percentage_agreement", "proportion", _percent)
@@ -52,8 +76,21 @@ def percentage_agreement(ratings: Ratings, *, machine_raters: Collection[Any] = 
 def categorical_agreements(
     ratings: Ratings, *, machine_raters: Collection[Any] = ()
 ) -> list[Agreement]:
-    """[Fleiss' κ, mean pairwise Cohen's κ, percentage agreement, nominal Krippendorff's α]
-    from one validation of ``ratings``: each what its own function gives.
+    """The four label statistics from one validation of ``ratings``.
+
+    Each result is what its own function gives; validating once saves the report three passes.
+
+    Args:
+        ratings: ``rater -> {item: value}``; a missing item, ``None`` or NaN is no rating.
+        machine_raters: rater ids to leave out (models, LLMs); ids not in ``ratings`` are
+            ignored, so a study-wide list can be passed.
+
+    Returns:
+        [Fleiss' κ, mean pairwise Cohen's κ, percentage agreement, nominal Krippendorff's α].
+
+    Raises:
+        InvalidInputError: ``ratings`` is empty or not a mapping of mappings, or a value is
+            unhashable.
     """
     table = _prepare(ratings, machine_raters, numeric=False)
     return [
@@ -79,6 +116,19 @@ def fleiss_kappa(ratings: Ratings, *, machine_raters: Collection[Any] = ()) -> A
 
     This is Gwet's (2014) form of Fleiss' κ for varying rater counts; when every n_i equals n it
     is exactly Fleiss (1971). With P̄_e = 1 (one category) κ is NaN with a warning.
+
+    Args:
+        ratings: ``rater -> {item: value}``; a missing item, ``None`` or NaN is no rating.
+        machine_raters: rater ids to leave out (models, LLMs); ids not in ``ratings`` are
+            ignored, so a study-wide list can be passed.
+
+    Returns:
+        κ, method ``"fleiss_kappa"``, with observed and expected agreement and the category
+        prevalences in ``details``.
+
+    Raises:
+        InvalidInputError: ``ratings`` is empty or not a mapping of mappings, or a value is
+            unhashable.
     """
     return _fleiss(_prepare(ratings, machine_raters, numeric=False))
 

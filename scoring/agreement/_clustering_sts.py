@@ -32,8 +32,19 @@ def _ari(x: Sequence[Hashable], y: Sequence[Hashable]) -> float:
 def mean_pairwise_ari(partitions: Ratings, *, machine_raters: Collection[Any] = ()) -> Agreement:
     """Mean over human rater pairs of the adjusted Rand index between their partitions.
 
-    ``partitions`` maps rater -> {item: cluster id}; cluster ids are arbitrary names. Pairs that
-    share fewer than two items are skipped. HUME's clustering agreement.
+    Pairs that share fewer than two items are skipped. HUME's clustering agreement.
+
+    Args:
+        partitions: ``rater -> {item: cluster id}``; cluster ids are arbitrary names.
+        machine_raters: rater ids to leave out (models, LLMs); ids not in ``ratings`` are
+            ignored, so a study-wide list can be passed.
+
+    Returns:
+        The mean ARI, method ``"mean_pairwise_ari"``, band on the κ scale.
+
+    Raises:
+        InvalidInputError: ``ratings`` is empty or not a mapping of mappings, or a value is
+            unhashable.
     """
     table = _prepare(partitions, machine_raters, numeric=False)
     return _pairwise(table, "mean_pairwise_ari", "kappa", _ari, min_shared=2, categorical=False)
@@ -57,6 +68,18 @@ def mean_pairwise_spearman(ratings: Ratings, *, machine_raters: Collection[Any] 
     """Mean over human rater pairs of Spearman ρ between their ratings (HUME's STS agreement).
 
     A pair where either rater gave one constant rating has no ρ; it is left out with a warning.
+
+    Args:
+        ratings: ``rater -> {item: number}``; a missing item, ``None`` or NaN is no rating.
+        machine_raters: rater ids to leave out (models, LLMs); ids not in ``ratings`` are
+            ignored, so a study-wide list can be passed.
+
+    Returns:
+        The mean ρ, method ``"mean_pairwise_spearman"``, band on the correlation scale.
+
+    Raises:
+        InvalidInputError: ``ratings`` is empty or not a mapping of mappings, or a value is not a
+            finite number.
     """
     table = _prepare(ratings, machine_raters, numeric=True)
     return _pairwise(

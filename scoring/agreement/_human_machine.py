@@ -42,12 +42,23 @@ def human_machine_agreement(
     """Agreement of each machine rater with the humans, kept apart from human–human agreement.
 
     For every machine rater m: the chosen pairwise statistic between m and each human rater
-    (other machines are ignored), then the mean over humans. ``statistic`` is one of
-    ``cohen_kappa``, ``percentage_agreement``, ``spearman``, ``ari``, ``reranking_spearman``,
-    ``reranking_kendall_tau``, ``reranking_binary_kappa``; ``ratings`` has the shape that
-    statistic's human–human function takes. Returns ``{machine_id: Agreement}`` with method
-    ``"human_machine:<statistic>"``, the per-human values in ``details["per_human"]``,
-    ``n_raters`` = number of humans and ``n_items`` = most items shared with one human.
+    (other machines are ignored), then the mean over humans.
+
+    Args:
+        ratings: every rater's answers, humans and machines, in the shape that the statistic's
+            human–human function takes.
+        machine_raters: the machine rater ids; each must occur in ``ratings``.
+        statistic: one of ``cohen_kappa``, ``percentage_agreement``, ``spearman``, ``ari``,
+            ``reranking_spearman``, ``reranking_kendall_tau``, ``reranking_binary_kappa``.
+
+    Returns:
+        ``{machine_id: Agreement}`` with method ``"human_machine:<statistic>"``, the per-human
+        values in ``details["per_human"]``, ``n_raters`` = number of humans and ``n_items`` =
+        most items shared with one human.
+
+    Raises:
+        InvalidInputError: an unknown statistic, empty ``ratings``, ``machine_raters`` given as
+            a string, or a machine rater missing from ``ratings``.
     """
     choose(statistic, tuple(_HM_STATS), "human-machine statistic")
     if not isinstance(ratings, Mapping) or len(ratings) == 0:

@@ -107,6 +107,17 @@ def ratings_from_matrix(
     """Turn a raters × items matrix (NaN or ``None`` = missing) into the ratings mapping.
 
     Convenient for reliability-data tables such as Krippendorff's examples.
+
+    Args:
+        matrix: a 2-D array-like, one row per rater, one column per item.
+        raters: the row ids (default 0, 1, …).
+        items: the column ids (default 0, 1, …).
+
+    Returns:
+        ``rater -> {item: value}`` without the missing cells; NumPy scalars become Python ones.
+
+    Raises:
+        InvalidInputError: the matrix is not 2-D, or the ids do not match its shape or repeat.
     """
     arr = np.asarray(matrix, dtype=object)
     if arr.ndim != 2:

@@ -71,8 +71,21 @@ def krippendorff_alpha(
 
     with δ² nominal (0/1), ordinal (rank distance on the marginals), interval ((c−k)²) or ratio
     (((c−k)/(c+k))²). Items with fewer than two values are not pairable and are left out.
-    Ordinal, interval and ratio need numeric values. No variation (expected disagreement 0) gives
-    NaN with a warning.
+    No variation (expected disagreement 0) gives NaN with a warning.
+
+    Args:
+        ratings: ``rater -> {item: value}``; a missing item, ``None`` or NaN is no rating.
+        level: ``"nominal"``, ``"ordinal"``, ``"interval"`` or ``"ratio"``; all but nominal
+            need numeric values.
+        machine_raters: rater ids to leave out (models, LLMs); ids not in ``ratings`` are
+            ignored, so a study-wide list can be passed.
+
+    Returns:
+        α, method ``"krippendorff_alpha:<level>"``, band on the κ scale.
+
+    Raises:
+        InvalidInputError: an unknown level, malformed ``ratings``, or a non-numeric value at a
+            numeric level.
     """
     choose(level, KRIPPENDORFF_LEVELS, "Krippendorff level")
     return _krippendorff(_prepare(ratings, machine_raters, numeric=level != "nominal"), level)

@@ -35,6 +35,16 @@ def cohen_kappa(x: Sequence[Hashable], y: Sequence[Hashable]) -> float:
     """Cohen's κ of two aligned label sequences; NaN when chance agreement is 1 (one category).
 
     Computed from integer counts, so it is exactly symmetric in ``x`` and ``y``.
+
+    Args:
+        x: one rater's labels.
+        y: the other rater's labels on the same items, in the same order.
+
+    Returns:
+        κ; NaN for empty sequences or a single category.
+
+    Raises:
+        InvalidInputError: the sequences differ in length.
     """
     if len(x) != len(y):
         raise InvalidInputError(f"length mismatch: x={len(x)}, y={len(y)}")

@@ -93,11 +93,23 @@ def reranking_agreement(
     For every human rater pair and every query both marked, on the candidates both marked:
     Spearman ρ and Kendall τ-b between the marks, and Cohen's κ between the binary marks
     (mark > 0 = relevant). Undefined values (a rater with constant marks on that query) are left
-    out; each statistic is the mean of its defined (pair, query) values. ``statistic`` picks the
-    headline ``value``; ``details`` always holds all three (``mean_spearman``,
-    ``mean_kendall_tau``, ``mean_binary_kappa``), ``spearman_std`` (population SD),
-    ``n_comparisons`` (defined Spearman values) and ``pooled_binary_kappa`` (κ over all
-    (query, candidate) marks of a pair, mean over pairs). With binary marks ρ and τ-b coincide.
+    out; each statistic is the mean of its defined (pair, query) values. With binary marks ρ and
+    τ-b coincide.
+
+    Args:
+        marks: ``rater -> {query: {candidate: mark}}`` (a sequence of marks is read by position).
+        statistic: the headline ``value``: ``"spearman"``, ``"kendall_tau"`` or
+            ``"binary_kappa"``.
+        machine_raters: rater ids to leave out (models, LLMs).
+
+    Returns:
+        The agreement, method ``"reranking:mean_<statistic>"``; ``details`` always holds all
+        three (``mean_spearman``, ``mean_kendall_tau``, ``mean_binary_kappa``), ``spearman_std``
+        (population SD), ``n_comparisons`` (defined Spearman values) and ``pooled_binary_kappa``
+        (κ over all (query, candidate) marks of a pair, mean over pairs).
+
+    Raises:
+        InvalidInputError: an unknown statistic, or malformed ``marks``.
     """
     return reranking_agreements(marks, statistics=(statistic,), machine_raters=machine_raters)[0]
 
@@ -108,8 +120,20 @@ def reranking_agreements(
     statistics: Sequence[str] = _RERANK_STATS,
     machine_raters: Collection[Any] = (),
 ) -> list[Agreement]:
-    """:func:`reranking_agreement` for each of ``statistics``, in that order, from one pass
-    over the (pair, query) comparisons (each result is what the single call gives).
+    """:func:`reranking_agreement` for several statistics, from one pass over the comparisons.
+
+    Each result is what the single call gives; the (pair, query) comparisons are made once.
+
+    Args:
+        marks: ``rater -> {query: {candidate: mark}}`` (a sequence of marks is read by position).
+        statistics: which statistics, in the order wanted.
+        machine_raters: rater ids to leave out (models, LLMs).
+
+    Returns:
+        One agreement per statistic, in the order of ``statistics``.
+
+    Raises:
+        InvalidInputError: an unknown statistic, or malformed ``marks``.
     """
     for statistic in statistics:
         choose(statistic, _RERANK_STATS, "reranking statistic")
@@ -177,9 +201,10 @@ def _rerank_comparisons(
     dict[Hashable, None],
     list[int],
 ]:
-    """One pass over every (rater pair, shared query) with at least two shared candidates: the
-    defined ρ, τ-b and binary κ per comparison, each pair's pooled κ, how many were undefined,
-    the queries used and every binary mark seen (for the skew warnings).
+    """One pass over every (rater pair, shared query) with at least two shared candidates.
+
+    Gives the defined ρ, τ-b and binary κ per comparison, each pair's pooled κ, how many were
+    undefined, the queries used and every binary mark seen (for the skew warnings).
     """
     rho: list[float] = []
     tau: list[float] = []
