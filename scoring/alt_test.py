@@ -119,6 +119,11 @@ class AltTestResult:
     paired: list[PairedDifference] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
+        """The result as plain JSON-ready data.
+
+        Returns:
+            The fields as a dict, nested records made plain.
+        """
         return plain_dict(self)
 
 
@@ -232,7 +237,22 @@ def alt_test(
     alpha: float = ALPHA,
     pair: PairedComparison | None = None,
 ) -> AltTestResult:
-    """The alternative annotator test of one LLM against the annotators of one subset."""
+    """The alternative annotator test of one LLM against the annotators of one subset.
+
+    Args:
+        rules: the subset's task type (its item alignment).
+        humans: ``{annotator: {item: answer}}``.
+        llm_name: the LLM annotator's name.
+        llm: its ``{item: answer}``.
+        epsilon: the test's margin ε.
+        alpha: the level of the Benjamini–Yekutieli correction.
+        pair: the paired comparison of one annotator against the LLM, used with fewer than 3
+            annotators.
+
+    Returns:
+        The result; its ``status`` says whether the test ran ("tested", "not applicable",
+        "fewer than 3 annotators", "not estimable") and ``reason`` why not.
+    """
     from scipy import stats
 
     align = rules.score_item_alignment
@@ -276,7 +296,17 @@ def alt_tests(
     llms: Mapping[str, Mapping[Hashable, Any]],
     pair: PairedComparison | None = None,
 ) -> dict[str, AltTestResult]:
-    """The test for every LLM annotator of a subset (empty when there is none)."""
+    """The test for every LLM annotator of a subset (empty when there is none).
+
+    Args:
+        rules: the subset's task type.
+        humans: ``{annotator: {item: answer}}``.
+        llms: ``{llm: {item: answer}}``.
+        pair: as in :func:`alt_test`.
+
+    Returns:
+        ``{llm: result}``, sorted by name.
+    """
     return {name: alt_test(rules, humans, name, a, pair=pair) for name, a in sorted(llms.items())}
 
 

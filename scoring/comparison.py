@@ -30,6 +30,28 @@ from scoring.results import Rater, agreement_from_block
 from scoring.rules import ScoringRules
 from scoring.tasks import EXCLUDED_LANGUAGES_V1, normalise_language
 
+__all__ = [
+    "EASY_THRESHOLD",
+    "RANKED_KINDS",
+    "RANK_BOOTSTRAP",
+    "RANK_METHOD",
+    "RANK_SEED",
+    "TIE_TOLERANCE",
+    "HumanVsModels",
+    "RankRow",
+    "SubsetInfo",
+    "borda_counts",
+    "catalogue",
+    "difficulty",
+    "human_vs_models",
+    "paired_scores",
+    "published_interval",
+    "rank_intervals",
+    "rank_raters",
+    "score_correlation",
+    "select_subsets",
+]
+
 EASY_THRESHOLD = 0.7
 RANKED_KINDS = ("model", "human", "llm")
 #: Means closer than this share a rank (float sums of the same values can differ in the last bit).
@@ -74,6 +96,11 @@ class RankRow:
     published: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        """The row as the leaderboard's JSON writes it.
+
+        Returns:
+            A plain dict: model, kind, mean, ranks, intervals, group, means by type and language.
+        """
         return {
             "model": self.rater.label,
             "revision": self.rater.revision,
@@ -101,13 +128,20 @@ class HumanVsModels:
 
     @property
     def wins_vs_best(self) -> int:
+        """Subsets where the human score is strictly above the best model's."""
         return sum(1 for s in self.subsets if s["human_beats_best"])
 
     @property
     def wins_vs_median(self) -> int:
+        """Subsets where the human score is strictly above the median model's."""
         return sum(1 for s in self.subsets if s["human_beats_median"])
 
     def to_dict(self) -> dict[str, Any]:
+        """The comparison as the leaderboard's JSON writes it.
+
+        Returns:
+            A plain dict: the win counts and shares, and one entry per subset.
+        """
         n = len(self.subsets)
         return {
             "n_subsets": n,
@@ -121,7 +155,14 @@ class HumanVsModels:
 
 
 def catalogue(raters: Iterable[Rater]) -> dict[str, SubsetInfo]:
-    """Every subset any rater has, named after the first model that reports it."""
+    """Every subset any rater has, named after the first model that reports it.
+
+    Args:
+        raters: the raters read from the results (models first when naming).
+
+    Returns:
+        ``{subset id: SubsetInfo}``.
+    """
     out: dict[str, SubsetInfo] = {}
     ordered = sorted(raters, key=lambda r: r.kind != "model")
     for rater in ordered:
@@ -143,6 +184,19 @@ def select_subsets(
 
     ``task_types`` keeps only subsets of those types (type objects: a type name is checked by
     the registry that gives the object, so there is no unknown type to report here).
+
+    Args:
+        subsets: every subset, as :func:`catalogue` gives them.
+        languages: keep only these languages (any form :func:`normalise_language` reads).
+        exclude_languages: leave these out.
+        task_types: keep only these types.
+        tasks: keep only these task names.
+
+    Returns:
+        The chosen subsets, sorted by id.
+
+    Raises:
+        InvalidInputError: ``languages`` was given and no subset has one of them.
     """
     want = {normalise_language(x) for x in languages} if languages else None
     drop = {normalise_language(x) for x in exclude_languages}
@@ -176,7 +230,18 @@ def _group_means(rater: Rater, subsets: Mapping[str, SubsetInfo], attr: str) -> 
 
 
 def rank_raters(raters: Iterable[Rater], subsets: Mapping[str, SubsetInfo]) -> list[RankRow]:
-    """The leaderboard: mean over subsets (equal weights), per type and per language, ranks."""
+    """The leaderboard: mean over subsets (equal weights), per type and per language, ranks.
+
+    Args:
+        raters: every rater read from the results.
+        subsets: the subsets compared, as :func:`select_subsets` gives them.
+
+    Returns:
+        One row per rater with at least one of the subsets, ranked rows first (by rank).
+
+    Raises:
+        InvalidInputError: no subsets.
+    """
     if not subsets:
         raise InvalidInputError("no subsets to compare")
     rows: list[RankRow] = []
@@ -247,6 +312,12 @@ def rank_intervals(
     2.5/97.5 percentiles (``method="lower"/"higher"``, so ranks stay whole numbers). Groups:
     walk the raters in rank order; one joins the current group while its rank interval overlaps
     that of the group's first rater (``rank_low <= first.rank_high``).
+
+    Args:
+        rows: the leaderboard's rows; only ranked ones are filled.
+        subsets: the subset ids every ranked rater has.
+        n_boot: how many resamples of the subsets.
+        seed: seed of the NumPy generator.
     """
     import numpy as np
 
@@ -273,10 +344,19 @@ def rank_intervals(
 
 
 def published_interval(rater: Rater, subsets: Sequence[str]) -> dict[str, Any]:
-    """What a rater's files publish beside the mean: the mean of the per-subset
-    ``confidence_interval`` bounds (only where every subset has one: the mean of the bounds is
-    an interval for the mean when the subsets' errors move together, a conservative reading),
-    the items and the most annotators any subset had."""
+    """What a rater's files publish beside the mean.
+
+    The mean of the per-subset ``confidence_interval`` bounds (only where every subset has one:
+    the mean of the bounds is an interval for the mean when the subsets' errors move together,
+    a conservative reading), the items and the most annotators any subset had.
+
+    Args:
+        rater: a rater read from the results (the human one).
+        subsets: the subset ids compared.
+
+    Returns:
+        ``interval``, ``n_items``, ``n_annotators``, ``n_subsets_with_agreement``, where known.
+    """
     blocks = [rater.scores[s].block for s in subsets if s in rater.scores]
     out: dict[str, Any] = {}
     ivs = [b.get("confidence_interval") for b in blocks]
@@ -295,9 +375,18 @@ def published_interval(rater: Rater, subsets: Sequence[str]) -> dict[str, Any]:
 
 
 def borda_counts(raters: Mapping[Any, Rater], subsets: Iterable[str]) -> dict[Any, float]:
-    """Borda points per rater: on each subset, one point per rater with a lower score and ½
-    per rater with the same score (within ``TIE_TOLERANCE``), among the raters that have it;
-    summed over subsets."""
+    """Borda points per rater, summed over subsets.
+
+    On each subset, one point per rater with a lower score and ½ per rater with the same score
+    (within ``TIE_TOLERANCE``), among the raters that have it.
+
+    Args:
+        raters: ``{key: rater}``.
+        subsets: the subset ids to count over.
+
+    Returns:
+        ``{key: points}``.
+    """
     points = dict.fromkeys(raters, 0.0)
     for sid in subsets:
         scored = {k: r.scores[sid].main_score for k, r in raters.items() if sid in r.scores}
@@ -315,7 +404,16 @@ def borda_counts(raters: Mapping[Any, Rater], subsets: Iterable[str]) -> dict[An
 def human_vs_models(
     human: Rater, models: Sequence[Rater], subsets: Mapping[str, SubsetInfo]
 ) -> HumanVsModels:
-    """Wins of the human rater against the best and the median model on each subset."""
+    """Wins of the human rater against the best and the median model on each subset.
+
+    Args:
+        human: the human rater.
+        models: the models to compare with.
+        subsets: the subsets compared, as :func:`select_subsets` gives them.
+
+    Returns:
+        The per-subset comparison and the win counts.
+    """
     out = HumanVsModels()
     for sid, info in subsets.items():
         if sid not in human.scores:
@@ -365,14 +463,31 @@ def _agreement_fields(block: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def difficulty(human_score: float, threshold: float = EASY_THRESHOLD) -> str:
-    """HUME's reading of task difficulty: ``easy`` when humans reach ``threshold``."""
+    """HUME's reading of task difficulty: ``easy`` when humans reach ``threshold``.
+
+    Args:
+        human_score: the human main score.
+        threshold: the score at which a task is easy.
+
+    Returns:
+        ``"easy"`` or ``"hard"``.
+    """
     return "easy" if human_score >= threshold else "hard"
 
 
 def paired_scores(
     a: Mapping[str, float], b: Mapping[str, float], subsets: Iterable[str] | None = None
 ) -> tuple[list[str], list[float], list[float]]:
-    """The subsets both raters have (optionally within ``subsets``) and their two score lists."""
+    """The subsets both raters have (optionally within ``subsets``) and their two score lists.
+
+    Args:
+        a: one rater's ``{subset: score}``.
+        b: another's.
+        subsets: the subsets to consider, in order (default: those of ``a``).
+
+    Returns:
+        (subset ids, a's scores, b's scores), aligned.
+    """
     keys = [k for k in (subsets if subsets is not None else a) if k in a and k in b]
     return keys, [a[k] for k in keys], [b[k] for k in keys]
 
@@ -384,6 +499,17 @@ def score_correlation(
 
     HUME reports ρ = 0.52 between human and LLM-annotator scores over 19 subsets; the same
     function serves human vs any rater. The paired subset ids are kept in ``details``.
+
+    Args:
+        a: one rater's ``{subset: score}``.
+        b: another's.
+        subsets: the subsets to consider (default: those of ``a``).
+
+    Returns:
+        ρ, method ``"spearman_across_subsets"``.
+
+    Raises:
+        InvalidInputError: fewer than 3 shared subsets.
     """
     keys, xs, ys = paired_scores(a, b, subsets)
     if len(keys) < 3:

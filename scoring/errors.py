@@ -10,6 +10,14 @@ The scoring core's own errors derive from :class:`ScoringError` (also a ``ValueE
 
 from __future__ import annotations
 
+__all__ = [
+    "DegenerateInputError",
+    "HumeError",
+    "InvalidInputError",
+    "ResultFileError",
+    "ScoringError",
+]
+
 
 class HumeError(Exception):
     """Root of every error whose message is fit to show as is (one line, no secret)."""
@@ -31,6 +39,12 @@ class ResultFileError(ScoringError):
     """A malformed or unreadable MTEB result file; the message starts with its path."""
 
     def __init__(self, path: object, reason: str) -> None:
+        """Keep the path and the reason apart, and join them in the message.
+
+        Args:
+            path: the result file.
+            reason: what is wrong with it.
+        """
         self.path = str(path)
         self.reason = reason
         super().__init__(f"{self.path}: {reason}")

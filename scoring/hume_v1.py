@@ -17,9 +17,12 @@ from typing import Any
 
 @dataclass(frozen=True)
 class BenchmarkTask:
-    """One benchmark task: MTEB name, task type, ``(hf_subset, language tag)`` per subset, and
-    the sizes the paper annotated (``size`` per subset, ``samples_per_label``, ``labels`` K,
-    ``candidates`` N, ``score_range``), named as a study spec names them."""
+    """One benchmark task: MTEB name, task type, subsets and the sizes the paper annotated.
+
+    Subsets are ``(hf_subset, language tag)`` pairs; the sizes are ``size`` per subset,
+    ``samples_per_label``, ``labels`` K, ``candidates`` N and ``score_range``, named as a study
+    spec names them.
+    """
 
     name: str
     task_type: str

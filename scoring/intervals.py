@@ -19,6 +19,7 @@ import numpy as np
 from scipy.special import ndtr, ndtri
 
 from scoring.errors import DegenerateInputError, InvalidInputError
+from scoring.kernels import is_vectorized, vectorized
 from scoring.records import Interval
 from scoring.validation import choose
 
@@ -32,9 +33,11 @@ __all__ = [
     "compare_to_interval",
     "fisher_z",
     "fisher_z_n_for_half_width",
+    "is_vectorized",
     "mover_mean",
     "outside_interval",
     "paired_bootstrap",
+    "vectorized",
     "wilson",
     "wilson_n_for_half_width",
 ]
@@ -83,6 +86,18 @@ def wilson(successes: int, n: int, level: float = 0.95) -> Interval:
 
     Chosen over the normal (Wald) interval because it stays inside [0, 1] and keeps its coverage
     at 20–50 items and accuracies near 1. ``estimate`` is the observed share successes / n.
+
+    Args:
+        successes: the number of correct items.
+        n: the number of items.
+        level: the confidence level, strictly between 0 and 1.
+
+    Returns:
+        The interval, method ``"wilson"``.
+
+    Raises:
+        InvalidInputError: a count that is not a whole number ≥ 0 (``n`` ≥ 1), more successes
+            than items, or a level outside (0, 1).
     """
     n = _check_count(n, "n", 1)
     successes = _check_count(successes, "successes", 0)
@@ -127,6 +142,20 @@ def fisher_z(
     Standard error sqrt(v / (n − 3)) with v from :data:`FISHER_Z_VARIANCES` (default 1, HUME's
     choice; ``"fieller"`` and ``"bonett_wright"`` are the Spearman-specific corrections). Needs
     n > 3. A ρ of exactly ±1 gives a zero-width interval, noted in ``details``.
+
+    Args:
+        rho: the correlation, in [-1, 1].
+        n: the number of pairs it was computed on.
+        level: the confidence level, strictly between 0 and 1.
+        variance: which variance of z, one of :data:`FISHER_Z_VARIANCES`.
+
+    Returns:
+        The interval around ``rho``.
+
+    Raises:
+        InvalidInputError: an unknown variance, a level outside (0, 1), or ``rho`` not a number
+            in [-1, 1].
+        DegenerateInputError: n ≤ 3.
     """
     choose(variance, FISHER_Z_VARIANCES, "Fisher z variance")
     n = _check_count(n, "n", 1)
@@ -164,6 +193,18 @@ def annotator_range(
     ``level`` is only the nominal level the report pairs it with (``details["coverage"]`` says
     so). ``estimate`` defaults to the mean of the scores. One annotator gives a zero-width
     interval and a warning in ``details["warnings"]``.
+
+    Args:
+        per_annotator_scores: one score per annotator (a mapping's values, or a sequence).
+        estimate: the interval's centre (default the mean); one outside the range is
+            flagged in ``details["estimate_outside_range"]``.
+        level: the confidence level, strictly between 0 and 1.
+
+    Returns:
+        The interval, method ``"annotator_range"``.
+
+    Raises:
+        InvalidInputError: no scores, or a score or estimate that is not a finite number.
     """
     if isinstance(per_annotator_scores, Mapping):
         names = [str(k) for k in per_annotator_scores]
@@ -333,6 +374,25 @@ def bootstrap(
     method and says so. One Spearman resample with constant ratings (NaN) makes scipy's whole
     interval NaN; here it is dropped and counted. And the report wants z0, the acceleration and
     the BCa levels in ``details``, which scipy does not return.
+
+    Args:
+        items: one record per item (an array is resampled along its first axis).
+        statistic: maps a resample to a number (with ``vectorized``, a stack to one each).
+        n_resamples: how many resamples, at least 2.
+        seed: seed of the NumPy generator, ≥ 0.
+        level: the confidence level, strictly between 0 and 1.
+        method: ``"bca"`` or ``"percentile"``.
+        vectorized: whether ``statistic`` takes a stack of resamples.
+
+    Returns:
+        The interval around the statistic of the full sample, with z0, the acceleration, the
+        levels used and the dropped resamples in ``details``.
+
+    Raises:
+        InvalidInputError: a bad argument (an unknown method, a level outside (0, 1), a
+            statistic that is not callable or returns no number, items that are no sequence).
+        DegenerateInputError: fewer than 2 items, a statistic that is not finite on the full
+            sample, or fewer than 2 resamples with a finite statistic.
     """
     choose(method, ("bca", "percentile"), "bootstrap method")
     n_resamples = _check_count(n_resamples, "n_resamples", 2)
@@ -425,6 +485,23 @@ def paired_bootstrap(
     statistics on it, so the difference keeps the pairing. Resamples whose difference is not
     finite are dropped and counted. Statistics marked :func:`vectorized` get all resamples at
     once.
+
+    Args:
+        records_a: one record per item for the first statistic.
+        statistic_a: the first score of a resample of ``records_a``.
+        records_b: the records of the same items, in the same order, for the second statistic.
+        statistic_b: the second score of a resample of ``records_b``.
+        n_resamples: how many resamples, at least 2.
+        seed: seed of the NumPy generator, ≥ 0.
+        level: the confidence level, strictly between 0 and 1.
+
+    Returns:
+        The percentile interval of the difference, around the difference on the full sample.
+
+    Raises:
+        InvalidInputError: records of different lengths, or a level outside (0, 1).
+        DegenerateInputError: fewer than 2 items, or no resample (or full sample) with a finite
+            difference.
     """
     n = len(records_a)
     if len(records_b) != n:
@@ -477,6 +554,17 @@ def mover_mean(estimates: Sequence[float], intervals: Sequence[Interval]) -> Int
     disjoint items, so their errors are independent; one subset gives back its own interval,
     and a mean of scores bounded by 1 never gets a bound above the largest ``uᵢ``. Asymmetric
     intervals (BCa, Wilson) keep their asymmetry. No library offers it (it is three lines).
+
+    Args:
+        estimates: the k estimates (one per subset).
+        intervals: each estimate's own interval, in the same order, all at one level.
+
+    Returns:
+        The interval around the mean, method ``"mover:mean"``.
+
+    Raises:
+        InvalidInputError: the lists differ in length, or the intervals' levels differ.
+        DegenerateInputError: no estimate, or an estimate that is not finite.
     """
     if len(estimates) != len(intervals):
         raise InvalidInputError(
@@ -529,6 +617,16 @@ def compare_to_interval(
     """Where a model score falls: ``"above"`` / ``"below"`` the interval, or ``"inside"``.
 
     The bounds count as inside: only a score strictly outside is significantly different.
+
+    Args:
+        model_score: the model's score.
+        interval: the human interval.
+
+    Returns:
+        ``"above"``, ``"below"`` or ``"inside"``.
+
+    Raises:
+        InvalidInputError: the score is not a finite number.
     """
     s = _check_score(model_score)
     if s > interval.high:
@@ -539,7 +637,18 @@ def compare_to_interval(
 
 
 def outside_interval(model_score: float, interval: Interval) -> bool:
-    """True when the model score lies strictly outside the interval (HUME's significance rule)."""
+    """True when the model score lies strictly outside the interval (HUME's significance rule).
+
+    Args:
+        model_score: the model's score.
+        interval: the human interval.
+
+    Returns:
+        Whether the score is above or below the interval.
+
+    Raises:
+        InvalidInputError: the score is not a finite number.
+    """
     return compare_to_interval(model_score, interval) != "inside"
 
 
@@ -581,6 +690,17 @@ def wilson_n_for_half_width(p: float, half_width: float = 0.05, level: float = 0
 
     ``p`` is the anticipated accuracy, treated as exact (p·n need not be whole). The Wilson
     half-width z·sqrt(p(1−p)n + z²/4)/(n + z²) decreases in n, so the search is exact.
+
+    Args:
+        p: the anticipated accuracy, in [0, 1].
+        half_width: the target half-width, in (0, 1).
+        level: the confidence level, strictly between 0 and 1.
+
+    Returns:
+        The number of items.
+
+    Raises:
+        InvalidInputError: ``p``, ``half_width`` or ``level`` out of range or not a number.
     """
     try:
         pv = float(p)
@@ -608,6 +728,19 @@ def fisher_z_n_for_half_width(
 
     The half-width is measured on the correlation scale, (high − low) / 2, as
     :attr:`Interval.half_width` reports it; it shrinks as n grows, so the search is exact.
+
+    Args:
+        rho: the anticipated correlation, in (-1, 1).
+        half_width: the target half-width, in (0, 1).
+        level: the confidence level, strictly between 0 and 1.
+        variance: which variance of z, one of :data:`FISHER_Z_VARIANCES`.
+
+    Returns:
+        The number of pairs (at least 4).
+
+    Raises:
+        InvalidInputError: an unknown variance, or ``rho``, ``half_width`` or ``level`` out of
+            range or not a number.
     """
     choose(variance, FISHER_Z_VARIANCES, "Fisher z variance")
     try:
@@ -626,75 +759,3 @@ def fisher_z_n_for_half_width(
         return (math.tanh(zr + c) - math.tanh(zr - c)) / 2.0
 
     return _smallest_n(width, hw, 4)
-
-
-def vectorized(statistic: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    """Mark ``statistic`` as taking a stack of resamples (shape (resamples, items, ...)) and
-    returning one value per resample, so :func:`bootstrap` may call it once per batch
-    (``vectorized=True``) instead of once per resample; unmarked statistics take one resample."""
-    statistic.vectorized = True  # type: ignore[attr-defined]
-    return statistic
-
-
-def is_vectorized(statistic: Callable[[Any], Any]) -> bool:
-    """Whether ``statistic`` was marked with :func:`vectorized`."""
-    return bool(getattr(statistic, "vectorized", False))
-
-
-@vectorized
-def spearman_of_resamples(x: NDArray[Any]) -> NDArray[Any]:
-    """Spearman's rho of each resample of (gold, mean rating) pairs, shape (..., n, 2).
-
-    ``np.corrcoef`` of the average ranks, step for step: centred ranks are multiples of 1/2, so
-    their sums of products are exact in any order; then ``c * (1 / (n - 1))``, divided by each
-    standard deviation in turn, clipped to [-1, 1]. NaN where a column is constant.
-    """
-    from scipy.stats import rankdata
-
-    ranks = rankdata(x, axis=-2)
-    centred = ranks - ranks.mean(axis=-2, keepdims=True)
-    a, b = centred[..., 0], centred[..., 1]
-    sums = np.sum(a * a, axis=-1), np.sum(b * b, axis=-1), np.sum(a * b, axis=-1)
-    return _rho_of_sums(*sums, x.shape[-2])
-
-
-@vectorized
-def spearman_of_codes(x: NDArray[Any]) -> NDArray[Any]:
-    """:func:`spearman_of_resamples` for records whose two columns hold dense rank codes
-    (whole numbers 0 … m − 1, see :func:`rank_codes`): Spearman depends only on the order, so
-    the value is the same, bit for bit. The average ranks come from counting each code in each
-    resample instead of sorting every resample; the centred ranks' sums of squares from those
-    counts (all terms are multiples of 1/4, so every sum is exact)."""
-    n = x.shape[-2]
-    codes = x.reshape(-1, n, 2).astype(np.intp, copy=False)
-    rows = codes.shape[0]
-    m = int(codes.max()) + 1
-    offsets = (np.arange(rows)[:, None, None] * 2 + np.arange(2)[None, None, :]) * m
-    cells = offsets + codes  # (resample, column, code) as one index
-    counts = np.bincount(cells.ravel(), minlength=rows * 2 * m).reshape(rows, 2, m)
-    # centred average rank of code v: (items below v) + (items equal to v + 1) / 2 − (n + 1) / 2
-    # (the mean rank is (n + 1) / 2 exactly)
-    dev = np.cumsum(counts, axis=2) - (counts - 1) / 2.0 - (n + 1) / 2.0
-    squares = np.sum(counts * dev * dev, axis=2)
-    centred = dev.ravel()[cells]  # (resample, item, column)
-    cross = np.sum(centred[..., 0] * centred[..., 1], axis=-1)
-    rho = _rho_of_sums(squares[:, 0], squares[:, 1], cross, n)
-    return rho.reshape(x.shape[:-2])
-
-
-def rank_codes(records: NDArray[Any]) -> NDArray[Any]:
-    """Each column of ``records`` (shape (n, k)) replaced by its dense rank code: 0 for its
-    smallest value, 1 for the next, … (equal values share a code)."""
-    out = np.empty(records.shape, dtype=np.intp)
-    for c in range(records.shape[1]):
-        out[:, c] = np.unique(records[:, c], return_inverse=True)[1]
-    return out
-
-
-def _rho_of_sums(saa: NDArray[Any], sbb: NDArray[Any], sab: NDArray[Any], n: int) -> NDArray[Any]:
-    """``np.corrcoef``'s last steps from the centred ranks' sums of squares and products."""
-    f = np.true_divide(1, n - 1)
-    caa, cbb, cab = saa * f, sbb * f, sab * f
-    with np.errstate(all="ignore"):
-        rho = np.clip(cab / np.sqrt(caa) / np.sqrt(cbb), -1.0, 1.0)
-    return np.where((caa == 0) | (cbb == 0), np.nan, rho)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ctypes
 import math
+from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +30,28 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
 else:
     np = LazyModule("numpy")
+__all__ = [
+    "EPS",
+    "adjusted_rand",
+    "average_precision",
+    "average_precision_rows",
+    "average_ranks",
+    "classification_scores",
+    "clustering_scores",
+    "contingency",
+    "entropy",
+    "expected_mutual_info",
+    "is_vectorized",
+    "kendall_tau_b",
+    "mutual_info",
+    "pearson",
+    "rank_codes",
+    "spearman",
+    "spearman_of_codes",
+    "spearman_of_resamples",
+    "vectorized",
+]
+
 special = LazyModule("scipy.special")
 
 EPS = 2.220446049250313e-16  # np.finfo(np.float64).eps
@@ -50,11 +73,18 @@ def _prf_divide(num: NDArray[Any], den: NDArray[Any]) -> NDArray[Any]:
 
 
 def classification_scores(gold: NDArray[Any], pred: NDArray[Any]) -> dict[str, float]:
-    """Accuracy and macro/weighted precision, recall and F1 over the labels either side uses
-    (sorted, as ``sklearn.utils.multiclass.unique_labels``), ``zero_division=0``.
+    """Accuracy and macro/weighted precision, recall and F1, as scikit-learn gives them.
 
-    Keys: ``accuracy``, ``f1``, ``f1_weighted``, ``precision``, ``precision_weighted``,
-    ``recall``, ``recall_weighted`` (macro without suffix, as MTEB names them).
+    Over the labels either side uses (sorted, as ``sklearn.utils.multiclass.unique_labels``),
+    ``zero_division=0``.
+
+    Args:
+        gold: the true labels (1-D).
+        pred: the predicted labels, aligned with ``gold``.
+
+    Returns:
+        ``accuracy``, ``f1``, ``f1_weighted``, ``precision``, ``precision_weighted``,
+        ``recall``, ``recall_weighted`` (macro without suffix, as MTEB names them).
     """
     n = len(gold)
     labels, inverse = np.unique(np.concatenate([gold, pred]), return_inverse=True)
@@ -87,7 +117,15 @@ def classification_scores(gold: NDArray[Any], pred: NDArray[Any]) -> dict[str, f
 
 
 def contingency(x: NDArray[Any], y: NDArray[Any]) -> NDArray[Any]:
-    """Dense int64 contingency table, classes of ``x`` (sorted) by classes of ``y`` (sorted)."""
+    """Dense int64 contingency table, classes of ``x`` (sorted) by classes of ``y`` (sorted).
+
+    Args:
+        x: one labelling (1-D).
+        y: another labelling of the same items.
+
+    Returns:
+        The table, shape (classes of x, classes of y).
+    """
     cx, ix = np.unique(x, return_inverse=True)
     cy, iy = np.unique(y, return_inverse=True)
     flat = np.bincount(ix * len(cy) + iy, minlength=len(cx) * len(cy))
@@ -95,7 +133,14 @@ def contingency(x: NDArray[Any], y: NDArray[Any]) -> NDArray[Any]:
 
 
 def entropy(labels: NDArray[Any]) -> float:
-    """Shannon entropy (nats) of a labelling (sklearn's ``_entropy``)."""
+    """Shannon entropy (nats) of a labelling (sklearn's ``_entropy``).
+
+    Args:
+        labels: one label per item (1-D).
+
+    Returns:
+        The entropy; 1.0 for no labels and 0.0 for one class, as scikit-learn returns.
+    """
     if len(labels) == 0:
         return 1.0
     pi = np.unique(labels, return_counts=True)[1].astype(np.float64)
@@ -106,7 +151,14 @@ def entropy(labels: NDArray[Any]) -> float:
 
 
 def mutual_info(table: NDArray[Any]) -> float:
-    """Mutual information (nats) of a contingency table (``mutual_info_score``)."""
+    """Mutual information (nats) of a contingency table (``mutual_info_score``).
+
+    Args:
+        table: a contingency table, as :func:`contingency` gives.
+
+    Returns:
+        The mutual information, clipped at 0.
+    """
     nzx, nzy = np.nonzero(table)
     nz_val = table[nzx, nzy]
     total = table.sum()
@@ -141,6 +193,13 @@ def expected_mutual_info(table: NDArray[Any], n_samples: int) -> float:
     scikit-learn's ``expected_mutual_information`` (Cython) step for step: the same log-gamma
     tables (SciPy's ``gammaln``), the C library's ``lgamma`` inside the sum, one running total
     in the same order.
+
+    Args:
+        table: a contingency table, as :func:`contingency` gives.
+        n_samples: the number of items (the table's total).
+
+    Returns:
+        The expected mutual information (nats).
     """
     a = np.ravel(table.sum(axis=1).astype(np.int64, copy=False))
     b = np.ravel(table.sum(axis=0).astype(np.int64, copy=False))
@@ -178,7 +237,15 @@ def expected_mutual_info(table: NDArray[Any], n_samples: int) -> float:
 
 
 def adjusted_rand(x: NDArray[Any], y: NDArray[Any]) -> float:
-    """Adjusted Rand index (``adjusted_rand_score``), from exact integer pair counts."""
+    """Adjusted Rand index (``adjusted_rand_score``), from exact integer pair counts.
+
+    Args:
+        x: one labelling, integer codes (1-D).
+        y: another labelling of the same items.
+
+    Returns:
+        The index; 1.0 where no pair of items is joined by one side and split by the other.
+    """
     table = contingency(x, y)
     n = np.int64(len(x))
     n_c = np.ravel(table.sum(axis=1))
@@ -194,9 +261,18 @@ def adjusted_rand(x: NDArray[Any], y: NDArray[Any]) -> float:
 
 
 def clustering_scores(gold: NDArray[Any], pred: NDArray[Any]) -> dict[str, float]:
-    """V-measure with homogeneity and completeness (beta = 1), ARI and AMI (arithmetic mean
-    normaliser), as ``homogeneity_completeness_v_measure``, ``adjusted_rand_score`` and
-    ``adjusted_mutual_info_score`` give them."""
+    """V-measure, homogeneity and completeness (beta = 1), ARI and AMI (arithmetic normaliser).
+
+    As ``homogeneity_completeness_v_measure``, ``adjusted_rand_score`` and
+    ``adjusted_mutual_info_score`` give them.
+
+    Args:
+        gold: the true clusters (1-D).
+        pred: the predicted clusters, aligned with ``gold``.
+
+    Returns:
+        ``v_measure``, ``homogeneity``, ``completeness``, ``ari`` and ``ami``.
+    """
     table = contingency(gold, pred)
     h_true, h_pred = entropy(gold), entropy(pred)
     mi = mutual_info(table)
@@ -236,8 +312,17 @@ def _ami(table: NDArray[Any], n: int, mi: float, h_true: float, h_pred: float) -
 
 
 def average_precision(relevance: NDArray[Any], scores: NDArray[Any]) -> float:
-    """scikit-learn's AP of binary ``relevance`` (1 = relevant) ranked by ``scores``: one
-    threshold per distinct score, so a tie group is one step of the precision/recall curve."""
+    """scikit-learn's AP of binary ``relevance`` (1 = relevant) ranked by ``scores``.
+
+    One threshold per distinct score, so a tie group is one step of the precision/recall curve.
+
+    Args:
+        relevance: 1 for a relevant item, 0 otherwise (1-D), with at least one 1.
+        scores: the ranking scores, higher first.
+
+    Returns:
+        The average precision.
+    """
     order = np.argsort(scores, kind="stable")[::-1]
     s = scores[order]
     y = (relevance[order] == 1).astype(np.float64)
@@ -259,13 +344,19 @@ _ROW_LEVELS = 7
 
 
 def average_precision_rows(relevance: NDArray[Any], scores: NDArray[Any]) -> NDArray[Any]:
-    """:func:`average_precision` of each row of 2-D ``relevance`` and ``scores`` (NaN for a row
-    without a relevant item), the same float per row.
+    """:func:`average_precision` of each row of 2-D ``relevance`` and ``scores``, the same float.
 
     With few distinct scores (vote shares: at most one more than the annotators) every row's
     thresholds are among those levels: per row and level, the items and relevant items at the
     level give the precision and recall at each threshold, and the curve's terms are added
     lowest level first, as the row's own sum adds them.
+
+    Args:
+        relevance: 0/1 per item, one row per sample (2-D).
+        scores: the ranking scores, the shape of ``relevance``.
+
+    Returns:
+        One AP per row; NaN for a row without a relevant item.
     """
     relevance = np.asarray(relevance)
     scores = np.asarray(scores, dtype=np.float64)
@@ -307,8 +398,16 @@ def _ap_or_nan(relevance: NDArray[Any], scores: NDArray[Any]) -> float:
 
 
 def average_ranks(x: NDArray[Any]) -> NDArray[Any]:
-    """Ranks 1..n, ties given their mean rank (``rankdata(method="average")``); the values are
-    multiples of 1/2, exact in float64."""
+    """Ranks 1..n, ties given their mean rank (``rankdata(method="average")``).
+
+    The values are multiples of 1/2, exact in float64.
+
+    Args:
+        x: the values (1-D).
+
+    Returns:
+        The rank of each value, in the order of ``x``.
+    """
     _, inverse, counts = np.unique(x, return_inverse=True, return_counts=True)
     upper = np.cumsum(counts)
     ranks: NDArray[Any] = (upper - (counts - 1) / 2.0)[inverse]
@@ -320,8 +419,15 @@ def _constant(x: NDArray[Any]) -> bool:
 
 
 def spearman(x: NDArray[Any], y: NDArray[Any]) -> tuple[float, float]:
-    """Spearman's rho and its two-sided p-value (t distribution, n − 2 degrees of freedom),
-    NaN for both where either side is constant or n < 2 (as ``spearmanr``)."""
+    """Spearman's rho and its two-sided p-value (t distribution, n − 2 degrees of freedom).
+
+    Args:
+        x: one side's values (1-D).
+        y: the other side's values, aligned with ``x``.
+
+    Returns:
+        (rho, p-value); NaN for both where either side is constant or n < 2 (as ``spearmanr``).
+    """
     n = len(x)
     if n <= 1 or _constant(x) or _constant(y):
         return math.nan, math.nan
@@ -340,8 +446,15 @@ def spearman(x: NDArray[Any], y: NDArray[Any]) -> tuple[float, float]:
 
 
 def pearson(x: NDArray[Any], y: NDArray[Any]) -> tuple[float, float]:
-    """Pearson's r and its two-sided p-value (``pearsonr``: centred and scaled vectors, beta
-    distribution); NaN where a side is constant; r = ±1, p = 1 for n = 2."""
+    """Pearson's r and its two-sided p-value (``pearsonr``: centred, scaled vectors, beta law).
+
+    Args:
+        x: one side's values (1-D).
+        y: the other side's values, aligned with ``x``.
+
+    Returns:
+        (r, p-value); NaN for both where a side is constant; r = ±1, p = 1 for n = 2.
+    """
     if _constant(x) or _constant(y):
         return math.nan, math.nan
     n = np.asarray(len(x), dtype=np.float64)
@@ -362,8 +475,15 @@ def pearson(x: NDArray[Any], y: NDArray[Any]) -> tuple[float, float]:
 
 
 def kendall_tau_b(x: NDArray[Any], y: NDArray[Any]) -> float:
-    """Kendall's tau-b (``kendalltau``'s statistic), from exact integer pair counts; NaN where
-    either side is constant or empty."""
+    """Kendall's tau-b (``kendalltau``'s statistic), from exact integer pair counts.
+
+    Args:
+        x: one side's values (1-D).
+        y: the other side's values, aligned with ``x``.
+
+    Returns:
+        τ-b; NaN where either side is constant or empty.
+    """
     size = len(x)
     if size == 0:
         return math.nan
@@ -378,3 +498,118 @@ def kendall_tau_b(x: NDArray[Any], y: NDArray[Any]) -> float:
     con_minus_dis = int(np.sum(dx * dy))
     tau = con_minus_dis / np.sqrt(tot - xtie) / np.sqrt(tot - ytie)
     return float(np.minimum(1.0, max(-1.0, tau)))
+
+
+# --------------------------------------------------------------------------------------------
+# Spearman over stacks of resamples: the bootstrap's statistics for STS and reranking
+# --------------------------------------------------------------------------------------------
+
+
+def vectorized(statistic: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """Mark ``statistic`` as taking a stack of resamples and giving one value per resample.
+
+    A marked statistic takes shape (resamples, items, ...), so
+    :func:`scoring.intervals.bootstrap` may call it once per batch (``vectorized=True``)
+    instead of once per resample; unmarked statistics take one resample. The mark lives here,
+    beside the kernels it marks, so that this module imports nothing heavy.
+
+    Args:
+        statistic: the function to mark (it is marked in place).
+
+    Returns:
+        ``statistic`` itself, so that this works as a decorator.
+    """
+    statistic.vectorized = True  # type: ignore[attr-defined]
+    return statistic
+
+
+def is_vectorized(statistic: Callable[[Any], Any]) -> bool:
+    """Whether ``statistic`` was marked with :func:`vectorized`.
+
+    Args:
+        statistic: a bootstrap statistic.
+
+    Returns:
+        True for a marked statistic.
+    """
+    return bool(getattr(statistic, "vectorized", False))
+
+
+@vectorized
+def spearman_of_resamples(x: NDArray[Any]) -> NDArray[Any]:
+    """Spearman's rho of each resample of (gold, mean rating) pairs, shape (..., n, 2).
+
+    ``np.corrcoef`` of the average ranks, step for step: centred ranks are multiples of 1/2, so
+    their sums of products are exact in any order; then ``c * (1 / (n - 1))``, divided by each
+    standard deviation in turn, clipped to [-1, 1].
+
+    Args:
+        x: resamples of (gold, rating) pairs, shape (..., n, 2).
+
+    Returns:
+        One rho per resample, shape (...); NaN where a column is constant.
+    """
+    from scipy.stats import rankdata
+
+    ranks = rankdata(x, axis=-2)
+    centred = ranks - ranks.mean(axis=-2, keepdims=True)
+    a, b = centred[..., 0], centred[..., 1]
+    sums = np.sum(a * a, axis=-1), np.sum(b * b, axis=-1), np.sum(a * b, axis=-1)
+    return _rho_of_sums(*sums, x.shape[-2])
+
+
+@vectorized
+def spearman_of_codes(x: NDArray[Any]) -> NDArray[Any]:
+    """:func:`spearman_of_resamples` for records whose two columns hold dense rank codes.
+
+    The codes are whole numbers 0 … m − 1 (see :func:`rank_codes`): Spearman depends only on
+    the order, so the value is the same, bit for bit. The average ranks come from counting each
+    code in each resample instead of sorting every resample; the centred ranks' sums of squares
+    from those counts (all terms are multiples of 1/4, so every sum is exact).
+
+    Args:
+        x: resamples of (gold code, rating code) pairs, shape (..., n, 2).
+
+    Returns:
+        One rho per resample, shape (...); NaN where a column is constant.
+    """
+    n = x.shape[-2]
+    codes = x.reshape(-1, n, 2).astype(np.intp, copy=False)
+    rows = codes.shape[0]
+    m = int(codes.max()) + 1
+    offsets = (np.arange(rows)[:, None, None] * 2 + np.arange(2)[None, None, :]) * m
+    cells = offsets + codes  # (resample, column, code) as one index
+    counts = np.bincount(cells.ravel(), minlength=rows * 2 * m).reshape(rows, 2, m)
+    # centred average rank of code v: (items below v) + (items equal to v + 1) / 2 − (n + 1) / 2
+    # (the mean rank is (n + 1) / 2 exactly)
+    dev = np.cumsum(counts, axis=2) - (counts - 1) / 2.0 - (n + 1) / 2.0
+    squares = np.sum(counts * dev * dev, axis=2)
+    centred = dev.ravel()[cells]  # (resample, item, column)
+    cross = np.sum(centred[..., 0] * centred[..., 1], axis=-1)
+    rho = _rho_of_sums(squares[:, 0], squares[:, 1], cross, n)
+    return rho.reshape(x.shape[:-2])
+
+
+def rank_codes(records: NDArray[Any]) -> NDArray[Any]:
+    """Each column of ``records`` replaced by its dense rank code.
+
+    Args:
+        records: shape (n, k).
+
+    Returns:
+        Integer codes of the same shape: 0 for a column's smallest value, 1 for the next, …
+        (equal values share a code).
+    """
+    out = np.empty(records.shape, dtype=np.intp)
+    for c in range(records.shape[1]):
+        out[:, c] = np.unique(records[:, c], return_inverse=True)[1]
+    return out
+
+
+def _rho_of_sums(saa: NDArray[Any], sbb: NDArray[Any], sab: NDArray[Any], n: int) -> NDArray[Any]:
+    """``np.corrcoef``'s last steps from the centred ranks' sums of squares and products."""
+    f = np.true_divide(1, n - 1)
+    caa, cbb, cab = saa * f, sbb * f, sab * f
+    with np.errstate(all="ignore"):
+        rho = np.clip(cab / np.sqrt(caa) / np.sqrt(cbb), -1.0, 1.0)
+    return np.where((caa == 0) | (cbb == 0), np.nan, rho)

@@ -58,14 +58,32 @@ _READ_AS: Mapping[str, str] = {"arb": "ara"}
 
 
 def language_code(tag: str) -> str:
-    """The base code of a tag as written, lower case: ``"eng-Latn"`` → ``"eng"``, ``"en"`` →
-    ``"en"``, ``"eng_Latn"`` → ``"eng"`` (how MTEB result files name a subset's language)."""
+    """The base code of a tag as written, lower case.
+
+    ``"eng-Latn"`` → ``"eng"``, ``"en"`` → ``"en"``, ``"eng_Latn"`` → ``"eng"`` (how MTEB result
+    files name a subset's language).
+
+    Args:
+        tag: a language code or tag.
+
+    Returns:
+        The code before any script or region.
+    """
     return tag.split("-")[0].split("_")[0].lower()
 
 
 def normalise_language(code: str) -> str:
-    """The ISO 639-3 code of a short code or tag: ``en``, ``eng`` and ``eng-Latn`` → ``eng``;
-    ``no``, ``nor``, ``nb`` and ``nob-Latn`` → ``nob``. Unknown codes pass through lower-cased."""
+    """The ISO 639-3 code of a short code or tag.
+
+    ``en``, ``eng`` and ``eng-Latn`` → ``eng``; ``no``, ``nor``, ``nb`` and ``nob-Latn`` →
+    ``nob``. Unknown codes pass through lower-cased.
+
+    Args:
+        code: a language code or tag.
+
+    Returns:
+        The three-letter code.
+    """
     base = language_code(code.strip())
     if base in HUME_CHOICES:
         return HUME_CHOICES[base]
@@ -73,15 +91,28 @@ def normalise_language(code: str) -> str:
 
 
 def annotator_language(tag: str) -> str:
-    """The language an annotator must read for items tagged ``tag``: its ISO 639-3 code, with
-    Standard Arabic read as Arabic (``arb-Arab`` → ``ara``)."""
+    """The language an annotator must read for items tagged ``tag``.
+
+    Its ISO 639-3 code, with Standard Arabic read as Arabic (``arb-Arab`` → ``ara``).
+
+    Args:
+        tag: a subset's language tag.
+
+    Returns:
+        The three-letter code.
+    """
     code = normalise_language(tag)
     return _READ_AS.get(code, code)
 
 
 def iso_639_1_table() -> dict[str, str]:
-    """The two-letter table as copied from mteb, before hume's choices (for the test that keeps
-    it equal to the installed mteb's)."""
+    """The two-letter table as copied from mteb, before hume's choices.
+
+    For the test that keeps it equal to the installed mteb's.
+
+    Returns:
+        ``{two-letter code: three-letter code}``, a copy.
+    """
     return dict(_ISO_639_1_TO_3)
 
 

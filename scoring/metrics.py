@@ -41,6 +41,23 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
 else:
     np = LazyModule("numpy")
+__all__ = [
+    "AP_METHODS",
+    "TIE_RULES",
+    "TREC_MAP_MEASURE",
+    "accuracy",
+    "average_precision",
+    "mean_average_precision",
+    "mean_mrr_at_k",
+    "mean_ndcg_at_k",
+    "mean_ranking_scores",
+    "mrr_at_k",
+    "ndcg_at_k",
+    "pearson",
+    "spearman",
+    "v_measure",
+]
+
 pytrec_eval = LazyModule("pytrec_eval")
 
 AP_METHODS: tuple[str, ...] = ("sklearn", "trec_eval", "expected_ties")
@@ -77,8 +94,10 @@ def _labels(values: Any, name: str) -> NDArray[Any]:
 
 
 def _categorical(labels: NDArray[Any], name: str) -> None:
-    """Class labels are strings or whole numbers: a fraction is a score, not a class (sklearn
-    refuses such "continuous" targets too)."""
+    """Class labels are strings or whole numbers: a fraction is a score, not a class.
+
+    sklearn refuses such "continuous" targets too.
+    """
     if labels.dtype.kind != "f":
         return
     whole = np.isfinite(labels) & (labels == np.floor(labels))
@@ -88,7 +107,7 @@ def _categorical(labels: NDArray[Any], name: str) -> None:
 
 
 def _same_kind(gold: NDArray[Any], pred: NDArray[Any]) -> None:
-    """sklearn refuses string gold with integer predictions; say so in our own terms."""
+    """Sklearn refuses string gold with integer predictions; say so in our own terms."""
     if (gold.dtype.kind in "US") != (pred.dtype.kind in "US"):
         raise InvalidInputError(
             f"gold and pred: label types differ ({gold.dtype.kind!r} vs {pred.dtype.kind!r}); "
@@ -161,6 +180,17 @@ def accuracy(gold: Sequence[Any] | NDArray[Any], pred: Sequence[Any] | NDArray[A
     The numbers of sklearn's ``accuracy_score`` and ``f1_score`` / ``precision_score`` /
     ``recall_score`` (macro and weighted) with ``zero_division=0``, the values sklearn's
     default gives, without its warning (:func:`scoring.kernels.classification_scores`).
+
+    Args:
+        gold: the gold labels.
+        pred: the predicted labels, one per gold label.
+
+    Returns:
+        The accuracy, method ``"accuracy"``, the F1, precision and recall in ``details``.
+
+    Raises:
+        InvalidInputError: empty or different-length inputs, missing labels, or labels that are
+            not strings or whole numbers (or mix the two).
     """
     g = _labels(gold, "gold")
     p = _labels(pred, "pred")
@@ -181,6 +211,17 @@ def v_measure(gold: Sequence[Any] | NDArray[Any], pred: Sequence[Any] | NDArray[
     numbers are sklearn's (``v_measure_score``, ``adjusted_rand_score``,
     ``adjusted_mutual_info_score``, ``homogeneity_score``, ``completeness_score``), computed
     once from one contingency table (:func:`scoring.kernels.clustering_scores`).
+
+    Args:
+        gold: the gold classes.
+        pred: the cluster id of each item.
+
+    Returns:
+        The V-measure, method ``"v_measure"``, the other scores in ``details``.
+
+    Raises:
+        InvalidInputError: empty or different-length inputs, or labels that are missing,
+            not scalars, or mix strings with other values.
     """
     g = _labels(gold, "gold")
     p = _labels(pred, "pred")
@@ -225,6 +266,19 @@ def average_precision(
 
     ``method`` picks the tie convention (module docstring): ``"sklearn"`` (HUME paper, mteb v1),
     ``"trec_eval"`` (mteb v2's ``map_at_1000``), ``"expected_ties"`` (tie-aware expectation).
+
+    Args:
+        relevance: 0/1 per candidate, with at least one 1.
+        scores: the candidates' scores, higher ranked first.
+        method: one of :data:`AP_METHODS`.
+
+    Returns:
+        The AP, method ``"map:<method>"``.
+
+    Raises:
+        InvalidInputError: relevance that is not 0/1, scores that are not finite numbers,
+            lengths that differ, or an unknown option.
+        DegenerateInputError: no relevant candidate.
     """
     choose(method, AP_METHODS, "average-precision method")
     rel, sc = _ranking_inputs(relevance, scores)
@@ -246,8 +300,11 @@ def _ap_value(rel: NDArray[Any], sc: NDArray[Any], method: str) -> float:
 
 
 def _expected_rr(rel: NDArray[Any], scores: NDArray[Any], k: int) -> float:
-    """Exact E[RR@k]: in the first group holding a relevant item (g items, r relevant), the
-    first relevant one sits at group position j with probability C(g-j, r-1) / C(g, r)."""
+    """Exact E[RR@k] under random tie-breaking.
+
+    In the first group holding a relevant item (g items, r relevant), the first relevant one
+    sits at group position j with probability C(g-j, r-1) / C(g, r).
+    """
     for start, size, r in _tie_groups(rel, scores):
         if r:
             norm = math.comb(size, r)
@@ -269,6 +326,20 @@ def mrr_at_k(
 
     With ``ties="trec_eval"`` this is mteb v2's ``mrr_at_k`` (its own code, sorting by score then
     by doc id, both descending); ``"input_order"`` is HUME's own ranking of human marks.
+
+    Args:
+        relevance: 0/1 per candidate, with at least one 1.
+        scores: the candidates' scores, higher ranked first.
+        k: the cut-off, a positive integer.
+        ties: one of :data:`TIE_RULES`.
+
+    Returns:
+        The reciprocal rank, method ``"mrr@<k>"`` with a suffix naming the tie rule.
+
+    Raises:
+        InvalidInputError: relevance that is not 0/1, scores that are not finite numbers,
+            lengths that differ, or an unknown option.
+        DegenerateInputError: no relevant candidate.
     """
     k = _check_k(k)
     choose(ties, TIE_RULES, "tie rule")
@@ -303,6 +374,20 @@ def ndcg_at_k(
 
     With ``ties="trec_eval"`` the value comes from pytrec_eval ``ndcg_cut.k``, as in mteb v2.
     For binary relevance HUME's (2^r - 1) gain is the same number.
+
+    Args:
+        relevance: 0/1 per candidate, with at least one 1.
+        scores: the candidates' scores, higher ranked first.
+        k: the cut-off, a positive integer.
+        ties: one of :data:`TIE_RULES`.
+
+    Returns:
+        The nDCG, method ``"ndcg@<k>"`` with a suffix naming the tie rule.
+
+    Raises:
+        InvalidInputError: relevance that is not 0/1, scores that are not finite numbers,
+            lengths that differ, or an unknown option.
+        DegenerateInputError: no relevant candidate.
     """
     k = _check_k(k)
     choose(ties, TIE_RULES, "tie rule")
@@ -342,9 +427,11 @@ def _mean_over_queries(
     measures: Mapping[str, _Measure],
     skip_no_relevant: bool,
 ) -> list[Score]:
-    """Validate each query once, score it by every measure (``{method name: value of one
-    validated query}``), skip (or zero) queries without a relevant candidate, and average:
-    one Score per measure, in order."""
+    """Validate each query once, score it by every measure, and average: one Score each.
+
+    ``measures`` is ``{method name: value of one validated query}``; queries without a relevant
+    candidate are skipped (or scored 0). The Scores come in the measures' order.
+    """
     if isinstance(queries, Mapping):
         items = list(queries.items())
     elif isinstance(queries, str | bytes) or not isinstance(queries, Iterable):
@@ -402,6 +489,20 @@ def mean_average_precision(
     with ``skip_no_relevant=False``, scored 0 as trec_eval and so mteb v2 do. ``details``
     keeps each query's AP under ``per_query`` (keyed by list index or query id).
     mteb v2 reports the trec_eval mean rounded to 5 decimals; ``value`` is not rounded.
+
+    Args:
+        queries: (relevance, scores) pairs, as a list or a ``{query_id: pair}`` map.
+        method: one of :data:`AP_METHODS`.
+        skip_no_relevant: skip queries without a relevant candidate (counted), or score them 0
+            as trec_eval does.
+
+    Returns:
+        The MAP; each query's AP in ``details["per_query"]``.
+
+    Raises:
+        InvalidInputError: no queries, a query that is not a (relevance, scores) pair or
+            is malformed, or an unknown option.
+        DegenerateInputError: no query has a relevant candidate.
     """
     choose(method, AP_METHODS, "average-precision method")
     measure = {f"map:{method}": lambda r, s: _ap_value(r, s, method)}
@@ -414,7 +515,23 @@ def mean_mrr_at_k(
     ties: str = "trec_eval",
     skip_no_relevant: bool = True,
 ) -> Score:
-    """Mean of :func:`mrr_at_k` over queries (mteb v2's ``mrr_at_k`` with the default ties)."""
+    """Mean of :func:`mrr_at_k` over queries (mteb v2's ``mrr_at_k`` with the default ties).
+
+    Args:
+        queries: (relevance, scores) pairs, as a list or a ``{query_id: pair}`` map.
+        k: the cut-off, a positive integer.
+        ties: one of :data:`TIE_RULES`.
+        skip_no_relevant: skip queries without a relevant candidate (counted), or score them 0
+            as trec_eval does.
+
+    Returns:
+        The mean reciprocal rank; each query's value in ``details["per_query"]``.
+
+    Raises:
+        InvalidInputError: no queries, a query that is not a (relevance, scores) pair or
+            is malformed, or an unknown option.
+        DegenerateInputError: no query has a relevant candidate.
+    """
     k = _check_k(k)
     choose(ties, TIE_RULES, "tie rule")
     measure = {f"mrr@{k}{_tie_suffix(ties)}": lambda r, s: _rr_value(r, s, k, ties)}
@@ -427,7 +544,23 @@ def mean_ndcg_at_k(
     ties: str = "trec_eval",
     skip_no_relevant: bool = True,
 ) -> Score:
-    """Mean of :func:`ndcg_at_k` over queries (mteb v2's ``ndcg_at_k``, which it rounds to 5 dp)."""
+    """Mean of :func:`ndcg_at_k` over queries (mteb v2's ``ndcg_at_k``, which it rounds to 5 dp).
+
+    Args:
+        queries: (relevance, scores) pairs, as a list or a ``{query_id: pair}`` map.
+        k: the cut-off, a positive integer.
+        ties: one of :data:`TIE_RULES`.
+        skip_no_relevant: skip queries without a relevant candidate (counted), or score them 0
+            as trec_eval does.
+
+    Returns:
+        The mean nDCG; each query's value in ``details["per_query"]``.
+
+    Raises:
+        InvalidInputError: no queries, a query that is not a (relevance, scores) pair or
+            is malformed, or an unknown option.
+        DegenerateInputError: no query has a relevant candidate.
+    """
     k = _check_k(k)
     choose(ties, TIE_RULES, "tie rule")
     measure = {f"ndcg@{k}{_tie_suffix(ties)}": lambda r, s: _ndcg_value(r, s, k, ties)}
@@ -441,8 +574,27 @@ def mean_ranking_scores(
     ties: str = "trec_eval",
     skip_no_relevant: bool = True,
 ) -> tuple[Score, Score, Score]:
-    """(:func:`mean_average_precision`, :func:`mean_mrr_at_k`, :func:`mean_ndcg_at_k`) of the
-    same queries, each query validated once; every Score is what its own function gives."""
+    """MAP, mean MRR@k and mean nDCG@k of the same queries, each query validated once.
+
+    Every Score is what its own function (:func:`mean_average_precision`, :func:`mean_mrr_at_k`,
+    :func:`mean_ndcg_at_k`) gives.
+
+    Args:
+        queries: (relevance, scores) pairs, as a list or a ``{query_id: pair}`` map.
+        ap_method: one of :data:`AP_METHODS`.
+        k: the cut-off of MRR and nDCG.
+        ties: one of :data:`TIE_RULES`, for MRR and nDCG.
+        skip_no_relevant: skip queries without a relevant candidate (counted), or score them 0
+            as trec_eval does.
+
+    Returns:
+        (MAP, MRR@k, nDCG@k).
+
+    Raises:
+        InvalidInputError: no queries, a query that is not a (relevance, scores) pair or
+            is malformed, or an unknown option.
+        DegenerateInputError: no query has a relevant candidate.
+    """
     choose(ap_method, AP_METHODS, "average-precision method")
     k = _check_k(k)
     choose(ties, TIE_RULES, "tie rule")
@@ -477,7 +629,20 @@ def _finite(x: float) -> float | None:
 
 
 def spearman(gold: Sequence[float] | NDArray[Any], pred: Sequence[float] | NDArray[Any]) -> Score:
-    """Spearman's rho (scipy's ``spearmanr``: average ranks for ties): MTEB's STS main score."""
+    """Spearman's rho (scipy's ``spearmanr``: average ranks for ties): MTEB's STS main score.
+
+    Args:
+        gold: the gold scores (at least 2).
+        pred: the predicted scores, one per gold score.
+
+    Returns:
+        ρ, method ``"spearman"``, the p-value in ``details``.
+
+    Raises:
+        InvalidInputError: fewer than 2 values, values that are not finite numbers, or lengths
+            that differ.
+        DegenerateInputError: a side is constant.
+    """
     g, p = _correlation_inputs(gold, pred)
     rho, pvalue = kernels.spearman(g, p)
     details = {"pvalue": _finite(pvalue), "pearson": kernels.pearson(g, p)[0]}
@@ -485,7 +650,20 @@ def spearman(gold: Sequence[float] | NDArray[Any], pred: Sequence[float] | NDArr
 
 
 def pearson(gold: Sequence[float] | NDArray[Any], pred: Sequence[float] | NDArray[Any]) -> Score:
-    """Pearson's r (scipy's ``pearsonr``), MTEB's secondary STS metric."""
+    """Pearson's r (scipy's ``pearsonr``), MTEB's secondary STS metric.
+
+    Args:
+        gold: the gold scores (at least 2).
+        pred: the predicted scores, one per gold score.
+
+    Returns:
+        r, method ``"pearson"``, the p-value in ``details``.
+
+    Raises:
+        InvalidInputError: fewer than 2 values, values that are not finite numbers, or lengths
+            that differ.
+        DegenerateInputError: a side is constant.
+    """
     g, p = _correlation_inputs(gold, pred)
     r, pvalue = kernels.pearson(g, p)
     details = {"pvalue": _finite(pvalue), "spearman": kernels.spearman(g, p)[0]}

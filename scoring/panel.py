@@ -86,7 +86,17 @@ def _rater_bootstrap(t: Any, gold: Mapping[Hashable, Any], score: Score, seed: i
 def annotator_scores(
     t: Any, gold: Mapping[Hashable, Any], humans: Mapping[str, Mapping[Hashable, Any]], seed: int
 ) -> dict[str, tuple[Score, Interval | None, str | None]]:
-    """Each annotator's own score on the items they answered, with its bootstrap interval."""
+    """Each annotator's own score on the items they answered, with its bootstrap interval.
+
+    Args:
+        t: the subset's task type (its scoring rules).
+        gold: ``{item: gold answer}``.
+        humans: ``{annotator: {item: answer}}``.
+        seed: seed of the bootstrap.
+
+    Returns:
+        ``{annotator: (score, interval or None, why not)}``, annotators in name order.
+    """
     out = {}
     for r in sorted(humans):
         answers = {i: v for i, v in humans[r].items() if v is not None and i in gold}
@@ -109,8 +119,11 @@ def _mean_annotator(
     scores: Mapping[str, Any],
     seed: int,
 ) -> dict[str, Any]:
-    """Mean of the annotators' own scores; its interval resamples items jointly for all of
-    them, so only where every annotator answered the same items (else "not estimable")."""
+    """Mean of the annotators' own scores, with an interval where the items allow one.
+
+    Its interval resamples items jointly for all of them, so only where every annotator
+    answered the same items (else "not estimable").
+    """
     values = [s.value for s, _, _ in scores.values()]
     mean = float(np.mean(values))
     if len(scores) < 2:
@@ -146,6 +159,17 @@ def dawid_skene(
 
     Why a library: the EM over per-annotator confusion matrices has initialisation and
     convergence details that crowd-kit (Apache-2.0) keeps and tests; we only feed it.
+
+    Args:
+        t: the subset's task type (its scoring rules).
+        gold: ``{item: gold answer}``.
+        humans: ``{annotator: {item: answer}}``.
+        seed: seed of the bootstrap.
+
+    Returns:
+        An entry: ``value``, ``interval`` and ``note`` (why there is no value or interval);
+        not applicable where answers are not labels, not estimable with one annotator, one
+        label, or without crowd-kit.
     """
     if not getattr(t, "score_answers_are_labels", False):
         return _entry(None, None, "not applicable: answers are not labels")
@@ -177,11 +201,22 @@ def dawid_skene(
 def noise_ceiling(
     t: Any, humans: Mapping[str, Mapping[Hashable, Any]], n_min_items: int = MIN_ITEMS
 ) -> dict[str, Any]:
-    """Leave-one-out noise ceiling: each annotator scored against the others' consensus (the
-    type's ``score_consensus``) on the items both have, then the mean over annotators. For
-    correlation scores (``score_ceiling_spearman_brown``) also the Spearman–Brown step-up of
-    that mean to all k annotators, k·r / (1 + (k − 1)·r). No interval: the leave-one-out
-    scores share annotators, so they are not independent draws."""
+    """Leave-one-out noise ceiling: each annotator against the others' consensus, then the mean.
+
+    Each annotator is scored against the others' consensus (the type's ``score_consensus``) on
+    the items both have. For correlation scores (``score_ceiling_spearman_brown``) also the
+    Spearman–Brown step-up of that mean to all k annotators, k·r / (1 + (k − 1)·r). No interval:
+    the leave-one-out scores share annotators, so they are not independent draws.
+
+    Args:
+        t: the subset's task type (its scoring rules).
+        humans: ``{annotator: {item: answer}}``.
+        n_min_items: the fewest shared items an annotator is scored on.
+
+    Returns:
+        An entry: ``value``, ``interval`` and ``note`` (why there is no value or interval),
+        with the per-annotator values.
+    """
     if len(humans) < 2:
         return _entry(None, None, "not estimable: one annotator")
     per: dict[str, float] = {}
@@ -220,7 +255,21 @@ def human_panel(
     aggregate_note: str | None,
     seed: int,
 ) -> dict[str, Any]:
-    """The panel: aggregate, mean / best / worst annotator, Dawid–Skene, with intervals."""
+    """The panel: aggregate, mean / best / worst annotator, Dawid–Skene, with intervals.
+
+    Args:
+        t: the subset's task type (its scoring rules).
+        gold: ``{item: gold answer}``.
+        humans: ``{annotator: {item: answer}}``.
+        aggregate: HUME's aggregate score, if any.
+        aggregate_interval: its reported interval, if any.
+        aggregate_note: why it has no interval, if it has none.
+        seed: seed of the bootstrap.
+
+    Returns:
+        One entry per kind of human (``aggregate``, ``annotators``, ``mean_annotator``,
+        ``best_annotator``, ``worst_annotator``, ``dawid_skene``, ``noise_ceiling``).
+    """
     scores = annotator_scores(t, gold, humans, seed)
     panel: dict[str, Any] = {
         "aggregate": _entry(
@@ -251,11 +300,21 @@ def verdicts_against_best(
     humans: Mapping[str, Mapping[Hashable, Any]],
     raters: tuple[str, ...] = (),
 ) -> dict[str, dict[str, Any]]:
-    """Each model's or LLM's paired comparison with the best annotator alone (``compare`` runs
-    the paired comparison against the given humans); ``verdict`` names that annotator and says
-    "above humans" only when the interval of (best annotator − rater) is wholly below 0.
-    ``raters`` with per-item answers that share too few items with that annotator get a
-    "not estimable" entry with the reason."""
+    """Each model's or LLM's paired comparison with the best annotator alone.
+
+    ``verdict`` names that annotator and says "above humans" only when the interval of
+    (best annotator − rater) is wholly below 0.
+
+    Args:
+        panel: the subset's panel, as :func:`human_panel` gives it.
+        compare: runs the paired comparison of every rater against the given humans.
+        humans: ``{annotator: {item: answer}}``.
+        raters: raters with per-item answers; those that share too few items with the best
+            annotator get a "not estimable" entry with the reason.
+
+    Returns:
+        ``{rater: comparison with verdict}``; empty without a best annotator.
+    """
     best = panel.get("best_annotator", {}).get("annotator")
     if best is None:
         return {}

@@ -48,7 +48,15 @@ def _interval(d: Mapping[str, Any]) -> Interval:
 
 
 def summarise_entry(got: Sequence[tuple[str, Mapping[str, Any]]]) -> dict[str, Any]:
-    """One entry's mean over ``(subset, entry)`` pairs that have a value, with its interval."""
+    """One entry's mean over ``(subset, entry)`` pairs that have a value, with its interval.
+
+    Args:
+        got: ``(subset id, panel entry)`` pairs, each entry with a value.
+
+    Returns:
+        ``value``, ``interval`` (MOVER over the subsets' intervals) and ``note`` saying why
+        there is no interval where there is none.
+    """
     if not got:
         return {"value": None, "interval": None, "note": "not estimable on any subset"}
     values = [float(e["value"]) for _, e in got]
@@ -80,7 +88,14 @@ def summarise_entry(got: Sequence[tuple[str, Mapping[str, Any]]]) -> dict[str, A
 
 
 def summarise(panels: Sequence[tuple[str, Mapping[str, Any]]]) -> dict[str, dict[str, Any]]:
-    """Every summarised panel entry over ``(subset id, human_panel)`` pairs."""
+    """Every summarised panel entry over ``(subset id, human_panel)`` pairs.
+
+    Args:
+        panels: ``(subset id, human_panel)`` pairs, one per subset.
+
+    Returns:
+        ``{entry: summary}`` for each of :data:`SUMMARISED`.
+    """
     return {
         key: summarise_entry(
             [(sid, e) for sid, p in panels if (e := p.get(key)) and e.get("value") is not None]

@@ -10,6 +10,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any
 
+__all__ = [
+    "Agreement",
+    "Interval",
+    "Score",
+    "plain_dict",
+]
+
 
 @dataclass(frozen=True)
 class Score:
@@ -28,6 +35,11 @@ class Score:
     details: Mapping[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        """The record as plain JSON-ready data.
+
+        Returns:
+            The fields as a dict, nested records and tuples made plain.
+        """
         return plain_dict(self)
 
 
@@ -44,6 +56,11 @@ class Agreement:
     details: Mapping[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        """The record as plain JSON-ready data.
+
+        Returns:
+            The fields as a dict, nested records and tuples made plain.
+        """
         return plain_dict(self)
 
 
@@ -60,27 +77,50 @@ class Interval:
 
     @property
     def half_width(self) -> float:
+        """Half the interval's width, (high − low) / 2."""
         return (self.high - self.low) / 2.0
 
     def contains(self, value: float) -> bool:
+        """Whether ``value`` lies in the interval, bounds included.
+
+        Args:
+            value: a score.
+
+        Returns:
+            True for low ≤ value ≤ high.
+        """
         return self.low <= value <= self.high
 
     def to_dict(self) -> dict[str, Any]:
+        """The record as plain JSON-ready data, with its half-width.
+
+        Returns:
+            The fields as a dict, plus ``half_width``.
+        """
         d = plain_dict(self)
         d["half_width"] = self.half_width
         return d
 
 
 def plain_dict(obj: Any) -> dict[str, Any]:
-    """:func:`_plain` of a dataclass instance: always a dict, typed as one."""
+    """:func:`_plain` of a dataclass instance: always a dict, typed as one.
+
+    Args:
+        obj: a dataclass instance.
+
+    Returns:
+        Its fields as plain data.
+    """
     d = _plain(obj)
     assert isinstance(d, dict)
     return d
 
 
 def _plain(obj: Any) -> Any:
-    """Convert dataclasses, numpy scalars, tuples and mappings into JSON-friendly Python values
-    (what ``_plain(dataclasses.asdict(obj))`` gives, in one walk and without deep copies)."""
+    """Convert dataclasses, numpy scalars, tuples and mappings into JSON-friendly values.
+
+    What ``_plain(dataclasses.asdict(obj))`` gives, in one walk and without deep copies.
+    """
     if is_dataclass(obj) and not isinstance(obj, type):
         return {f.name: _plain(getattr(obj, f.name)) for f in fields(obj)}
     if isinstance(obj, Mapping):

@@ -35,6 +35,28 @@ from scoring.rules import ScoringRules
 from scoring.safe_paths import check_component, confined
 from scoring.tasks import language_code, task_type
 
+__all__ = [
+    "ANNOTATOR_PREFIX",
+    "DEFAULT_SPLIT",
+    "HUMAN_FOLDER",
+    "HUMAN_NAME",
+    "LLM_PREFIX",
+    "OnError",
+    "Problem",
+    "Rater",
+    "RaterKind",
+    "ResultsCollection",
+    "SubsetScore",
+    "agreement_from_block",
+    "agreement_to_block",
+    "model_folder_name",
+    "read_result_file",
+    "read_results_dir",
+    "subset_id",
+    "write_model_meta",
+    "write_result_file",
+]
+
 RaterKind = Literal["model", "human", "annotator", "llm"]
 OnError = Literal["skip", "raise"]
 
@@ -90,6 +112,7 @@ class Problem:
     reason: str
 
     def __str__(self) -> str:
+        """The warning line: path, colon, reason."""
         return f"{self.path}: {self.reason}"
 
 
@@ -102,11 +125,28 @@ class ResultsCollection:
     skipped_revisions: dict[str, list[str]] = field(default_factory=dict)
 
     def of_kind(self, *kinds: RaterKind) -> list[Rater]:
+        """The raters of the given kinds, in reading order.
+
+        Args:
+            *kinds: ``"human"``, ``"annotator"``, ``"llm"``, ``"model"``.
+
+        Returns:
+            The raters whose kind is one of ``kinds``.
+        """
         return [r for r in self.raters if r.kind in kinds]
 
 
 def subset_id(task_name: str, hf_subset: str, language: str | None) -> str:
-    """Stable identifier ``<task>/<language or hf_subset>`` used to match raters' subsets."""
+    """Stable identifier ``<task>/<language or hf_subset>`` used to match raters' subsets.
+
+    Args:
+        task_name: the MTEB task name.
+        hf_subset: the subset's name in the dataset.
+        language: the subset's language code, if it has one.
+
+    Returns:
+        The identifier.
+    """
     return f"{task_name}/{language if language else hf_subset}"
 
 
@@ -117,9 +157,19 @@ def _version_key(version: str) -> tuple[int, ...]:
 def read_result_file(
     path: str | os.PathLike[str], types: Sequence[ScoringRules], *, split: str = DEFAULT_SPLIT
 ) -> list[SubsetScore]:
-    """Parse one result file; raise :class:`ResultFileError` naming the path on any defect.
+    """Parse one MTEB result file, naming the path in any error.
 
-    ``types`` are the known task types: they tell each subset's type and its main score's range.
+    Args:
+        path: the result file, ``<task_name>.json``.
+        types: the known task types: they tell each subset's type and its main score's range.
+        split: the split whose scores are read.
+
+    Returns:
+        One score per subset block.
+
+    Raises:
+        ResultFileError: any defect (unreadable JSON, a missing field, a file named after another
+            task, no such split, an unknown type, a main score outside its type's range).
     """
     p = Path(path)
     data = _json_object(p)
@@ -291,12 +341,25 @@ def read_results_dir(
     on_error: OnError = "skip",
     split: str = DEFAULT_SPLIT,
 ) -> ResultsCollection:
-    """Read every rater under ``root``; ``types`` are the known task types (see
-    :func:`read_result_file`).
+    """Read every rater under ``root``.
 
-    ``revisions`` maps a model (``org/model`` or the folder name ``org__model``) to the revision
-    to use; otherwise the newest is taken (see module docstring). With ``on_error="skip"`` a
-    malformed file is recorded in ``problems`` and left out; with ``"raise"`` it is fatal.
+    ``revisions`` picks a model's revision; otherwise the newest is taken (see module
+    docstring). With ``on_error="skip"`` a malformed file is recorded in ``problems`` and left
+    out; with ``"raise"`` it is fatal.
+
+    Args:
+        root: the results folder, ``<org>__<model>/<revision>/<task>.json``.
+        types: the known task types: they tell each subset's type and its main score's range.
+        revisions: ``{model: revision}``, a model named ``org/model`` or ``org__model``.
+        on_error: ``"skip"`` or ``"raise"``.
+        split: the split whose scores are read.
+
+    Returns:
+        The raters, the problems met and the revisions left out.
+
+    Raises:
+        InvalidInputError: ``root`` is not a folder, or a requested revision does not exist.
+        ResultFileError: a malformed file, with ``on_error="raise"``.
     """
     base = Path(root)
     if not base.is_dir():
@@ -343,7 +406,18 @@ def read_results_dir(
 
 
 def model_folder_name(name: str) -> str:
-    """``org/model`` → ``org__model`` as in the results repository."""
+    """``org/model`` → ``org__model`` as in the results repository.
+
+    Args:
+        name: the model name; without an organisation it goes under ``no_org``.
+
+    Returns:
+        The folder name.
+
+    Raises:
+        InvalidInputError: a name that is empty, holds ``__`` or more than one ``/``.
+        UnsafePathError: a part that is not a safe path component.
+    """
     if not name or "__" in name or name.count("/") > 1:
         raise InvalidInputError(f"model name {name!r} must look like 'org/model'")
     folder = name.replace("/", "__", 1) if "/" in name else f"no_org__{name}"
@@ -377,10 +451,28 @@ def write_result_file(
     split: str = DEFAULT_SPLIT,
     evaluation_time: float = 0.0,
 ) -> Path:
-    """Write ``<root>/<org>__<model>/<revision>/<task_name>.json`` atomically and return its path.
+    """Write ``<root>/<org>__<model>/<revision>/<task_name>.json`` atomically.
 
     Each subset mapping must hold ``main_score``, ``hf_subset`` and ``languages``; any other keys
     (metric values, ``scores_per_experiment``, an ``agreement`` block, ...) are kept as given.
+
+    Args:
+        root: the results folder.
+        model_name: ``org/model``.
+        revision: the revision folder.
+        task_name: the MTEB task name (the file's name).
+        subsets: one score block per subset.
+        dataset_revision: written as the file's ``dataset_revision``.
+        mteb_version: written as the file's ``mteb_version``.
+        split: the split the blocks go under.
+        evaluation_time: written as the file's ``evaluation_time``.
+
+    Returns:
+        The path written.
+
+    Raises:
+        InvalidInputError: no subsets, a subset missing a required key, or a bad model name.
+        UnsafePathError: a revision, task name or model name that is not a safe path component.
     """
     blocks = []
     for i, sub in enumerate(subsets):
@@ -413,7 +505,18 @@ def write_model_meta(
     languages: Sequence[str],
     extra: Mapping[str, Any] | None = None,
 ) -> Path:
-    """Write the ``model_meta.json`` that mteb's result loading expects beside result files."""
+    """Write the ``model_meta.json`` that mteb's result loading expects beside result files.
+
+    Args:
+        root: the results folder.
+        model_name: ``org/model``.
+        revision: the revision folder.
+        languages: the model's languages.
+        extra: fields that replace the defaults (all ``None`` but name, revision, languages).
+
+    Returns:
+        The path written.
+    """
     meta: dict[str, Any] = {
         "name": model_name,
         "revision": revision,
@@ -463,6 +566,12 @@ def agreement_from_block(block: Mapping[str, Any] | None) -> Agreement | None:
     mean pairwise ARI; STS: mean pairwise Spearman) or, for reranking, carry ``mean_spearman``
     without a ``metric``. The band is recomputed on the paper's scale; the other numbers of the
     block stay in ``details``.
+
+    Args:
+        block: the ``agreement`` object of a score block (or None).
+
+    Returns:
+        The headline agreement, or ``None`` where the block names no statistic we read.
     """
     if not isinstance(block, Mapping):
         return None
@@ -483,7 +592,15 @@ def agreement_from_block(block: Mapping[str, Any] | None) -> Agreement | None:
 
 
 def agreement_to_block(agreement: Agreement, **extra: Any) -> dict[str, Any]:
-    """The ``agreement`` object written beside a human score (HUME's keys, plus band/warnings)."""
+    """The ``agreement`` object written beside a human score (HUME's keys, plus band/warnings).
+
+    Args:
+        agreement: the headline agreement.
+        **extra: more keys to write (the other statistics, say).
+
+    Returns:
+        The JSON-ready block; a NaN value is written as ``None``.
+    """
     value = agreement.value
     return {
         "metric": agreement.method,

@@ -41,9 +41,11 @@ PerItem = tuple[Any, Callable[[Any], float]]
 
 @dataclass(frozen=True)
 class ItemAlignment:
-    """How closely two raters' answers to one item agree, for the alternative annotator test
-    (:mod:`scoring.alt_test`): ``measure(a, b)`` is higher for closer answers, ``method`` names
-    it in the report's Methods."""
+    """How closely two raters' answers to one item agree, for the alternative annotator test.
+
+    Used by :mod:`scoring.alt_test`: ``measure(a, b)`` is higher for closer answers, ``method``
+    names it in the report's Methods.
+    """
 
     method: str
     measure: Callable[[Any, Any], float]
@@ -65,34 +67,45 @@ class ScoringRules(ABC):
     @property
     @abstractmethod
     def score_main_name(self) -> str:
-        """The main score's key in the MTEB result files we write (``accuracy``, ``v_measure``,
-        ``map``, ``spearman``), and what a model's score is called (``mteb:<name>``)."""
+        """The main score's key in the MTEB result files we write (``accuracy``, ``map``, ...).
+
+        It is also what a model's score is called (``mteb:<name>``).
+        """
 
     @property
     def score_main_label(self) -> str:
-        """The main score as a reader names it (``accuracy``, ``V-measure``, ``MAP``,
-        ``Spearman ρ``): the axis title of the report's plots and the name ``predict`` prints
-        beside a score. Defaults to :attr:`score_main_name`."""
+        """The main score as a reader names it (``accuracy``, ``V-measure``, ``Spearman ρ``, ...).
+
+        The axis title of the report's plots and the name ``predict`` prints beside a score.
+        Defaults to :attr:`score_main_name`.
+        """
         return self.score_main_name
 
     @property
     @abstractmethod
     def score_main_range(self) -> tuple[float, float]:
-        """The range of mteb's ``main_score`` for the type: a value outside it marks a broken
-        result file (a percentage where mteb stores fractions, say), never a result to rank."""
+        """The range of mteb's ``main_score`` for the type.
+
+        A value outside it marks a broken result file (a percentage where mteb stores fractions,
+        say), never a result to rank.
+        """
 
     @property
     @abstractmethod
     def score_mteb_main_name(self) -> str:
-        """mteb's ``main_score`` key for the type, what an embedding model's result file reports
-        (``cosine_spearman`` for STS, ``map_at_1000`` for mteb v2 reranking); it can differ
-        from :attr:`score_main_name`, the key HUME's human result files use."""
+        """Mteb's ``main_score`` key for the type, what an embedding model's result file reports.
+
+        ``cosine_spearman`` for STS, ``map_at_1000`` for mteb v2 reranking; it can differ from
+        :attr:`score_main_name`, the key HUME's human result files use.
+        """
 
     @property
     def score_metric_keys(self) -> tuple[str, ...]:
-        """Keys of an MTEB score block that identify the type when the task is not a HUME(v1)
-        task (types are tried in registration order, the first with any key wins): the two
-        main-score names."""
+        """Keys of an MTEB score block that identify the type when the task is not a HUME(v1) task.
+
+        Types are tried in registration order, the first with any key wins: the two main-score
+        names.
+        """
         return tuple(dict.fromkeys((self.score_main_name, self.score_mteb_main_name)))
 
     @property
@@ -105,18 +118,35 @@ class ScoringRules(ABC):
 
     @abstractmethod
     def score_human(self, gold: Mapping[Hashable, Any], answers: Mapping[str, Any]) -> Score:
-        """HUME's aggregation of several annotators into one human score (``per_rater`` holds
-        each annotator's own score). One LLM annotator is scored by this too, alone."""
+        """HUME's aggregation of several annotators into one human score.
+
+        ``per_rater`` holds each annotator's own score. One LLM annotator is scored by this too,
+        alone.
+
+        Args:
+            gold: ``{item: gold answer}`` in the type's shape.
+            answers: ``{rater: {item: answer}}``.
+
+        Returns:
+            The human score.
+        """
 
     def score_model(
         self, gold: Mapping[Hashable, Any], answers: Mapping[Hashable, Any]
     ) -> Score | None:
-        """An embedding model's stored per-item answers scored by the metric the report prints
-        for the model, as one rater, so that :func:`score_per_item` decomposes it and the paired
-        comparison with humans is like for like; ``None`` where the type has no per-item
-        decomposition of the model's score (then the comparison is "unpaired").
+        """An embedding model's stored per-item answers scored as one rater.
 
-        Default: the human rule alone, right where a model stores what an annotator does.
+        Scored by the metric the report prints for the model, so that :func:`score_per_item`
+        decomposes it and the paired comparison with humans is like for like. Default: the human
+        rule alone, right where a model stores what an annotator does.
+
+        Args:
+            gold: ``{item: gold answer}`` in the type's shape.
+            answers: the model's ``{item: answer}``.
+
+        Returns:
+            The model's score; ``None`` where the type has no per-item decomposition of the model's
+            score (then the comparison is "unpaired").
         """
         return self.score_human(gold, {"rater": answers})
 
@@ -126,24 +156,40 @@ class ScoringRules(ABC):
 
     @property
     def score_model_compared(self) -> str | None:
-        """Where the model's side of the paired comparison is not the printed model score even
-        on a complete study, what it is instead (the report prints it beside the comparison);
-        ``None`` where the two are the same metric."""
+        """What the model side of the paired comparison is, where not the printed model score.
+
+        Even on a complete study; the report prints it beside the comparison. ``None`` where the
+        two are the same metric.
+        """
         return None
 
     def score_normalise_answer(self, answer: Any) -> Any:
         """An answer (or gold) as stored (JSON) turned into the shape scoring compares.
 
         Most types store exactly what they compare; override where JSON changes the shape.
+
+        Args:
+            answer: one stored answer or gold value.
+
+        Returns:
+            The answer in the type's shape.
         """
         return answer
 
     def score_consensus(
         self, answers: Mapping[str, Mapping[Hashable, Any]]
     ) -> Mapping[Hashable, Any] | None:
-        """The annotators' consensus per item in gold's shape (the noise ceiling scores one
-        annotator against the others' consensus, :mod:`scoring.panel`); ``None`` where the
-        type has none (a clustering partition has no per-item consensus)."""
+        """The annotators' consensus per item in gold's shape.
+
+        The noise ceiling scores one annotator against the others' consensus (:mod:`scoring.panel`).
+
+        Args:
+            answers: ``{rater: {item: answer}}``.
+
+        Returns:
+            ``{item: consensus}``; ``None`` where the type has none (a clustering partition has no
+            per-item consensus).
+        """
         return None
 
     #: Whether the noise ceiling is also stepped up to all annotators (Spearman–Brown), for
@@ -151,17 +197,29 @@ class ScoringRules(ABC):
     score_ceiling_spearman_brown: bool = False
 
     def score_normalise_model_answer(self, answer: Any) -> Any:
-        """An embedding model's stored answer in the shape :meth:`score_model` reads; defaults
-        to :meth:`score_normalise_answer`. Override where a model stores scores that the
-        annotators' form would round away (reranking similarities are not 0/1 marks)."""
+        """An embedding model's stored answer in the shape :meth:`score_model` reads.
+
+        Defaults to :meth:`score_normalise_answer`. Override where a model stores scores that the
+        annotators' form would round away (reranking similarities are not 0/1 marks).
+
+        Args:
+            answer: one stored model answer.
+
+        Returns:
+            The answer in the shape :meth:`score_model` reads.
+        """
         return self.score_normalise_answer(answer)
 
     def score_ties(self, score: Score) -> Mapping[str, Any] | None:
         """Items whose aggregate was decided by a tie rule, and the score under other rules.
 
-        ``{"n_tied_items": int, "rule": <the rule used>, "scores": {rule: score}}`` with at
-        least ``random_expected`` (the exact expectation under a uniform random tie-break);
-        ``None`` for types whose aggregate has no ties (a mean, a per-annotator score).
+        Args:
+            score: the human score, as :meth:`score_human` gave it.
+
+        Returns:
+            ``{"n_tied_items": int, "rule": <the rule used>, "scores": {rule: score}}`` with at
+            least ``random_expected`` (the exact expectation under a uniform random tie-break);
+            ``None`` for types whose aggregate has no ties (a mean, a per-annotator score).
         """
         return None
 
@@ -171,20 +229,32 @@ class ScoringRules(ABC):
     @property
     @abstractmethod
     def score_headline_agreement(self) -> str:
-        """The ``method`` of the agreement statistic HUME reported for the type; it decides the
-        low-agreement flag and is written into the human result file."""
+        """The ``method`` of the agreement statistic HUME reported for the type.
+
+        It decides the low-agreement flag and is written into the human result file.
+        """
 
     @abstractmethod
     def score_agreements(
         self, gold: Mapping[Hashable, Any], humans: Mapping[str, Mapping[Hashable, Any]]
     ) -> list[Agreement]:
-        """Human–human agreement: the headline statistic and the extra ones reported."""
+        """Human–human agreement: the headline statistic and the extra ones reported.
+
+        Args:
+            gold: ``{item: gold answer}`` in the type's shape.
+            humans: ``{annotator: {item: answer}}``.
+
+        Returns:
+            The agreements, the headline one among them.
+        """
 
     @property
     @abstractmethod
     def score_human_machine_statistic(self) -> str:
-        """The statistic (a key of :func:`scoring.agreement.human_machine_agreement`) by which
-        each LLM annotator is compared with the humans."""
+        """The statistic by which each LLM annotator is compared with the humans.
+
+        A key of :func:`scoring.agreement.human_machine_agreement`.
+        """
 
     def score_agreement_answers(
         self, gold: Mapping[Hashable, Any], answers: Mapping[str, Any]
@@ -193,13 +263,22 @@ class ScoringRules(ABC):
 
         Identity for types whose items are compared directly; override where an item holds
         several units (a clustering set holds texts).
+
+        Args:
+            gold: ``{item: gold answer}`` in the type's shape.
+            answers: ``{rater: {item: answer}}``.
+
+        Returns:
+            ``{rater: {unit: answer}}``.
         """
         return answers
 
     @property
     def score_item_alignment(self) -> ItemAlignment | None:
-        """The per-item alignment of two answers (the alternative annotator test's), or
-        ``None`` where the type has none; :attr:`score_alignment_missing` then says why."""
+        """The per-item alignment of two answers (the alternative annotator test's).
+
+        ``None`` where the type has none; :attr:`score_alignment_missing` then says why.
+        """
         return None
 
     @property
@@ -212,19 +291,41 @@ class ScoringRules(ABC):
 
     @abstractmethod
     def score_interval(self, score: Score) -> Interval:
-        """The 95 % interval HUME put around the human score (Wilson, Fisher z, range...)."""
+        """The 95 % interval HUME put around the human score (Wilson, Fisher z, range...).
+
+        Args:
+            score: the human score, as :meth:`score_human` gave it.
+
+        Returns:
+            The interval.
+        """
 
     @abstractmethod
     def score_per_item(self, gold: Mapping[Hashable, Any], score: Score) -> PerItem | None:
-        """The human score written as a statistic of per-item records, for a bootstrap over
-        items; ``None`` where there is nothing to resample."""
+        """The human score written as a statistic of per-item records, for a bootstrap over items.
+
+        Args:
+            gold: ``{item: gold answer}`` in the type's shape.
+            score: the human score, as :meth:`score_human` gave it.
+
+        Returns:
+            (records, statistic); ``None`` where there is nothing to resample.
+        """
 
     @abstractmethod
     def score_items_for_target(
         self, score: Score, bootstrap: Interval | None, target: float
     ) -> tuple[int | None, str]:
-        """Items needed for an interval of half-width ``target``, and how that was worked out
-        (``None`` where it cannot be)."""
+        """Items needed for an interval of half-width ``target``, and how that was worked out.
+
+        Args:
+            score: the human score.
+            bootstrap: the bootstrap interval over items, where there is one.
+            target: the half-width wanted.
+
+        Returns:
+            (items, method); items is ``None`` where it cannot be worked out.
+        """
 
     # --------------------------------------------------------------------------------------
     # How the report names the methods
@@ -232,32 +333,67 @@ class ScoringRules(ABC):
     @property
     @abstractmethod
     def score_methods(self) -> Mapping[str, str]:
-        """The report's Methods section, this type's part: one short phrase for each of
-        ``METHOD_TOPICS`` (how humans are scored, how models are, the interval, agreement, gold
-        errors), so a new type names its own methods without editing the report."""
+        """The report's Methods section, this type's part.
+
+        One short phrase for each of ``METHOD_TOPICS`` (how humans are scored, how models are, the
+        interval, agreement, gold errors), so a new type names its own methods without editing the
+        report.
+        """
 
     # --------------------------------------------------------------------------------------
     # Items worth a look: disagreements and candidate gold errors
 
     @abstractmethod
     def score_disagree(self, values: list[Any]) -> bool:
-        """Whether the annotators' answers to one item (two or more) count as a disagreement."""
+        """Whether the annotators' answers to one item (two or more) count as a disagreement.
+
+        Args:
+            values: the answers to the item.
+
+        Returns:
+            True for a disagreement.
+        """
 
     @abstractmethod
     def score_agree_not_gold(self, values: list[Any], gold: Any) -> bool:
-        """Whether annotators who agree on one item (two or more, not disagreeing) agree on
-        something other than gold: a candidate gold error."""
+        """Whether annotators who agree on one item agree on something other than gold.
+
+        Such an item is a candidate gold error.
+
+        Args:
+            values: the answers to the item (two or more, not disagreeing).
+            gold: the item's gold answer.
+
+        Returns:
+            True for a candidate gold error.
+        """
 
     @abstractmethod
     def score_item_text(self, content: Mapping[str, Any]) -> str:
-        """How an item is shown in the report's item lists (from the stored item content)."""
+        """How an item is shown in the report's item lists.
+
+        Args:
+            content: the stored item content.
+
+        Returns:
+            The text to show.
+        """
 
     def score_item_marks(
         self, content: Mapping[str, Any], gold: Any, answers: Mapping[str, Any]
     ) -> list[str] | None:
-        """Lines that show one item's answers against its texts, for the report's item lists,
-        where an answer does not read alone (a reranking answer marks candidate ids); ``None``
-        where the answer is its own text (a label, a rating)."""
+        """Lines that show one item's answers against its texts, for the report's item lists.
+
+        For answers that do not read alone (a reranking answer marks candidate ids).
+
+        Args:
+            content: the stored item content.
+            gold: the item's gold answer.
+            answers: ``{rater: answer}`` for the item.
+
+        Returns:
+            The lines; ``None`` where the answer is its own text (a label, a rating).
+        """
         return None
 
 
@@ -268,6 +404,14 @@ def items_by_bootstrap_scaling(
 
     For scores whose interval (the range across annotators) does not shrink with items: the
     bootstrap half-width, where there is one, is scaled by the usual 1/√n.
+
+    Args:
+        n_items: the items the bootstrap was run on.
+        bootstrap: the bootstrap interval over items, if any.
+        target: the half-width wanted.
+
+    Returns:
+        (items, method); items is ``None`` without a bootstrap half-width.
     """
     ref = bootstrap.half_width if bootstrap is not None else None
     needed = math.ceil(n_items * (ref / target) ** 2) if ref and n_items else None
@@ -278,8 +422,18 @@ def items_by_bootstrap_scaling(
 def majority_consensus(
     answers: Mapping[str, Mapping[Hashable, Any]], tie: Callable[[list[Any]], Any] = min
 ) -> dict[Hashable, Any]:
-    """Per item the most frequent answer, a tie going to ``tie`` of the tied answers (HUME's
-    alphabetically first label: ``min``). Why by hand: a plain count, no library call."""
+    """Per item the most frequent answer, a tie going to ``tie`` of the tied answers.
+
+    HUME's tie rule is the alphabetically first label: ``min``. Why by hand: a plain count, no
+    library call.
+
+    Args:
+        answers: ``{rater: {item: answer}}``; ``None`` answers are skipped.
+        tie: picks one of the tied answers.
+
+    Returns:
+        ``{item: answer}``.
+    """
     per_item: dict[Hashable, list[Any]] = {}
     for a in answers.values():
         for item, v in a.items():
@@ -294,7 +448,15 @@ def majority_consensus(
 
 
 def label_match(a: Any, b: Any) -> float:
-    """1 when two labels are equal, else 0: the alignment of label tasks."""
+    """1 when two labels are equal, else 0: the alignment of label tasks.
+
+    Args:
+        a: one label.
+        b: another.
+
+    Returns:
+        1.0 or 0.0.
+    """
     return 1.0 if a == b else 0.0
 
 

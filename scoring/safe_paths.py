@@ -18,6 +18,14 @@ from pathlib import Path
 
 from scoring.errors import InvalidInputError
 
+__all__ = [
+    "MAX_COMPONENT_CHARS",
+    "UnsafePathError",
+    "check_component",
+    "component_problem",
+    "confined",
+]
+
 #: Longest name accepted as one path component (file systems allow 255 bytes; leave room for
 #: the suffixes and prefixes the writers add).
 MAX_COMPONENT_CHARS = 120
@@ -28,11 +36,17 @@ class UnsafePathError(InvalidInputError):
 
 
 def component_problem(name: str) -> str | None:
-    """Why ``name`` cannot be one path component (None when it can).
+    r"""Why ``name`` cannot be one path component (None when it can).
 
     Refused: empty, ``.`` or ``..`` or any name starting with ``.`` (hidden, and the parent),
-    ``/`` or ``\\`` (a path, not a name), control characters (NUL, newlines, ...), leading or
+    ``/`` or ``\`` (a path, not a name), control characters (NUL, newlines, ...), leading or
     trailing spaces, and names longer than :data:`MAX_COMPONENT_CHARS` characters.
+
+    Args:
+        name: a candidate file or folder name.
+
+    Returns:
+        The reason, or None for a safe name.
     """
     if not isinstance(name, str) or not name:
         return "it is empty"
@@ -50,7 +64,18 @@ def component_problem(name: str) -> str | None:
 
 
 def check_component(name: str, what: str) -> str:
-    """``name`` if it is safe as one path component, else :class:`UnsafePathError`."""
+    """``name`` if it is safe as one path component.
+
+    Args:
+        name: a candidate file or folder name.
+        what: what the name is, for the message ("revision", "task name").
+
+    Returns:
+        ``name`` unchanged.
+
+    Raises:
+        UnsafePathError: the name is not safe; the message says why.
+    """
     problem = component_problem(name)
     if problem is not None:
         raise UnsafePathError(f"{what} {name!r} cannot be used as a file or folder name: {problem}")
@@ -62,6 +87,16 @@ def confined(root: str | os.PathLike[str], *parts: str) -> Path:
 
     Symlinks are resolved on both sides, so a link inside ``root`` that points outside is refused
     as well.
+
+    Args:
+        root: the folder the path must stay in.
+        *parts: the path components under ``root``.
+
+    Returns:
+        ``root/part/...`` (not resolved).
+
+    Raises:
+        UnsafePathError: a part is not a safe component, or the path leaves ``root``.
     """
     base = Path(root)
     for part in parts:

@@ -74,7 +74,11 @@ class SubsetInput:
     late_included: bool = False
 
     def left_out(self) -> dict[str, Any]:
-        """The JSON form of the invalid and late counts."""
+        """The JSON form of the invalid and late counts.
+
+        Returns:
+            ``invalid``, ``late``, ``late_edited``, ``late_deleted`` and ``late_included``.
+        """
         return {
             "invalid": dict(self.invalid),
             "late": dict(self.late),
@@ -130,6 +134,7 @@ class SubsetReport:
 
     @property
     def headline_agreement(self) -> Agreement | None:
+        """The agreement the type reports as its headline, if it was computed."""
         want = self.input.task_type.score_headline_agreement
         return next((a for a in self.agreement if a.method == want), None)
 
@@ -139,6 +144,11 @@ class SubsetReport:
         return _flag(self.headline_agreement, agreement.low_agreement)
 
     def to_dict(self) -> dict[str, Any]:
+        """The report as the export's JSON writes it.
+
+        Returns:
+            A plain dict of every field, records made plain.
+        """
         return {
             "subset": self.input.key,
             "task_name": self.input.task_name,
@@ -242,7 +252,14 @@ def _bootstrap(inp: SubsetInput, score: Score) -> Interval | None:
 
 
 def degenerate(interval: Interval | None) -> bool:
-    """Whether an interval says nothing: absent, not finite, or of zero width (≤ ZERO_WIDTH)."""
+    """Whether an interval says nothing: absent, not finite, or of zero width (≤ ZERO_WIDTH).
+
+    Args:
+        interval: an interval, or None.
+
+    Returns:
+        True for an interval that cannot be reported.
+    """
     return (
         interval is None
         or not (math.isfinite(interval.low) and math.isfinite(interval.high))
@@ -258,6 +275,14 @@ def reported_interval(
     The type's own (HUME's) interval where it has width; where it has none (the range across
     one annotator, Fisher z at ρ = ±1), the bootstrap over items (queries for reranking) if
     that has width; otherwise no interval: "not estimable", never a zero-width interval.
+
+    Args:
+        own: the type's own interval, if any.
+        boot: the bootstrap interval over items, if any.
+        n_raters: how many annotators the human score has.
+
+    Returns:
+        (interval or None, note or None); the note says why the interval is not the type's own.
     """
     if not degenerate(own):
         return own, None
@@ -309,8 +334,10 @@ def _item_answers(inp: SubsetInput, item: Hashable) -> dict[str, Any]:
 
 
 def _item_lists(inp: SubsetInput) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """Items on which two or more annotators disagree, and those on which they agree with each
-    other but not with gold (by the type's rules)."""
+    """Items on which annotators disagree, and those on which they agree but not with gold.
+
+    Two or more annotators per item, judged by the type's rules.
+    """
     t = inp.task_type
     disagreements, suspects = [], []
     for item, g in inp.gold.items():
@@ -352,7 +379,14 @@ def _left_out_warnings(inp: SubsetInput) -> list[str]:
 
 
 def evaluate_subset(inp: SubsetInput) -> SubsetReport:
-    """Compute the whole report of one subset; a subset without annotations is reported empty."""
+    """Compute the whole report of one subset; a subset without annotations is reported empty.
+
+    Args:
+        inp: the subset's gold, answers, models and settings.
+
+    Returns:
+        The report; a score that cannot be computed is a warning in it, not an error.
+    """
     warnings: list[str] = []
     answered = {i for a in inp.humans.values() for i, v in a.items() if v is not None}
     planned = inp.n_planned if inp.n_planned is not None else len(inp.gold)
@@ -471,8 +505,18 @@ def _panel(
 
 
 def difficulty(human: Score | None, models: Mapping[str, float]) -> dict[str, Any] | None:
-    """Human score − the best embedding model's score on the subset, and a word for it:
-    "humans ahead" (gap > +CLOSE_GAP), "close" (within ±CLOSE_GAP), "humans behind"."""
+    """Human score − the best embedding model's score on the subset, and a word for it.
+
+    "humans ahead" (gap > +CLOSE_GAP), "close" (within ±CLOSE_GAP), "humans behind".
+
+    Args:
+        human: the human score, if any.
+        models: ``{model: main score}``.
+
+    Returns:
+        ``best_model``, ``best_model_score``, ``human_minus_best`` and ``label``; None without a
+        human score or a model.
+    """
     if human is None or not models or not math.isfinite(human.value):
         return None
     best = max(sorted(models), key=lambda m: models[m])
@@ -508,6 +552,15 @@ def paired_comparison(
     ``None`` where the type has no per-item decomposition or fewer than 3 items are shared.
     ``humans_on`` keeps the humans' score and records per set of shared items, so raters who
     answered the same items (every model, usually) do not score the humans again.
+
+    Args:
+        inp: the subset.
+        answers: the rater's ``{item: answer}``.
+        humans_on: cache of the humans' side per set of shared items, filled in place.
+        model: whether the rater is an embedding model (else an LLM annotator).
+
+    Returns:
+        ``position``, the difference's interval and the two scores, or None as above.
     """
     t = inp.task_type
     answered = {i for a in inp.humans.values() for i, v in a.items() if v is not None}
@@ -578,4 +631,4 @@ def _above_every_annotator(human: Score | None) -> bool:
     return all(human.value > v + ZERO_WIDTH for v in human.per_rater.values())
 
 
-__all__ = ["SubsetInput", "SubsetReport", "evaluate_subset"]
+__all__ = ["SubsetInput", "SubsetReport", "degenerate", "evaluate_subset"]

@@ -18,6 +18,11 @@ from scoring.languages import language_code as language_code  # re-exported
 from scoring.languages import normalise_language as normalise_language  # re-exported
 from scoring.rules import ScoringRules
 
+__all__ = [
+    "EXCLUDED_LANGUAGES_V1",
+    "task_type",
+]
+
 #: Languages whose subsets the HUME(v1) benchmark leaves out of every mean.
 EXCLUDED_LANGUAGES_V1 = frozenset({"fra"})
 
@@ -27,8 +32,23 @@ def task_type(
     score_block: Mapping[str, Any] | None,
     types: Sequence[ScoringRules],
 ) -> ScoringRules:
-    """Type of ``task_name`` among ``types``: from the HUME table, else the first type (in the
-    order given) whose :attr:`~scoring.rules.ScoringRules.score_metric_keys` the block reports."""
+    """Type of ``task_name`` among ``types``.
+
+    From the HUME table, else the first type (in the order given) whose
+    :attr:`~scoring.rules.ScoringRules.score_metric_keys` the block reports.
+
+    Args:
+        task_name: the MTEB task name.
+        score_block: one score block of its result file, if any.
+        types: the known task types.
+
+    Returns:
+        The task's type.
+
+    Raises:
+        InvalidInputError: a HUME task whose type is not among ``types``, or a task no type
+            claims.
+    """
     by_name = {t.name: t for t in types}
     if task_name in HUME_V1_TASKS:
         name = HUME_V1_TASKS[task_name]

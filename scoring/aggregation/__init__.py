@@ -6,3 +6,5 @@ holds what they share (aligning answers to gold, the mean over annotators) and n
 A type's scoring rules (``hume_sync/task_types/<name>/scoring.py``) import its own module only;
 ``tests/test_type_maths_convention.py`` keeps the modules in step with the registry.
 """
+
+__all__: list[str] = []

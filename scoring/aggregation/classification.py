@@ -16,6 +16,10 @@ from scoring.aggregation.common import Answers, collect, rater_error
 from scoring.errors import ScoringError
 from scoring.records import Score
 
+__all__ = [
+    "human_classification",
+]
+
 
 def _vote(labels: list[Any]) -> tuple[Any, bool]:
     """Most frequent label; a tie goes to the first label in string order. Returns (label, tie)."""
@@ -37,6 +41,19 @@ def human_classification(gold: Mapping[Hashable, Any], answers: Answers) -> Scor
 
     ``per_rater`` holds each annotator's accuracy on the items they answered; with a single
     annotator the vote is their answers, so the value equals their accuracy (as in HUME).
+
+    Args:
+        gold: ``{item: label}``.
+        answers: ``{annotator: {item: answer}}``; ``None`` is no answer.
+
+    Returns:
+        The vote's accuracy, method ``human:majority_vote(alphabetical_tie_break)+accuracy``,
+        the votes, the tied items and the score under other tie rules in ``details``.
+
+    Raises:
+        InvalidInputError: empty or malformed gold or answers, an item not in gold, an
+            annotator named twice, or an answer the metric cannot read (the annotator named).
+        DegenerateInputError: no annotator answered any gold item.
     """
     col = collect(gold, answers)
     per_rater: dict[str, float] = {}

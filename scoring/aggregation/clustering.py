@@ -10,6 +10,11 @@ from scoring.aggregation.common import Answers, collect, mean_over_annotators, r
 from scoring.errors import ScoringError
 from scoring.records import Score
 
+__all__ = [
+    "flatten_clustering",
+    "human_clustering",
+]
+
 
 def flatten_clustering(
     gold: Mapping[Hashable, Mapping[str, Any]], answers: Mapping[str, Mapping[Hashable, Any]]
@@ -19,6 +24,13 @@ def flatten_clustering(
     A clustering item is a set of texts (``{text_id: label}`` in gold, ``{text_id: group}`` in an
     answer); scores and agreement compare texts. Group names are made set-specific so that
     "group_1" of two different sets never merge.
+
+    Args:
+        gold: ``{set: {text: label}}``.
+        answers: ``{annotator: {set: {text: group}}}``.
+
+    Returns:
+        (``{"set/text": label}``, ``{annotator: {"set/text": "set/group"}}``).
     """
     flat_gold: dict[Hashable, Any] = {
         f"{s}/{t}": lab for s, g in gold.items() for t, lab in g.items()
@@ -35,6 +47,19 @@ def human_clustering(gold: Mapping[Hashable, Any], answers: Answers) -> Score:
 
     Uses sklearn throughout; HUME's script set a single-cluster partition to 0, which sklearn
     also gives except when gold itself has a single class.
+
+    Args:
+        gold: ``{text: label}`` (see :func:`flatten_clustering`).
+        answers: ``{annotator: {text: group}}``; ``None`` is no answer.
+
+    Returns:
+        The mean V-measure, method ``human:mean_over_annotators(v_measure)``, mean ARI and AMI
+        in ``details``.
+
+    Raises:
+        InvalidInputError: empty or malformed gold or answers, an item not in gold, an
+            annotator named twice, or an answer the metric cannot read (the annotator named).
+        DegenerateInputError: no annotator answered any gold item.
     """
     col = collect(gold, answers)
     per_rater: dict[str, float] = {}

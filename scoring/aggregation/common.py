@@ -19,11 +19,29 @@ import numpy as np
 
 from scoring.errors import DegenerateInputError, InvalidInputError, ScoringError
 
+__all__ = [
+    "Answers",
+    "Collected",
+    "collect",
+    "mean_over_annotators",
+    "rater_error",
+]
+
 Answers = Mapping[Any, Mapping[Hashable, Any]]
 
 
 def mean_over_annotators(per_rater: Mapping[str, float]) -> float:
-    """The plain mean of per-annotator scores: HUME's aggregate for several types."""
+    """The plain mean of per-annotator scores: HUME's aggregate for several types.
+
+    Args:
+        per_rater: ``{annotator: score}``.
+
+    Returns:
+        The mean.
+
+    Raises:
+        InvalidInputError: no scores, or a score that is not finite.
+    """
     if not isinstance(per_rater, Mapping) or not per_rater:
         raise InvalidInputError("per_rater: expected a non-empty mapping annotator -> score")
     values = np.asarray([float(v) for v in per_rater.values()])
@@ -43,6 +61,11 @@ class Collected:
     silent_raters: list[str] = field(default_factory=list)
 
     def details(self) -> dict[str, Any]:
+        """The alignment's counts, for a score's ``details``.
+
+        Returns:
+            Annotators, missing answers per annotator, unanswered items, silent annotators.
+        """
         return {
             "n_annotators": len(self.by_rater),
             "n_missing_per_rater": dict(self.missing),
@@ -57,7 +80,22 @@ def collect(
     answers: Answers,
     complete: Any = None,
 ) -> Collected:
-    """Validate and align answers; ``complete(rater, item, answer)`` says if an answer counts."""
+    """Validate and align answers to gold.
+
+    Args:
+        gold: ``{item: gold answer}``, in item order.
+        answers: ``{annotator: {item: answer}}``; ``None`` is no answer.
+        complete: ``complete(rater, item, answer)`` says if an answer counts (default: every
+            answer that is not ``None``).
+
+    Returns:
+        The answers kept per annotator, the items answered (in gold's order) and what is missing.
+
+    Raises:
+        InvalidInputError: empty or malformed gold or answers, an item not in gold, or an
+            annotator named twice.
+        DegenerateInputError: no annotator answered any gold item.
+    """
     if not isinstance(gold, Mapping) or not gold:
         raise InvalidInputError("gold: expected a non-empty mapping item_id -> gold answer")
     if not isinstance(answers, Mapping) or not answers:
@@ -93,5 +131,13 @@ def collect(
 
 
 def rater_error(rater: str, exc: ScoringError) -> ScoringError:
-    """Re-raise a metric error with the annotator named, keeping its type."""
+    """A metric error with the annotator named, keeping its type (the caller raises it).
+
+    Args:
+        rater: the annotator.
+        exc: the metric's error.
+
+    Returns:
+        A new error of the same type whose message starts with ``answers[<rater>]``.
+    """
     return type(exc)(f"answers[{rater!r}]: {exc}")

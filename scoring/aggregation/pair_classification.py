@@ -52,6 +52,17 @@ from scoring.records import Score
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
+__all__ = [
+    "HUMAN_ACCURACY_METHOD",
+    "HUMAN_AP_METHOD",
+    "ap_of_rows",
+    "best_accuracy_threshold",
+    "chance_levels",
+    "expected_random_ap",
+    "human_pair_classification",
+    "vote_shares",
+]
+
 #: How the human main score is made (goes into ``Score.method`` and reports).
 HUMAN_AP_METHOD = "human:vote_share+ap:sklearn"
 HUMAN_ACCURACY_METHOD = "human:majority_vote(tie->0)+accuracy"
@@ -90,7 +101,17 @@ def _clean(
 
 
 def vote_shares(answers: Answers) -> dict[Hashable, float]:
-    """Per pair, the share of its annotators who answered 1 (pairs nobody answered are absent)."""
+    """Per pair, the share of its annotators who answered 1 (pairs nobody answered are absent).
+
+    Args:
+        answers: ``{annotator: {item: answer}}``; ``None`` is no answer.
+
+    Returns:
+        ``{pair: share}``.
+
+    Raises:
+        InvalidInputError: an answer that is not 0/1.
+    """
     yes: dict[Hashable, int] = {}
     total: dict[Hashable, int] = {}
     for rater, given in answers.items():
@@ -121,6 +142,14 @@ def best_accuracy_threshold(
     Pairs are sorted best first (a stable sort, so ties keep their order); each cut between two
     *different* neighbouring scores calls everything above it positive. The cut after the last
     pair (all positive) is never tried, and the start values (0, -1.0) stand when no cut exists.
+
+    Args:
+        scores: one score per pair.
+        labels: the gold 0/1 labels, aligned with ``scores``.
+        high_score_more_similar: whether a higher score means "positive".
+
+    Returns:
+        (best accuracy, threshold).
     """
     rows = sorted(
         zip(scores, labels, strict=True), key=lambda x: x[0], reverse=high_score_more_similar
@@ -150,6 +179,17 @@ def human_pair_classification(gold: Mapping[Hashable, Any], answers: Answers) ->
     ``details`` holds the majority vote's accuracy (and its F1/precision/recall), the vote
     shares and votes per pair, the tied pairs, the vote share's best-threshold accuracy as mteb
     computes it, and per annotator accuracy and F1; ``per_rater`` holds each annotator's AP.
+
+    Args:
+        gold: ``{pair: 0/1}``.
+        answers: ``{annotator: {item: answer}}``; ``None`` is no answer.
+
+    Returns:
+        The AP of the vote shares, method :data:`HUME_AP_METHOD`.
+
+    Raises:
+        InvalidInputError: gold or answers that are not 0/1, or malformed.
+        DegenerateInputError: no answered pair is positive, or no annotator answered.
     """
     g, a = _clean(gold, answers)
     vote = human_classification(g, a)  # validates, votes with the "0" first tie rule
@@ -201,9 +241,17 @@ def human_pair_classification(gold: Mapping[Hashable, Any], answers: Answers) ->
 
 @intervals.vectorized
 def ap_of_rows(rows: NDArray[Any]) -> Any:
-    """AP of (gold, vote share) rows, shape (..., n, 2), one value per stack of rows (a float
-    for one (n, 2) sample); NaN without a positive pair (AP is undefined there). scikit-learn's
-    AP of each resample, all resamples at once (:func:`scoring.kernels.average_precision_rows`).
+    """AP of (gold, vote share) rows, one value per stack of rows.
+
+    scikit-learn's AP of each resample, all resamples at once
+    (:func:`scoring.kernels.average_precision_rows`).
+
+    Args:
+        rows: (gold, vote share) records, shape (..., n, 2).
+
+    Returns:
+        One AP per stack (a float for one (n, 2) sample); NaN without a positive pair (AP is
+        undefined there).
     """
     n = rows.shape[-2]
     flat = rows.reshape(-1, n, 2)
@@ -216,6 +264,16 @@ def expected_random_ap(n_positive: int, n_items: int) -> float:
 
     The k-th position is relevant with probability R/N and then holds on average
     1 + (k-1)(R-1)/(N-1) relevant items in the top k, so E[AP] = (H_N + (R-1)/(N-1)(N-H_N))/N.
+
+    Args:
+        n_positive: R, the relevant items.
+        n_items: N, all items.
+
+    Returns:
+        E[AP].
+
+    Raises:
+        InvalidInputError: not 1 ≤ R ≤ N.
     """
     if not 1 <= n_positive <= n_items:
         raise InvalidInputError(f"need 1 <= n_positive <= n_items, got {n_positive}, {n_items}")
@@ -226,7 +284,18 @@ def expected_random_ap(n_positive: int, n_items: int) -> float:
 
 
 def chance_levels(gold: Mapping[Hashable, Any]) -> dict[str, float]:
-    """Chance levels of a subset: coin-flip and majority-class accuracy, random AP."""
+    """Chance levels of a subset: coin-flip and majority-class accuracy, random AP.
+
+    Args:
+        gold: ``{pair: 0/1}``.
+
+    Returns:
+        ``accuracy`` (0.5), ``accuracy_majority_class``, ``ap`` (NaN without a positive pair)
+        and ``positive_share``.
+
+    Raises:
+        InvalidInputError: no pairs, or a gold value that is not 0/1.
+    """
     g = {item: _binary(v, f"gold[{item!r}]") for item, v in gold.items()}
     n, r = len(g), sum(g.values())
     if not n:

@@ -1,5 +1,7 @@
-"""Reranking: HUME's human score (AP of binary marks per query, mean over queries per
-annotator, then the mean over annotators)."""
+"""Reranking: HUME's human score, the mean over annotators of each one's MAP.
+
+Per annotator, AP of their binary marks per query, then the mean over queries.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +13,11 @@ from scoring.aggregation.common import Answers, collect, mean_over_annotators, r
 from scoring.errors import DegenerateInputError, InvalidInputError
 from scoring.records import Score
 from scoring.validation import choose
+
+__all__ = [
+    "TIES_FOR_AP_METHOD",
+    "human_reranking",
+]
 
 #: Tie rule for MRR/nDCG that goes with each AP method: HUME's script ranked marks in their given
 #: order (``np.argsort(-marks)``, assumed stable), trec_eval by id descending.
@@ -28,13 +35,28 @@ def human_reranking(
     k: int = 10,
     ties: str | None = None,
 ) -> Score:
-    """Per annotator: AP of their binary marks per query, mean over queries; then mean over
-    annotators. MRR@k and nDCG@k are aggregated the same way into ``details``.
+    """Per annotator: AP of their binary marks per query, mean over queries; then over annotators.
 
-    ``gold`` is {query: {candidate: 0/1}}; its candidate order is the ranking order of tied
-    marks. ``ties`` (MRR/nDCG only) defaults to the rule that goes with ``ap_method``
-    (:data:`TIES_FOR_AP_METHOD`). A query is used for an annotator only if they marked every
+    MRR@k and nDCG@k are aggregated the same way into ``details``. ``gold``'s candidate order is
+    the ranking order of tied marks. A query is used for an annotator only if they marked every
     candidate; queries without a relevant candidate are skipped, as mteb does.
+
+    Args:
+        gold: ``{query: {candidate: 0/1}}``.
+        answers: ``{annotator: {query: {candidate: mark}}}``; ``None`` is no answer.
+        ap_method: one of :data:`scoring.metrics.AP_METHODS`.
+        k: the cut-off of MRR and nDCG.
+        ties: the tie rule of MRR/nDCG; defaults to the rule that goes with ``ap_method``
+            (:data:`TIES_FOR_AP_METHOD`).
+
+    Returns:
+        The mean AP over annotators.
+
+    Raises:
+        InvalidInputError: an unknown method or tie rule, malformed gold or marks, or a candidate
+            not in gold.
+        DegenerateInputError: no annotator answered, or no annotated query has a relevant
+            candidate.
     """
     choose(ap_method, metrics.AP_METHODS, "average-precision method")
     tie_rule = TIES_FOR_AP_METHOD[ap_method] if ties is None else ties

@@ -12,6 +12,10 @@ from scoring.aggregation.common import Answers, collect, rater_error
 from scoring.errors import DegenerateInputError, InvalidInputError
 from scoring.records import Score
 
+__all__ = [
+    "human_sts",
+]
+
 
 def _rating(rater: str, item: Hashable, value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
@@ -27,6 +31,18 @@ def human_sts(gold: Mapping[Hashable, float], answers: Answers) -> Score:
     An annotator whose own Spearman is undefined (constant ratings) is left out of
     ``per_rater`` and named in ``details["degenerate_raters"]``; the pooled score still counts
     their ratings.
+
+    Args:
+        gold: ``{pair: gold score}``.
+        answers: ``{annotator: {item: answer}}``; ``None`` is no answer.
+
+    Returns:
+        Spearman ρ of the mean ratings against gold, Pearson in ``details``.
+
+    Raises:
+        InvalidInputError: empty or malformed gold or answers, an item not in gold, an
+            annotator named twice, or an answer the metric cannot read (the annotator named).
+        DegenerateInputError: no annotator answered any gold item.
     """
     col = collect(gold, answers)
     ratings = {

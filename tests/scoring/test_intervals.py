@@ -316,7 +316,7 @@ def _rho_loop(x: np.ndarray) -> float:
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_vectorized_spearman_is_bit_identical_to_the_loop(seed: int) -> None:
-    from scoring.intervals import spearman_of_resamples as _spearman_of_resamples
+    from scoring.kernels import spearman_of_resamples as _spearman_of_resamples
 
     rng = np.random.default_rng(seed)
     gold = rng.integers(0, 6, size=12).astype(float)  # ties, as STS gold scores have
@@ -406,7 +406,7 @@ def test_scipy_bootstrap_agrees_on_regular_data_and_fails_where_we_fall_back() -
     ours = bootstrap(hits, lambda x: np.mean(x, axis=-1), n_resamples=2000, vectorized=True)
     assert (ours.low, ours.high, ours.method) == (1.0, 1.0, "bootstrap:percentile")
     # And one Spearman resample with constant ratings makes scipy's whole interval NaN.
-    from scoring.intervals import spearman_of_resamples as _spearman_of_resamples
+    from scoring.kernels import spearman_of_resamples as _spearman_of_resamples
 
     x, y = np.array([1.0] * 8 + [2.0, 3.0]), np.arange(10.0)
     with warnings.catch_warnings():

@@ -20,7 +20,9 @@ from scipy import stats
 from sklearn import metrics as skm
 
 from scoring import agreement, intervals, kernels, metrics
+from scoring.agreement._krippendorff import _delta2
 from scoring.errors import InvalidInputError
+from scoring.records import Agreement
 
 TOL = 1e-12
 
@@ -290,7 +292,7 @@ def _ratings(seed: int, raters: int, labels: int) -> dict[str, dict[str, int]]:
     }
 
 
-def _dicts(items: list[agreement.Agreement]) -> list[dict[str, Any]]:
+def _dicts(items: list[Agreement]) -> list[dict[str, Any]]:
     return [a.to_dict() for a in items]
 
 
@@ -327,7 +329,7 @@ def _alpha_loop(units: list[list[Any]], level: str) -> float:
         coincidence += (np.outer(counts, counts) - np.diag(counts)) / (len(vals) - 1)
     marginals = coincidence.sum(axis=1)
     n = float(marginals.sum())
-    d2 = agreement._delta2(domain, marginals, level)
+    d2 = _delta2(domain, marginals, level)
     observed = float((coincidence * d2).sum())
     expected = float((np.outer(marginals, marginals) * d2).sum())
     return 1.0 - (n - 1.0) * observed / expected
@@ -355,19 +357,19 @@ def test_spearman_of_codes_is_spearman_of_resamples(seed: int) -> None:
     rng = np.random.default_rng(seed)
     n = int(rng.integers(3, 45))
     pairs = np.column_stack([rng.integers(0, 26, n) / 5, rng.integers(0, 4, n) / 2])
-    codes = intervals.rank_codes(pairs)
+    codes = kernels.rank_codes(pairs)
     draws = rng.integers(0, n, size=(400, n))  # includes constant resamples when n is small
     assert np.array_equal(
-        intervals.spearman_of_codes(codes[draws]),
-        intervals.spearman_of_resamples(pairs[draws]),
+        kernels.spearman_of_codes(codes[draws]),
+        kernels.spearman_of_resamples(pairs[draws]),
         equal_nan=True,
     )
     assert list(np.unique(codes[:, 0])) == list(range(len(np.unique(pairs[:, 0]))))
     one, other = (
         intervals.bootstrap(r, s, n_resamples=300, seed=seed, vectorized=True)
         for r, s in (
-            (codes, intervals.spearman_of_codes),
-            (pairs, intervals.spearman_of_resamples),
+            (codes, kernels.spearman_of_codes),
+            (pairs, kernels.spearman_of_resamples),
         )
     )
     assert (one.estimate, one.low, one.high, one.method) == (

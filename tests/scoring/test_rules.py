@@ -15,7 +15,7 @@ import pytest
 
 from hume_sync import task_types
 from hume_sync.report.model import known_types
-from scoring import agreement
+from scoring.agreement._human_machine import _HM_STATS
 from scoring.records import Interval, Score
 from scoring.rules import ScoringRules, items_by_bootstrap_scaling
 from scoring.subset_report import SubsetInput, evaluate_subset
@@ -50,7 +50,7 @@ def test_type_implements_scoring_rules_fully(name: str) -> None:
     assert isinstance(t.score_mteb_main_name, str) and t.score_mteb_main_name
     assert isinstance(t.score_annotator_method, str) and t.score_annotator_method
     assert isinstance(t.score_headline_agreement, str) and t.score_headline_agreement
-    assert t.score_human_machine_statistic in agreement._HM_STATS
+    assert t.score_human_machine_statistic in _HM_STATS
 
 
 def test_every_member_is_prefixed() -> None:

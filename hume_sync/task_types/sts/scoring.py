@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from scoring import agreement, intervals
+from scoring import agreement, intervals, kernels
 from scoring.aggregation import sts as aggregation
 from scoring.records import Agreement, Interval, Score
 from scoring.rules import ItemAlignment, PerItem, ScoringRules
@@ -82,10 +82,10 @@ class STSScoring(ScoringRules):
         """A pair's mean rating is fixed, so Spearman is taken over resampled
         (gold, mean rating) pairs (NaN for a resample constant on either side). Spearman depends
         only on the order, so the records are each side's dense rank codes
-        (:func:`scoring.intervals.rank_codes`), which the statistic counts instead of sorting."""
+        (:func:`scoring.kernels.rank_codes`), which the statistic counts instead of sorting."""
         means = score.details.get("mean_ratings") or {}
         pairs = np.array([(float(gold[i]), float(m)) for i, m in means.items()]).reshape(-1, 2)
-        return intervals.rank_codes(pairs), intervals.spearman_of_codes
+        return kernels.rank_codes(pairs), kernels.spearman_of_codes
 
     def score_items_for_target(
         self, score: Score, bootstrap: Interval | None, target: float
