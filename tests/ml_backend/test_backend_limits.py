@@ -19,7 +19,7 @@ import pytest
 import yaml
 
 from hume_sync.cli import main
-from hume_sync.commands.backend import create_backend_app, read_events
+from hume_sync.workflow.backend import create_backend_app, read_events
 from tests._paths import REPO_ROOT
 
 DEMO = REPO_ROOT / "hume_sync" / "demo_data"
