@@ -42,9 +42,9 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import yaml  # noqa: E402
 from export import hume_size_spec  # noqa: E402
 
-from hume_sync.commands.init import init_from_spec  # noqa: E402
 from hume_sync.store import PredictionRecord, Store, gold  # noqa: E402
 from hume_sync.study.spec import load_spec  # noqa: E402
+from hume_sync.workflow.init import init_from_spec  # noqa: E402
 from tests.task_type_examples import examples  # noqa: E402
 
 VERSIONS = ("emb:bench/oracle", "llm:bench-oracle")
@@ -178,7 +178,7 @@ def load(port: int, tasks: list[dict[str, Any]], clients: int, seconds: float) -
 def source_cost(study: Path, tasks: list[dict[str, Any]], n: int = 2000) -> tuple[float, float]:
     """Median seconds of ``StudySource.predict`` for one task, in this process (no HTTP): on a
     task's first request (its Label Studio predictions are made) and on a later one."""
-    from hume_sync.commands.backend import StudySource
+    from hume_sync.workflow.backend import StudySource
 
     source = StudySource(study)
     rng = random.Random(0)

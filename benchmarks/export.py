@@ -9,7 +9,7 @@ first untimed round), it alternates N times:
 
 - *load*: open the store and read every row export reads (subsets, instances, gold, annotations,
   predictions, meta), decoded;
-- *export*: :func:`hume_sync.commands.export.export_study` into a fresh folder (scores with BCa
+- *export*: :func:`hume_sync.workflow.export.export_study` into a fresh folder (scores with BCa
   bootstrap intervals, report.md, report.html, scores.csv/json, MTEB result files);
 
 and prints the medians, the median of the per-round ratios export / load (goal <= 1.5), and the
@@ -34,11 +34,11 @@ sys.path.insert(0, str(ROOT))
 
 import yaml  # noqa: E402
 
-from hume_sync.commands.export import export_study  # noqa: E402
-from hume_sync.commands.init import init_from_spec  # noqa: E402
 from hume_sync.report.model import subset_inputs  # noqa: E402
 from hume_sync.store import AnnotationRecord, PredictionRecord, Store, gold  # noqa: E402
 from hume_sync.study.spec import load_spec  # noqa: E402
+from hume_sync.workflow.export import export_study  # noqa: E402
+from hume_sync.workflow.init import init_from_spec  # noqa: E402
 from tests.task_type_examples import examples  # noqa: E402
 
 SOURCE = ROOT / "tests" / "data" / "source"

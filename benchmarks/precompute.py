@@ -46,10 +46,10 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from hume_sync.commands.init import init_from_spec  # noqa: E402
-from hume_sync.commands.predict import build_jobs, predict_study  # noqa: E402
 from hume_sync.store import Store  # noqa: E402
 from hume_sync.study.spec import parse_spec  # noqa: E402
+from hume_sync.workflow.init import init_from_spec  # noqa: E402
+from hume_sync.workflow.predict import build_jobs, predict_study  # noqa: E402
 from ml_backend.embedding_cache import length_key, variant_key  # noqa: E402
 from ml_backend.encoders import load_encoder  # noqa: E402
 from ml_backend.predict import encode_requests  # noqa: E402

@@ -30,17 +30,17 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import _server  # noqa: E402
 
 from hume_sync import task_types  # noqa: E402
-from hume_sync.commands.init import init_from_spec  # noqa: E402
-from hume_sync.commands.pull import pull_study  # noqa: E402
-from hume_sync.commands.setup import (  # noqa: E402
+from hume_sync.labelstudio.client import LabelStudioClient  # noqa: E402
+from hume_sync.store import Store  # noqa: E402
+from hume_sync.study.spec import load_spec  # noqa: E402
+from hume_sync.workflow.init import init_from_spec  # noqa: E402
+from hume_sync.workflow.pull import pull_study  # noqa: E402
+from hume_sync.workflow.setup import (  # noqa: E402
     project_marker,
     project_title,
     render_subset_config,
     setup_study,
 )
-from hume_sync.labelstudio.client import LabelStudioClient  # noqa: E402
-from hume_sync.store import Store  # noqa: E402
-from hume_sync.study.spec import load_spec  # noqa: E402
 
 LABELS = ["contradiction", "entailment", "neutral"]
 SICK = ROOT / "tests" / "data" / "source" / "SICK_test_annotated.txt"

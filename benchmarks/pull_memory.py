@@ -39,7 +39,7 @@ from hume_sync.labelstudio import servers as ls_servers  # noqa: E402
 from hume_sync.labelstudio.client import LabelStudioClient  # noqa: E402
 
 IDLE_IMPORTS = (
-    "import hume_sync.cli, hume_sync.commands.pull, hume_sync.labelstudio.servers, "
+    "import hume_sync.cli, hume_sync.workflow.pull, hume_sync.labelstudio.servers, "
     "hume_sync.labelstudio.client, label_studio_sdk, ijson"
 )
 MIB = 1024 * 1024

@@ -37,9 +37,9 @@ import _server  # noqa: E402
 from pull import make_study  # noqa: E402
 
 from hume_sync import task_types  # noqa: E402
-from hume_sync.commands.setup import render_subset_config, setup_study  # noqa: E402
 from hume_sync.labelstudio.client import LabelStudioClient  # noqa: E402
 from hume_sync.store import Store  # noqa: E402
+from hume_sync.workflow.setup import render_subset_config, setup_study  # noqa: E402
 
 
 def time_hume(client: LabelStudioClient, study: Path, scratch: Path) -> tuple[float, float, int]:

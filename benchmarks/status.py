@@ -30,9 +30,9 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import _server  # noqa: E402
 from pull import import_annotated, make_study  # noqa: E402
 
-from hume_sync.commands.status import study_status  # noqa: E402
 from hume_sync.labelstudio.client import LabelStudioClient  # noqa: E402
 from hume_sync.store import Store  # noqa: E402
+from hume_sync.workflow.status import study_status  # noqa: E402
 
 
 def time_status(client: LabelStudioClient, study: Path, n: int) -> float:

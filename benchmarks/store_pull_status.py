@@ -65,8 +65,8 @@ class FakeLabelStudio:
 
 def build(study: Path, n: int) -> dict[str, FakeLabelStudio]:
     from hume_sync import task_types
-    from hume_sync.commands.setup import render_subset_config
     from hume_sync.store import Store, SubsetPlan, apply_plans, dumps
+    from hume_sync.workflow.setup import render_subset_config
 
     sts = task_types.get("sts")
     hids = [f"{KEY}/{i}" for i in range(n)]
@@ -112,9 +112,9 @@ def build(study: Path, n: int) -> dict[str, FakeLabelStudio]:
 
 def run_once(n: int) -> dict[str, float]:
     """Seconds of each phase in this process's tree (what ``--against`` runs in each tree)."""
-    from hume_sync.commands.pull import pull_study
-    from hume_sync.commands.status import study_status
     from hume_sync.store import Store
+    from hume_sync.workflow.pull import pull_study
+    from hume_sync.workflow.status import study_status
 
     with tempfile.TemporaryDirectory() as tmp:
         study = Path(tmp) / "study"

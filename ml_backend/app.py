@@ -9,7 +9,7 @@ import without ``redis``) and the current one is not on PyPI. The protocol is sm
   task, in order; each item is the *list* of predictions for that task (one per model);
 - ``POST /webhook`` annotation events → 201.
 
-The app computes nothing: a :class:`PredictionSource` (for a study: ``hume_sync.commands.backend``'s
+The app computes nothing: a :class:`PredictionSource` (for a study: ``hume_sync.workflow.backend``'s
 ``StudySource``) says which predictions may be shown. While the study is open it answers an
 empty list for every task, so Label Studio stores nothing. No model is loaded here; answers are
 made once by ``hume-sync predict``.

@@ -1,6 +1,6 @@
 """Stored model answers → Label Studio predictions, for managers to compare in the Data Manager.
 
-Pure translation (no store, no server): ``hume_sync.commands.reveal`` and the ML backend app share
+Pure translation (no store, no server): ``hume_sync.workflow.reveal`` and the ML backend app share
 it, so a prediction looks the same whichever way it reached Label Studio. Functions take the task
 type object, which implements :class:`RevealedInterface` (its Label Studio interface plus how an
 embedding model's raw output is shown in it); nothing here branches on a type's name.

@@ -85,10 +85,17 @@ def test_help_imports_nothing_heavy(argv: tuple[str, ...]) -> None:
 
 
 def test_help_reads_no_store_and_no_step() -> None:
+    """The list of commands is read (each command module: its name, help and arguments), and
+    nothing else of ours: no store, no step of ``hume_sync.workflow``, no Label Studio code."""
+    from hume_sync.commands import COMMANDS
+
     code, loaded = _loaded("main", "--help", full=True)
     assert code == 0
     ours = sorted(m for m in loaded if m.startswith(("hume_sync.", "scoring.", "ml_backend")))
-    assert ours == ["hume_sync.cli", "hume_sync.errors", "scoring.errors"]
+    commands = sorted(c.__name__ for c in COMMANDS)  # the modules themselves
+    assert ours == sorted(
+        ["hume_sync.cli", "hume_sync.commands", *commands, "hume_sync.errors", "scoring.errors"]
+    )
 
 
 def test_importing_the_cli_imports_nothing_heavy() -> None:

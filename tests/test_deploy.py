@@ -17,8 +17,8 @@ import pytest
 import yaml
 
 from hume_sync.cli import main
-from hume_sync.commands import deploy
 from hume_sync.store import Store
+from hume_sync.workflow import deploy
 
 ROOT = Path(__file__).resolve().parents[1]
 EMAILS = [f"person{i}@lab.org" for i in range(1, 7)]
@@ -91,7 +91,7 @@ def read_by_label_studio(key: str, names: set[str]) -> bool:
 
 
 #: What the ML backend container runs: the backend app, its health check, its models.
-BACKEND_CODE = (ROOT / "ml_backend", ROOT / "hume_sync" / "commands" / "backend.py")
+BACKEND_CODE = (ROOT / "ml_backend", ROOT / "hume_sync" / "workflow" / "backend.py")
 
 
 def compose_schema() -> dict:
@@ -143,7 +143,7 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
 
 
 def test_the_committed_compose_file_is_what_the_generator_writes():
-    """Regenerate with `python -m hume_sync.commands.deploy` after changing the generator."""
+    """Regenerate with `python -m hume_sync.workflow.deploy` after changing the generator."""
     slots = deploy.example_roster()
     expected = deploy.render_compose(slots, ".", generated_by=deploy.REPOSITORY_COMMAND)
     assert (ROOT / "docker-compose.yml").read_text() == expected

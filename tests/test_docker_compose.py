@@ -50,7 +50,7 @@ def test_no_secret_in_the_file():
 
 def test_every_label_studio_has_its_own_database_on_the_postgres_service():
     pg = env("postgres")
-    init = ROOT / "deploy" / "postgres-databases.sql"  # written by hume_sync/commands/deploy.py
+    init = ROOT / "deploy" / "postgres-databases.sql"  # written by hume_sync/workflow/deploy.py
     mounts = [v for v in SERVICES["postgres"]["volumes"] if "/docker-entrypoint-initdb.d/" in v]
     assert [m.split(":")[0] for m in mounts] == ["./" + str(init.relative_to(ROOT))]
     created = re.findall(r"^CREATE DATABASE (\w+) OWNER (\w+);$", init.read_text(), re.M)
@@ -70,7 +70,7 @@ def test_every_label_studio_has_its_own_database_on_the_postgres_service():
 
 
 def test_ml_backend_environment_is_what_the_code_reads():
-    from hume_sync.commands.backend import STUDY_DIR_ENV
+    from hume_sync.workflow.backend import STUDY_DIR_ENV
     from ml_backend.app import AUTH_PASSWORD_ENV, AUTH_USER_ENV
 
     ml = env("ml-backend")
@@ -132,7 +132,7 @@ def test_ml_backend_healthcheck_authenticates_against_a_real_app(tmp_path, monke
 
     from werkzeug.serving import make_server
 
-    from hume_sync.commands.backend import create_backend_app
+    from hume_sync.workflow.backend import create_backend_app
     from ml_backend import healthcheck
 
     assert SERVICES["ml-backend"]["healthcheck"]["test"][1:] == [

@@ -4,9 +4,11 @@
 higher one (nor names it in a string for a late import), so each can be used and tested alone.
 
 Inside ``hume_sync`` the same holds between its folders and top-level modules
-(:data:`HUME_SYNC_LAYERS`): the commands sit above the report, which reads what a command wrote
-through the shared rules (``hume_sync/rules``) and never imports a command; the registry of task
-types sits above the study code it plugs into.
+(:data:`HUME_SYNC_LAYERS`): the commands sit above the steps they run (``hume_sync/workflow``),
+which sit above the report; the report reads what a step wrote through the shared rules
+(``hume_sync/rules``) and never imports a step or a command; the registry of task types sits
+above the study code it plugs into. Inside ``hume_sync/commands`` no command module imports
+another: what two commands share lives in ``workflow``.
 """
 
 from __future__ import annotations
@@ -22,12 +24,13 @@ LAYERS = ("scoring", "label_studio_configs", "ml_backend", "hume_sync")
 #: rows, never from its own row nor a higher one. A new folder or module gets a row here.
 HUME_SYNC_LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors",),
-    ("store_errors", "file_modes", "progress", "study_lock"),
+    ("file_modes", "progress", "study_lock"),
     ("store",),
     ("sealing", "study"),
     ("task_types",),
     ("rules", "labelstudio"),
     ("report",),
+    ("workflow",),
     ("commands",),
     ("cli",),
 )
@@ -105,7 +108,7 @@ def test_the_graph_sees_imports() -> None:
     assert "scoring.agreement" in graph["scoring.subset_report"]
     assert any(t.startswith("hume_sync.store") for t in graph["hume_sync.cli"])
     edges = _unit_edges()
-    assert ("hume_sync.commands.dashboard", "hume_sync.report.dashboard_html") in edges
+    assert ("hume_sync.workflow.dashboard", "hume_sync.report.dashboard_html") in edges
     assert ("hume_sync.report.model", "hume_sync.rules.late_answers") in edges
 
 
@@ -125,13 +128,53 @@ def test_hume_sync_folders_import_only_lower_layers() -> None:
 
 
 @pytest.mark.parametrize(
-    ("lower", "higher"), [("report", "commands"), ("rules", "report"), ("rules", "commands")]
+    ("lower", "higher"),
+    [
+        ("report", "commands"),
+        ("report", "workflow"),
+        ("workflow", "commands"),
+        ("rules", "report"),
+        ("rules", "commands"),
+    ],
 )
 def test_named_folders_never_import_the_other(lower: str, higher: str) -> None:
     found = sorted(
         f"{m} imports {t}" for m, t in _unit_edges() if _unit(m) == lower and _unit(t) == higher
     )
     assert found == []
+
+
+def _command_to_command(graph: dict[str, set[str]]) -> list[str]:
+    """Imports from one command module into another one (or into the list of them): each
+    command stands alone, the package's ``__init__`` alone lists them all."""
+    package = "hume_sync.commands"
+    return sorted(
+        f"{m} imports {t}"
+        for m, targets in graph.items()
+        if m.startswith(package + ".")
+        for t in targets
+        if t == package or t.startswith(package + ".")
+    )
+
+
+def test_no_command_module_imports_another() -> None:
+    assert _command_to_command(_graph()) == []
+
+
+def test_the_command_check_sees_an_import_between_commands() -> None:
+    """Edges the commands had before each became one module (status → pull, mirror → setup),
+    and one through the package: each is found, the list's own imports are not."""
+    graph = {
+        "hume_sync.commands": {"hume_sync.commands.status"},
+        "hume_sync.commands.status": {"hume_sync.commands.pull", "hume_sync.store"},
+        "hume_sync.commands.mirror": {"hume_sync.commands.setup", "hume_sync.workflow.pull"},
+        "hume_sync.commands.deploy_kubernetes": {"hume_sync.commands"},
+    }
+    assert _command_to_command(graph) == [
+        "hume_sync.commands.deploy_kubernetes imports hume_sync.commands",
+        "hume_sync.commands.mirror imports hume_sync.commands.setup",
+        "hume_sync.commands.status imports hume_sync.commands.pull",
+    ]
 
 
 def test_lower_layers_never_import_higher_ones() -> None:

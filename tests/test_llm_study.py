@@ -12,8 +12,8 @@ import pytest
 import yaml
 
 from hume_sync.cli import main
-from hume_sync.commands.llm import predict_llm
 from hume_sync.store import AnnotationRecord, Store, gold
+from hume_sync.workflow.llm import predict_llm
 from ml_backend.llm import OpenAICompatibleClient, RetryPolicy
 from tests._paths import SOURCE_DATA
 

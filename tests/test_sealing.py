@@ -20,10 +20,10 @@ import pytest
 import yaml
 
 from hume_sync.cli import main
-from hume_sync.commands.llm import predict_llm
-from hume_sync.commands.predict import predict_study
 from hume_sync.sealing import canonical_json, check_study, record_commitment
 from hume_sync.store import MIGRATIONS, SCHEMA_VERSION, AnnotationRecord, PredictionRecord, Store
+from hume_sync.workflow.llm import predict_llm
+from hume_sync.workflow.predict import predict_study
 from ml_backend.llm import OpenAICompatibleClient, RetryPolicy
 from tests._fake_encoder import FakeEncoder
 from tests._paths import SOURCE_DATA
@@ -395,7 +395,7 @@ def test_llm_commitment_covers_answers_and_prompt(tmp_path: Path, monkeypatch, c
     assert code == 0 and f"commitment {c.model_version} sha256:{c.sha256} ok" in out
     # another prompt wording (the instructions) commits differently even with equal answers
     with Store.open(study) as store:
-        from hume_sync.commands.llm import prompt_record
+        from hume_sync.workflow.llm import prompt_record
 
         before = prompt_record(store, llm_client(3, []))
     sql(

@@ -1,208 +1,181 @@
-"""`hume-sync annotators add` and `annotators list`: onboarding annotators, each in a Label
-Studio of their own (the rules they share with ``setup`` and ``status``:
-:mod:`hume_sync.labelstudio.annotators`).
-
-``add`` registers an email in the study with their languages and a slot: their own server
-(embedded, or the team's at ``--url``), checked to hold no one else's account, and an account
-made through the server's sign-up form with a generated password written to a 0600 file, never
-printed. Registering the same email again only updates the languages. An email removed from
-the study (``annotators remove``) is refused: its slot's answers stay, and a returning person
-gets a new slot under another address.
-"""
+"""`hume-sync annotators add|list|remove`: the study's annotators, each with a Label Studio of
+their own. ``add`` and ``remove`` write the study (their action parsers say so, for the
+dispatcher's lock); ``list`` only reads it."""
 
 from __future__ import annotations
 
-import os
-import secrets
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+import argparse
 
-from hume_sync.errors import AnnotatorError
-from hume_sync.labelstudio import servers as ls_servers
-from hume_sync.labelstudio import urls
-from hume_sync.labelstudio.annotators import (
-    EMAIL_RE,
-    check_private_server,
-    logins_path,
-    plan_seats,
-    study_languages,
-    write_login,
+NAME = "annotators"
+HELP = "register annotators, each with a Label Studio of their own"
+DESCRIPTION: str | None = (
+    "Register the annotators of a study. Each gets a Label Studio server of "
+    "their own (embedded, or --url), an account with a generated password written to a "
+    "0600 file, and the subsets of their languages at the next 'hume-sync setup'."
 )
-from hume_sync.labelstudio.client import LabelStudioClient
-from hume_sync.store import AnnotatorRow, Store
+WRITES_STUDY = False  # `list`; `add` and `remove` set it on their own parsers
+CREATES_STUDY = False
 
 
-@dataclass
-class AddResult:
-    annotator: AnnotatorRow
-    registered: bool  # new in this study
-    languages_changed: bool
-    account_created: bool
-    server_started: bool
-    login_file: Path | None
-    token: str | None = field(default=None, repr=False)  # the new account's API token
-    unused_languages: tuple[str, ...] = ()  # asked for, but no subset of the study is in them
+def positive_seconds(text: str) -> float:
+    """An argparse type: a number of seconds above 0 (and finite)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"not a number of seconds above 0: {text!r}")
+    return value
 
 
-def _connect(
-    email: str,
-    url: str | None,
-    port: int | None,
-    base: Path | None,
-    start_timeout: float | None = None,
-) -> tuple[LabelStudioClient, bool]:
-    """The annotator's server: an embedded one (started if needed) or the one at ``url``."""
-    if url is None:
-        data_dir = ls_servers.annotator_home(email, base) / "label-studio"
-        info = ls_servers.start_embedded(data_dir, port, timeout=start_timeout)
-        return LabelStudioClient(info.url, info.token), not info.already_running
-    urls.checked(url, "--url")
-    client = LabelStudioClient(url.rstrip("/"), _admin_token(url))
-    client.whoami()  # a wrong token or URL fails here, before anything is written
-    return client, False
-
-
-def _admin_token(url: str) -> str:
-    token = os.environ.get("LABEL_STUDIO_API_KEY", "").strip()
-    if not token:
-        raise AnnotatorError(
-            f"give the admin API token of {url} in LABEL_STUDIO_API_KEY (never on the command line)"
-        )
-    return token
-
-
-def _unused_languages(store: Store, languages: tuple[str, ...] | None) -> tuple[str, ...]:
-    """The asked languages no subset of the study is in; all of them: refused (a slot with no
-    subset is a typo, not a plan), before any server is started."""
-    if not languages:
-        return ()
-    in_study = study_languages(store)
-    unused = tuple(x for x in languages if x not in in_study)
-    if len(unused) == len(languages):
-        raise AnnotatorError(
-            f"--languages {','.join(languages)}: the study has no subset in "
-            f"{'that language' if len(unused) == 1 else 'these languages'} "
-            f"(its languages: {', '.join(in_study) or 'none'}); nothing registered"
-        )
-    return unused
-
-
-def add_annotator(
-    store: Store,
-    email: str,
-    languages: tuple[str, ...] | None = None,
-    *,
-    url: str | None = None,
-    port: int | None = None,
-    base: Path | None = None,
-    start_timeout: float | None = None,
-) -> AddResult:
-    """Register ``email`` in the study with their own Label Studio; idempotent.
-
-    ``start_timeout``: seconds a new embedded server may take to answer
-    (default: ``server.start_timeout()``).
-
-    ``languages`` defaults to every language of the study. Registering the same email again
-    only updates the languages (projects already made stay).
-    """
-    email = email.strip()
-    if not EMAIL_RE.match(email):
-        raise AnnotatorError(f"not an email address: {email!r}")
-    unused = _unused_languages(store, languages)
-    langs = languages or study_languages(store)
-    known = next((a for a in store.annotators() if a.email.lower() == email.lower()), None)
-    if known is not None and known.retired_at is not None:
-        raise AnnotatorError(
-            f"{email} was removed from this study ({known.retired_at}, slot {known.slot}): "
-            "their answers stay and count; someone who comes back joins under another email"
-        )
-    if known is not None and url is not None and url.rstrip("/") != known.ls_url:
-        raise AnnotatorError(
-            f"{email} is already slot {known.slot} with the Label Studio at {known.ls_url}"
-        )
-    if known is None:
-        client, started = _connect(email, url, port, base, start_timeout)
-    else:  # already set up: its server must answer (embedded ones: 'hume-sync up')
-        client, started = ls_servers.client_for(known.ls_url), False
-        client.whoami()
-    check_private_server(client, email)
-    if known is None and url is not None:  # only a server that passed the check is kept
-        ls_servers.remember(client.url, token=_admin_token(url))
-    user_id = next(
-        (uid for uid, e in client.user_emails().items() if e.lower() == email.lower()), None
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    actions = parser.add_subparsers(dest="annotators_command", required=True, metavar="ACTION")
+    add = actions.add_parser("add", help="register an annotator (idempotent)")
+    add.add_argument("study_dir", metavar="STUDY_DIR")
+    add.add_argument("email", metavar="EMAIL")
+    add.add_argument(
+        "--languages",
+        metavar="CODES",
+        help="languages they annotate, e.g. eng,dan (default: every language of the study)",
     )
-    token = login = None
-    if user_id is None:
-        password = secrets.token_urlsafe(18)
-        # On disk (0600) before the account exists: a run killed right after the sign-up
-        # leaves a login that works, never an account whose password nobody knows.
-        login = write_login(email, client.url, password, base)
-        user_id, token = client.sign_up_user(email, password)
-    elif logins_path(email, base).is_file():
-        login = logins_path(email, base)
-    if known is None:
-        row = store.add_annotator(email, langs, client.url, user_id)
-        changed = False
+    add.add_argument(
+        "--url",
+        help="a Label Studio the team runs for this annotator (admin token in "
+        "LABEL_STUDIO_API_KEY); default: an embedded one under $HUME_HOME/annotators",
+    )
+    add.add_argument("--port", type=int, help="port of a new embedded server (default: free)")
+    add.add_argument(
+        "--start-timeout",
+        type=positive_seconds,
+        metavar="SECONDS",
+        help="how long a new embedded server may take to answer (default: "
+        "$HUME_LS_START_TIMEOUT, else 240)",
+    )
+    add.set_defaults(action=_add, writes_study=True)
+    listing = actions.add_parser("list", help="the study's annotators, their servers and subsets")
+    listing.add_argument("study_dir", metavar="STUDY_DIR")
+    listing.add_argument("--json", action="store_true", help="machine-readable output")
+    listing.set_defaults(action=_list)
+    remove = actions.add_parser(
+        "remove",
+        help="retire an annotator: answers kept, open seats handed over, server stopped",
+        description="Retire an annotator mid-study: their projects are pulled one last time and "
+        "their answers stay in the study and count; the subsets they finished stay theirs, the "
+        "others go to the next annotator who speaks the language (created at the next setup) "
+        "or are listed as open; their embedded Label Studio is stopped, its folder kept.",
+    )
+    remove.add_argument("study_dir", metavar="STUDY_DIR")
+    remove.add_argument("email", metavar="EMAIL")
+    remove.add_argument(
+        "--no-pull",
+        action="store_true",
+        help="do not pull their projects first (their server is gone for good)",
+    )
+    remove.add_argument(
+        "--delete-server",
+        action="store_true",
+        help="also delete their embedded Label Studio's folder (their answers stay in the study)",
+    )
+    remove.set_defaults(action=_remove, writes_study=True)
+
+
+def run(args: argparse.Namespace) -> int:
+    return int(args.action(args))
+
+
+def _add(args: argparse.Namespace) -> int:
+    from hume_sync.labelstudio.annotators import parse_languages
+    from hume_sync.workflow.annotators import add_annotator
+    from hume_sync.workflow.cli_support import study_store
+
+    with study_store(args.study_dir) as store:
+        langs = parse_languages(args.languages) if args.languages else None
+        result = add_annotator(
+            store,
+            args.email,
+            langs,
+            url=args.url,
+            port=args.port,
+            start_timeout=args.start_timeout,
+        )
+    a = result.annotator
+    what = "registered" if result.registered else "already registered"
+    print(f"{a.email}: {what} as slot {a.slot} ({a.key}), languages {', '.join(a.languages)}")
+    state = "started" if result.server_started else "running"
+    print(f"  Label Studio of their own: {a.ls_url} ({state})")
+    if result.unused_languages:
+        print(f"  note: no subset of the study is in {', '.join(result.unused_languages)}")
+    if result.account_created:
+        print(f"  account created; login (email and password) in {result.login_file} (mode 0600)")
+    elif result.login_file:
+        print(f"  account exists; login in {result.login_file}")
     else:
-        changed = store.set_annotator_languages(known.slot, langs) > 0
-        row = store.annotator(known.slot)
-    return AddResult(
-        annotator=row,
-        registered=known is None,
-        languages_changed=changed,
-        account_created=token is not None,
-        server_started=started,
-        login_file=login,
-        token=token,
-        unused_languages=unused,
+        print("  account exists on that server (its password was not changed)")
+    print(f"run 'hume-sync setup {args.study_dir}' to create their projects")
+    return 0
+
+
+def _list(args: argparse.Namespace) -> int:
+    from hume_sync.workflow.annotators import annotator_report, render_list
+    from hume_sync.workflow.cli_support import print_json, study_store
+
+    with study_store(args.study_dir) as store:
+        records = annotator_report(store)
+    if args.json:
+        print_json({"annotators": records})
+    else:
+        print(render_list(records))
+    return 0
+
+
+def _remove(args: argparse.Namespace) -> int:
+    from hume_sync.workflow.annotators_remove import remove_annotator
+    from hume_sync.workflow.cli_support import clients, study_store
+
+    with study_store(args.study_dir) as store:
+        r = remove_annotator(
+            store,
+            args.email,
+            clients(),
+            pull=not args.no_pull,
+            delete_server=args.delete_server,
+            study_dir=args.study_dir,
+        )
+    a = r.annotator
+    if r.already:
+        print(
+            f"{a.email} was already removed at {a.retired_at} (slot {a.slot}): nothing changed; "
+            f"{r.answers_kept} valid answer(s) of theirs stay in the study and count"
+            + ("; their Label Studio folder is deleted" if r.deleted else "")
+        )
+        return 0
+    print(
+        f"{a.email}: removed (slot {a.slot}, {a.key}); {r.answers_kept} valid answer(s) of "
+        "theirs stay in the study and count"
     )
-
-
-def annotator_report(store: Store) -> list[dict[str, Any]]:
-    """One record per annotator: slot, email, languages, server, subsets (no secret)."""
-    plan = plan_seats(store)
-    made = {(p.subset_key, p.slot): p for p in store.slot_projects()}
-    out = []
-    for a in store.annotators():
-        subsets = []
-        for key, slots in plan.items():
-            if a.slot in slots:
-                p = made.get((key, a.slot))
-                subsets.append(
-                    {
-                        "subset": key,
-                        "project_id": p.ls_project_id if p else None,
-                        "project_url": f"{a.ls_url}/projects/{p.ls_project_id}/data" if p else None,
-                    }
-                )
-        out.append(
-            {
-                "slot": a.slot,
-                "annotator": a.key,
-                "email": a.email,
-                "languages": list(a.languages),
-                "label_studio": a.ls_url,
-                "ls_user_id": a.ls_user_id,
-                "added_at": a.added_at,
-                "retired_at": a.retired_at,  # annotators remove: only finished seats stay
-                "subsets": subsets,
-            }
+    if r.pulled is not None:
+        print(
+            f"  last pull: {r.pulled.total('added')} added, {r.pulled.total('updated')} "
+            f"updated, {r.pulled.total('deleted')} deleted"
         )
-    return out
-
-
-def render_list(records: list[dict[str, Any]]) -> str:
-    if not records:
-        return "no annotators yet: add them with 'hume-sync annotators add STUDY_DIR EMAIL'"
-    lines = [f"{'slot':>4}  {'email':<32} {'languages':<12} {'Label Studio':<28} subsets"]
-    for r in records:
-        subsets = ", ".join(
-            s["subset"] + ("" if s["project_id"] else " (after setup)") for s in r["subsets"]
+    for key in r.kept_seats:
+        print(f"  {key:<44} finished: stays theirs")
+    for h in r.handed_over:
+        to = (
+            f"goes to slot {h.to.slot} ({h.to.email})"
+            if h.to
+            else (f"open seat: no annotator for {h.language} yet")
         )
-        lines.append(
-            f"{r['slot']:>4}  {r['email'][:32]:<32} {','.join(r['languages'])[:12]:<12} "
-            f"{r['label_studio'][:28]:<28} {subsets or '-'}"
-            + (f"  (removed {r['retired_at']})" if r.get("retired_at") else "")
+        print(f"  {h.subset:<44} {to}")
+    if r.deleted:
+        print(f"  their Label Studio is stopped and its folder {r.data_dir} deleted")
+    elif r.data_dir is not None:
+        print(
+            f"  their Label Studio is stopped; its folder {r.data_dir} is kept ('hume-sync "
+            f"annotators remove {args.study_dir} {a.email} --delete-server' deletes it)"
         )
-    return "\n".join(lines)
+    else:
+        print(f"  their Label Studio at {a.ls_url} is the team's: hume no longer uses it")
+    if any(h.to for h in r.handed_over):
+        print(f"run 'hume-sync setup {args.study_dir}' to create the projects handed over")
+    return 0

@@ -1,39 +1,32 @@
-"""`hume-sync verify STUDY_DIR`: check every model's and LLM's sealing commitment alone.
-
-Recomputes each commitment from the study store and judges its recorded history against the
-first annotation (:func:`hume_sync.sealing.check_study`), printing one line per model (its
-commitment as recomputed now, ``ok`` or the failure) and, indented under it, what changed. The
-command fails (exit 1) when a commitment does not match the stored answers, a sealed answer
-changed after the first annotation, or answers have no commitment; it only reads the study.
-"""
+"""`hume-sync verify`: every model's and LLM's sealing commitment checked against the store."""
 
 from __future__ import annotations
 
-from hume_sync.sealing import SealReport, check_study
-from hume_sync.store import Store
+import argparse
 
-#: Exit status of a study whose sealing does not hold (2 stays for bad input, as everywhere).
-EXIT_SEAL_BROKEN = 1
+NAME = "verify"
+HELP = "check every model's and LLM's sealing commitment against the stored answers"
+DESCRIPTION: str | None = (
+    "Recompute each model's and LLM annotator's commitment (SHA-256 over its "
+    "sealed answers, revision, prompt and the study id) from the study store, print it, "
+    "and say whether it matches the one recorded (and published) before annotation. "
+    "Exits 1 when a commitment does not match, a sealed answer changed after the first "
+    "annotation, or answers have no commitment."
+)
+WRITES_STUDY = False
+CREATES_STUDY = False
 
 
-def verify_store(store: Store) -> SealReport:
-    """The sealing check of an open study store."""
-    return check_study(store)
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("study_dir", metavar="STUDY_DIR")
 
 
-def report_lines(report: SealReport) -> list[str]:
-    """What ``verify`` prints: a heading, then per model its line and what it found."""
-    first = report.first_annotation_at or "none pulled yet"
-    out = [f"study id {report.study_id or '(none)'} ({report.scheme}); first annotation: {first}"]
-    if not report.checks:
-        out.append("no sealed answers and no commitments in this study")
-    for check in report.checks:
-        out.append(check.line())
-        if check.published is not None and check.published != check.recomputed:
-            out.append(
-                f"  published (in force at the first annotation, recorded "
-                f"{check.published_at}): sha256:{check.published}"
-            )
-        out += [f"  {problem}" for problem in check.problems]
-        out += [f"  note: {note}" for note in check.notes]
-    return out
+def run(args: argparse.Namespace) -> int:
+    from hume_sync.workflow.cli_support import study_store
+    from hume_sync.workflow.verify import EXIT_SEAL_BROKEN, report_lines, verify_store
+
+    with study_store(args.study_dir) as store:
+        report = verify_store(store)
+    for line in report_lines(report):
+        print(line)
+    return EXIT_SEAL_BROKEN if report.failed else 0

@@ -1,7 +1,7 @@
 """What an annotator is to Label Studio: a slot's languages and seats, their server's accounts.
 
-The commands that onboard them (``annotators add/list``) are :mod:`hume_sync.commands.annotators`
-and ``annotators remove`` is :mod:`hume_sync.commands.annotators_remove`; this module holds the
+The commands that onboard them (``annotators add/list``) are :mod:`hume_sync.workflow.annotators`
+and ``annotators remove`` is :mod:`hume_sync.workflow.annotators_remove`; this module holds the
 rules those commands, ``setup`` and ``status`` share.
 
 An annotator is registered in a study with the languages they annotate (HUME: two annotators

@@ -2,7 +2,7 @@
 
 Why a model apart from the server and the HTML: the page must show exactly the numbers
 ``hume-sync status --json`` gives, so it carries that dict untouched (computed by
-:func:`hume_sync.commands.status.status_json`, never a second way) and adds only what status
+:func:`hume_sync.workflow.status.status_json`, never a second way) and adds only what status
 does not have, each read from the study store as of the last pull (``pulled_at``, shown on the
 page):
 

@@ -1,4 +1,4 @@
-"""The outputs of `hume-sync export` (:mod:`hume_sync.commands.export`): the score report of a
+"""The outputs of `hume-sync export` (:mod:`hume_sync.workflow.export`): the score report of a
 study, computed by :mod:`scoring` from the store.
 
 Reads gold, the valid human annotations, the LLM annotators' answers and the embedding models'
@@ -15,6 +15,7 @@ import json
 import os
 import tempfile
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -233,8 +234,32 @@ def write_mteb_results(report: StudyReport, root: Path) -> list[Path]:
     return written
 
 
-def write_outputs(report: StudyReport, out_dir: str | Path) -> list[Path]:
-    """Write every output of ``report`` under ``out_dir``; returns the paths."""
+@dataclass(frozen=True)
+class Outputs:
+    """What :func:`write_outputs` wrote, by role: the command prints these, never a count of
+    its own."""
+
+    report_md: Path
+    report_html: Path
+    scores_csv: Path
+    scores_json: Path
+    mteb_dir: Path
+    mteb_files: list[Path]
+
+    @property
+    def paths(self) -> list[Path]:
+        """Every file written."""
+        return [
+            self.scores_json,
+            self.scores_csv,
+            self.report_md,
+            self.report_html,
+            *self.mteb_files,
+        ]
+
+
+def write_outputs(report: StudyReport, out_dir: str | Path) -> Outputs:
+    """Write every output of ``report`` under ``out_dir``; returns what was written where."""
     from hume_sync.report import render as report_render
 
     check_component(report.study, "study name")  # it names the result folders: refuse early
@@ -247,10 +272,17 @@ def write_outputs(report: StudyReport, out_dir: str | Path) -> list[Path]:
         "report.md": report_render.markdown(report),
         "report.html": report_render.html(report),
     }
-    paths = []
+    paths = {}
     for name, text in files.items():
         path = confined(out, name)
         _atomic_text(path, text)
-        paths.append(path)
-    paths += write_mteb_results(report, confined(out, "mteb_results"))
-    return paths
+        paths[name] = path
+    mteb_dir = confined(out, "mteb_results")
+    return Outputs(
+        report_md=paths["report.md"],
+        report_html=paths["report.html"],
+        scores_csv=paths["scores.csv"],
+        scores_json=paths["scores.json"],
+        mteb_dir=mteb_dir,
+        mteb_files=write_mteb_results(report, mteb_dir),
+    )

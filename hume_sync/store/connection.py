@@ -4,7 +4,7 @@ to the current schema (:mod:`hume_sync.store.schema`) and the declared ``meta`` 
 
 Every write runs in one transaction (``BEGIN IMMEDIATE`` … ``COMMIT``), so a step interrupted
 half-way leaves the store as it was; a store that is locked, read-only or on a full disk is a
-one-line ``StoreUnavailableError`` (:mod:`hume_sync.store_errors`).
+one-line ``StoreUnavailableError`` (:mod:`hume_sync.store.sqlite_errors`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from hume_sync.file_modes import private_dir, private_file
 from hume_sync.store.meta import SCHEMA_VERSION_KEY, STUDY_UID, MetaValues, StudyMeta, checked
 from hume_sync.store.records import now
 from hume_sync.store.schema import MIGRATIONS, REBUILDS, SCHEMA_VERSION, run_step
-from hume_sync.store_errors import (
+from hume_sync.store.sqlite_errors import (
     BUSY_TIMEOUT_S,
     SQLITE_NOTADB,
     StoreUnavailableError,

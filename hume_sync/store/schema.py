@@ -250,7 +250,7 @@ MIGRATIONS: dict[int, tuple[Step, ...]] = {
         """CREATE INDEX commitments_by_model ON commitments (model_version, seq)""",
     ),
     # People leave: a retired slot keeps its answers and projects; it gets no new seat
-    # (hume_sync.commands.annotators_remove).
+    # (hume_sync.workflow.annotators_remove).
     6: ("""ALTER TABLE annotators ADD COLUMN retired_at TEXT""",),
     # Model scores and facts get tables of their own (see module doc); the old meta rows move.
     7: (

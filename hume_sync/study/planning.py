@@ -1,5 +1,5 @@
 """Planning a study: load each subset's source, sample it, and turn it into the rows the store
-writes (:class:`~hume_sync.store.SubsetPlan`); ``init`` (:mod:`hume_sync.commands.init`) is that
+writes (:class:`~hume_sync.store.SubsetPlan`); ``init`` (:mod:`hume_sync.workflow.init`) is that
 plan applied in one transaction.
 
 Kept out of the store so that the store is data access only: it knows rows, not specs, sources or

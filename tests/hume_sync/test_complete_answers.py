@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from hume_sync.commands.pull import InvalidAnnotation, translate
 from hume_sync.store import InstanceRow, SubsetRow
+from hume_sync.workflow.pull import InvalidAnnotation, translate
 
 LABELS = ["health", "politics", "sports"]
 ITEMS = ["t1", "t2", "t3", "t4"]

@@ -20,11 +20,11 @@ from typing import Any
 import pytest
 
 from hume_sync.cli import main
-from hume_sync.commands import dashboard
 from hume_sync.errors import LabelStudioUnreachableError
 from hume_sync.report.dashboard_html import render_page
 from hume_sync.report.dashboard_model import page_model, store_part
 from hume_sync.store import CLOSED_AT, PULLED_AT, AnnotationRecord, Store
+from hume_sync.workflow import dashboard
 from tests._studies import real_data_spec, write_spec
 
 ENG = "SIB200Classification/eng_Latn"

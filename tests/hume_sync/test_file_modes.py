@@ -56,9 +56,9 @@ def test_existing_study_is_tightened_when_opened(tmp_path, capsys):
 
 
 def test_caches_logs_and_events_are_private(tmp_path, monkeypatch):
-    from hume_sync.commands.backend import StudySource
-    from hume_sync.commands.llm import predict_llm
-    from hume_sync.commands.predict import predict_study
+    from hume_sync.workflow.backend import StudySource
+    from hume_sync.workflow.llm import predict_llm
+    from hume_sync.workflow.predict import predict_study
     from ml_backend.llm import OpenAICompatibleClient, RetryPolicy
     from tests._fake_encoder import FakeEncoder
 

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from hume_sync.commands.init import init_from_spec
-from hume_sync.commands.setup import TITLE_MAX, project_marker, project_title
 from hume_sync.labelstudio.annotators import AnnotatorError, parse_languages, plan_seats
 from hume_sync.rules.display import format_duration
 from hume_sync.store import MIGRATIONS, AnnotationRecord, Store, StoreError
+from hume_sync.workflow.init import init_from_spec
+from hume_sync.workflow.setup import TITLE_MAX, project_marker, project_title
 from tests._studies import real_data_spec
 
 

@@ -17,7 +17,6 @@ from pathlib import Path
 import pytest
 
 from hume_sync.cli import main
-from hume_sync.commands.reveal import CLOSED_AT
 from hume_sync.rules.late_answers import (
     EDITED_NOTE,
     LateAnswerError,
@@ -28,6 +27,7 @@ from hume_sync.rules.late_answers import (
     parse_time,
 )
 from hume_sync.store import AnnotationRecord, AnnotationRow, Store, gold
+from hume_sync.workflow.reveal import CLOSED_AT
 from tests._studies import real_data_spec, write_spec
 
 CLOSED = "2026-03-02T12:00:00.000000Z"  # the format `hume-sync close` writes

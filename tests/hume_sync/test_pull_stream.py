@@ -18,8 +18,6 @@ import pytest
 import yaml
 
 from hume_sync import task_types
-from hume_sync.commands.init import init_from_spec
-from hume_sync.commands.pull import pull_study
 from hume_sync.labelstudio.client import (
     LabelStudioClient,
     LabelStudioError,
@@ -27,6 +25,8 @@ from hume_sync.labelstudio.client import (
     LabelStudioUnreachableError,
 )
 from hume_sync.store import AnnotationRecord, Store, StoreError, gold
+from hume_sync.workflow.init import init_from_spec
+from hume_sync.workflow.pull import pull_study
 from tests._studies import real_data_spec
 from tests.task_type_examples import examples
 

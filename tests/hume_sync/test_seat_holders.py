@@ -8,9 +8,9 @@ from pathlib import Path
 
 import yaml
 
-from hume_sync.commands.init import init_from_spec
 from hume_sync.labelstudio.annotators import plan_seats
 from hume_sync.store import AnnotationRecord, Store
+from hume_sync.workflow.init import init_from_spec
 from tests._studies import real_data_spec
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from hume_sync.commands.setup import _id_runs
+from hume_sync.workflow.setup import _id_runs
 
 
 @pytest.mark.parametrize(

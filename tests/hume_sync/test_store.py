@@ -15,7 +15,6 @@ import pytest
 import yaml
 from datasets import Dataset, DatasetDict
 
-from hume_sync.commands.init import init_from_spec
 from hume_sync.store import (
     MIGRATIONS,
     SCHEMA_VERSION,
@@ -29,6 +28,7 @@ from hume_sync.store import plans as store_mod
 from hume_sync.study.sources import load_mteb, load_records
 from hume_sync.study.spec import StudySpec, parse_spec
 from hume_sync.task_types import get
+from hume_sync.workflow.init import init_from_spec
 from tests._paths import SOURCE_DATA
 
 os.environ["HF_HUB_OFFLINE"] = "1"

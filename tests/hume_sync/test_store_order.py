@@ -15,7 +15,6 @@ from typing import Any
 import pytest
 import yaml
 
-from hume_sync.commands.init import init_from_spec
 from hume_sync.errors import ModelViewError
 from hume_sync.store import (
     SCHEMA_VERSION,
@@ -30,6 +29,7 @@ from hume_sync.study.model_view import model_view, shown_ids_from_source
 from hume_sync.study.planning import load_subset
 from hume_sync.study.sources import load_mteb, provided_mteb_data
 from hume_sync.study.spec import StudySpec, parse_spec
+from hume_sync.workflow.init import init_from_spec
 from tests._paths import SOURCE_DATA
 from tests._studies import make_v1_store
 

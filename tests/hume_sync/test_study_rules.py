@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from hume_sync import task_types
-from hume_sync.commands.init import init_from_spec
 from hume_sync.errors import SpecError
 from hume_sync.store import Store
 from hume_sync.study.rules import StudyRules
@@ -19,6 +18,7 @@ from hume_sync.study.sources import FORMATS
 from hume_sync.study.spec import _SIZING_KEYS, _every_type_setting, parse_spec
 from hume_sync.study.type_settings import settings_keys
 from hume_sync.task_types.sts import STS
+from hume_sync.workflow.init import init_from_spec
 from tests._paths import SOURCE_DATA
 
 TYPES = [task_types.get(n) for n in task_types.names()]

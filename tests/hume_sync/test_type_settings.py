@@ -20,7 +20,6 @@ import pytest
 from pydantic import Field
 
 from hume_sync import task_types
-from hume_sync.commands.init import init_from_spec
 from hume_sync.errors import SpecError
 from hume_sync.store import Store
 from hume_sync.study.rules import StudyRules
@@ -28,6 +27,7 @@ from hume_sync.study.sampling import Sample, SamplingParams
 from hume_sync.study.spec import parse_spec
 from hume_sync.task_types.sts import STS
 from hume_sync.task_types.sts.settings import STSSettings
+from hume_sync.workflow.init import init_from_spec
 from tests._paths import SOURCE_DATA
 
 

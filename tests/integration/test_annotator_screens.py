@@ -34,8 +34,8 @@ from typing import Any
 import pytest
 
 from hume_sync import task_types
-from hume_sync.commands.setup import render_subset_config
 from hume_sync.store import Store
+from hume_sync.workflow.setup import render_subset_config
 from label_studio_configs._common import is_rtl
 from label_studio_configs._screen import SKIP_GUIDANCE
 from tests._annotate import hume_env, set_up_study

@@ -16,12 +16,12 @@ from typing import Any
 import pytest
 
 from hume_sync.cli import main
-from hume_sync.commands.annotators import add_annotator
 from hume_sync.labelstudio import server
 from hume_sync.labelstudio import servers as ls_servers
 from hume_sync.labelstudio.client import LabelStudioClient
 from hume_sync.store import Store, gold
 from hume_sync.store.meta import ML_BACKEND_URL
+from hume_sync.workflow.annotators import add_annotator
 from tests._annotate import gold_result, hume_env, register
 from tests._studies import real_data_spec, write_spec
 

@@ -30,10 +30,10 @@ import pytest
 
 from hume_sync import task_types
 from hume_sync.cli import main
-from hume_sync.commands.pull import pull_study
 from hume_sync.labelstudio import servers as ls_servers
 from hume_sync.rules.display import task_url
 from hume_sync.store import Store, gold
+from hume_sync.workflow.pull import pull_study
 from tests._annotate import hume_env, set_up_study
 from tests._browser import playwright_chromium
 from tests._studies import real_data_spec

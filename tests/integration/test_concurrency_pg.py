@@ -39,11 +39,11 @@ import pytest
 import yaml
 
 from hume_sync import task_types
-from hume_sync.commands.init import init_from_spec
-from hume_sync.commands.pull import author_id, pull_study
-from hume_sync.commands.setup import setup_study
 from hume_sync.labelstudio.client import LabelStudioClient
 from hume_sync.store import Store
+from hume_sync.workflow.init import init_from_spec
+from hume_sync.workflow.pull import author_id, pull_study
+from hume_sync.workflow.setup import setup_study
 from tests._paths import REPO_ROOT
 
 pytestmark = [pytest.mark.postgres, pytest.mark.labelstudio]

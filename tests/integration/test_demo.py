@@ -10,8 +10,8 @@ from collections import Counter
 import pytest
 
 from hume_sync.cli import main
-from hume_sync.commands.demo import demo_data_dir
 from hume_sync.store import Store, gold
+from hume_sync.workflow.demo import demo_data_dir
 
 pytestmark = [pytest.mark.labelstudio, pytest.mark.model]
 

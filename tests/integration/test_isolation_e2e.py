@@ -20,9 +20,9 @@ from typing import Any
 import pytest
 
 from hume_sync.cli import main
-from hume_sync.commands.setup import TITLE_MAX, project_marker, render_subset_config, setup_study
 from hume_sync.labelstudio import servers as ls_servers
 from hume_sync.store import PredictionRecord, Store, gold
+from hume_sync.workflow.setup import TITLE_MAX, project_marker, render_subset_config, setup_study
 from tests._annotate import bad_label, gold_result, hume_env, register, set_up_study
 from tests._studies import real_data_spec, write_spec
 

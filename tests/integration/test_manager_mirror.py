@@ -21,10 +21,10 @@ import pytest
 
 from hume_sync import task_types
 from hume_sync.cli import main
-from hume_sync.commands.mirror import mirror_study
 from hume_sync.labelstudio import manager
 from hume_sync.labelstudio.manager import mirror_marker
 from hume_sync.store import PredictionRecord, Store, gold, task_ref
+from hume_sync.workflow.mirror import mirror_study
 from tests._annotate import bad_label, gold_result, hume_env, set_up_study
 from tests._browser import playwright_chromium
 from tests._studies import real_data_spec

@@ -55,7 +55,7 @@ def backend(tmp_path: Path) -> Iterator[tuple[Path, str, PathLog, Any]]:
     """A study and its ML backend with basic auth, served on a free loopback port."""
     from werkzeug.serving import make_server
 
-    from hume_sync.commands.backend import create_backend_app
+    from hume_sync.workflow.backend import create_backend_app
 
     study = tmp_path / "study"
     spec = real_data_spec("ml-connect", 3, cls_eng=3, cls_arb=2, sts=2, rerank=2)

@@ -21,9 +21,9 @@ import pytest
 
 from hume_sync import task_types
 from hume_sync.cli import main
-from hume_sync.commands.predict import predict_study
 from hume_sync.store import Store, gold
 from hume_sync.task_types.pair_classification.study import SICK_COLUMNS, SICK_LABEL_SET
+from hume_sync.workflow.predict import predict_study
 from label_studio_configs.pair_classification import ENTAILMENT_INSTRUCTIONS
 from tests._annotate import hume_env, register
 from tests._studies import write_spec

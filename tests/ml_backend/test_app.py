@@ -19,14 +19,14 @@ import httpx
 import pytest
 
 from hume_sync import task_types
-from hume_sync.commands.backend import (
+from hume_sync.store import PredictionRecord, Store, gold
+from hume_sync.workflow.backend import (
     SEALED_MODEL_VERSION,
     StudySource,
     create_backend_app,
     read_events,
 )
-from hume_sync.commands.reveal import CLOSED_AT, REVEALED_AT, RevealError, close_study, reveal_study
-from hume_sync.store import PredictionRecord, Store, gold
+from hume_sync.workflow.reveal import CLOSED_AT, REVEALED_AT, RevealError, close_study, reveal_study
 from ml_backend.app import create_app
 from ml_backend.reveal import DEFAULT_RERANK_RULE, ls_prediction, rerank_marks, sts_level
 from tests._fake_encoder import FakeEncoder
@@ -101,7 +101,7 @@ class FakeLabelStudio:
         return {1: "manager@x.org"}  # nobody but the manager and the slot's annotator
 
     def get_project(self, pid: int) -> dict[str, Any]:
-        from hume_sync.commands.setup import render_subset_config
+        from hume_sync.workflow.setup import render_subset_config
 
         [key] = [p.subset_key for p in self.store.slot_projects() if p.ls_project_id == pid]
         return {
@@ -130,7 +130,7 @@ def predicted_small(tmp_path_factory: pytest.TempPathFactory) -> Path:
     study = make_study(
         tmp_path_factory.mktemp("app") / "study", study_spec(cls_size=14, sts_size=10, rr_size=4)
     )
-    from hume_sync.commands.predict import predict_study
+    from hume_sync.workflow.predict import predict_study
 
     with Store.open(study) as store:
         predict_study(study, store, encoders=[FakeEncoder()], progress=False)
@@ -395,7 +395,7 @@ def test_predict_reads_the_store_once_and_again_only_when_it_changes(
 
 def test_predict_gives_what_each_stored_prediction_makes(study: Path) -> None:
     """Direct computation: every stored answer through ``ls_prediction_of``, in store order."""
-    from hume_sync.commands.reveal import ls_prediction_of
+    from hume_sync.workflow.reveal import ls_prediction_of
     from ml_backend.reveal import DEFAULT_RERANK_RULE
 
     close(study)

@@ -17,7 +17,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from hume_sync.commands.backend import create_backend_app, read_events
+from hume_sync.workflow.backend import create_backend_app, read_events
 from tests._paths import REPO_ROOT
 from tests._studies import tiny_sts_study
 

@@ -18,10 +18,10 @@ import numpy as np
 import pytest
 import yaml
 
-from hume_sync.commands.init import init_from_spec
-from hume_sync.commands.predict import predict_study
 from hume_sync.store import Store
 from hume_sync.study.spec import parse_spec
+from hume_sync.workflow.init import init_from_spec
+from hume_sync.workflow.predict import predict_study
 from ml_backend.embedding_cache import EmbeddingCache, EncodeRequest
 from ml_backend.encoders import load_encoder
 from ml_backend.openai_embeddings import (

@@ -22,15 +22,15 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 from hume_sync.cli import main as cli_main
-from hume_sync.commands.init import init_from_spec
-from hume_sync.commands.predict import (
+from hume_sync.store import PredictionRecord, Store
+from hume_sync.study.spec import parse_spec
+from hume_sync.workflow.init import init_from_spec
+from hume_sync.workflow.predict import (
     PredictCommandError,
     build_jobs,
     cache_path,
     predict_study,
 )
-from hume_sync.store import PredictionRecord, Store
-from hume_sync.study.spec import parse_spec
 from ml_backend.embedding_cache import (
     EmbeddingCache,
     EncodeRequest,
@@ -401,7 +401,7 @@ def test_copy_of_a_study_reuses_its_cache(small_study: Path, tmp_path: Path) -> 
 def test_embedding_noise_is_not_a_change(small_study: Path) -> None:
     """Recomputed from scratch in other batches (cache deleted), cosines move by ~1e-8: the
     stored sealed answers stay, nothing needs --replace."""
-    from hume_sync.commands.predict import same_answer
+    from hume_sync.workflow.predict import same_answer
 
     assert same_answer({"a": 0.5, "b": [1, 2.0]}, {"a": 0.5 + 1e-8, "b": [1, 2]})
     assert not same_answer({"a": 0.5}, {"a": 0.51})

@@ -28,11 +28,11 @@ import numpy as np
 import pytest
 import yaml
 
-from hume_sync.commands.init import init_from_spec
-from hume_sync.commands.predict import predict_study
 from hume_sync.store import Store
 from hume_sync.study.sources import provided_mteb_data
 from hume_sync.study.spec import parse_spec
+from hume_sync.workflow.init import init_from_spec
+from hume_sync.workflow.predict import predict_study
 from ml_backend.procedures.classification import majority_vote
 from tests._mteb import TOL, max_diff, report, run_mteb
 from tests._paths import SOURCE_DATA

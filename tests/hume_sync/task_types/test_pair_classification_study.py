@@ -281,9 +281,9 @@ def test_spec_fields() -> None:
 def test_a_spec_with_a_sick_source_is_planned(tmp_path: Path) -> None:
     """``type: pair_classification`` in a spec: SICK as a local TSV (columns mapped, entailment
     against the rest by label_set) and a plain CSV, sampled and stored like any other type."""
-    from hume_sync.commands.init import init_from_spec
     from hume_sync.store import Store, gold
     from hume_sync.study.spec import parse_spec
+    from hume_sync.workflow.init import init_from_spec
 
     plain = tmp_path / "pairs.csv"
     plain.write_text(

@@ -25,13 +25,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from hume_sync.commands.pull import PullSummary, pull_study
 from hume_sync.errors import AnnotatorError
 from hume_sync.labelstudio import server
 from hume_sync.labelstudio import servers as ls_servers
 from hume_sync.labelstudio.annotators import plan_seats
 from hume_sync.labelstudio.client import LabelStudioClient
 from hume_sync.store import AnnotatorRow, Store
+from hume_sync.workflow.pull import PullSummary, pull_study
 from scoring.languages import annotator_language as language_code
 
 ClientFor = Callable[[str], LabelStudioClient]

@@ -33,15 +33,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hume_sync import task_types
-from hume_sync.commands.pull import author_id
-from hume_sync.commands.reveal import ls_prediction_of
-from hume_sync.commands.setup import project_title, render_subset_config
 from hume_sync.errors import SetupError
 from hume_sync.labelstudio import manager
 from hume_sync.labelstudio.client import LabelStudioClient
 from hume_sync.labelstudio.ml_backends import Backend, connect, study_backend
 from hume_sync.rules.late_answers import late_answers
 from hume_sync.store import AnnotationRow, Store, SubsetRow, dumps, predictions_visible, task_ref
+from hume_sync.workflow.pull import author_id
+from hume_sync.workflow.reveal import ls_prediction_of
+from hume_sync.workflow.setup import project_title, render_subset_config
 from ml_backend.reveal import DEFAULT_RERANK_RULE
 
 

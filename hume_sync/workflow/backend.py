@@ -127,7 +127,7 @@ class _StudyIndex:
                 try:
                     # Imported here: the task types behind it load numpy and scipy, which
                     # ``hume-ml-backend --help`` (it reads STUDY_DIR_ENV from here) must not.
-                    from hume_sync.commands.reveal import ls_prediction_of
+                    from hume_sync.workflow.reveal import ls_prediction_of
 
                     item = ls_prediction_of(sub, inst, version, answer, score, self.rule)
                 except (InvalidAnswerError, InvalidContentError, ValueError):

@@ -18,8 +18,8 @@ from typing import Any
 
 import yaml
 
-from hume_sync.commands import deploy as d
 from hume_sync.store import Store
+from hume_sync.workflow import deploy as d
 
 SECRET_NAME = "hume"
 _REF = re.compile(r"^\$\{(?P<name>[A-Z][A-Z0-9_]*)(:\?[^}]*|:-(?P<default>[^}]*))?\}$")

@@ -17,7 +17,7 @@ import json
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hume_sync import sealing, task_types
 from hume_sync.file_modes import open_private_append, private_dir, private_file
@@ -25,6 +25,10 @@ from hume_sync.progress import say
 from hume_sync.rules.names import llm_file_name
 from hume_sync.store import PredictionRecord, Store
 from scoring.safe_paths import confined
+
+if TYPE_CHECKING:
+    from ml_backend.llm import OpenAICompatibleClient
+    from ml_backend.llm.client import ResponseFormatMode
 
 
 @dataclass
@@ -34,6 +38,37 @@ class LLMSummary:
     stored: int = 0
     log: Path | None = None
     commitment: sealing.Commitment | None = None
+
+
+#: Where the LLM's requests go when neither ``--llm-base-url`` nor ``$OPENAI_BASE_URL`` says.
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
+
+def llm_client(
+    model: str,
+    *,
+    base_url: str | None,
+    api_key_env: str,
+    name: str | None,
+    temperature: float,
+    max_tokens: int,
+    response_format: ResponseFormatMode,
+) -> OpenAICompatibleClient:
+    """The OpenAI-compatible client the ``--llm-*`` options describe (the key is read from the
+    environment variable they name, never from the command line)."""
+    import os
+
+    from ml_backend.llm import OpenAICompatibleClient
+
+    return OpenAICompatibleClient(
+        model,
+        base_url=base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL,
+        api_key_env=api_key_env,
+        name=name,
+        temperature=temperature,
+        max_tokens=max_tokens,
+        response_format=response_format,
+    )
 
 
 def _subset_spec(sub: Any) -> tuple[Any, dict[str, Any]]:
