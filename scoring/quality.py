@@ -18,8 +18,9 @@ returns a :class:`Signal`: its number, whether it is flagged, and the threshold 
   (:func:`scipy.stats.chisquare`) tests the chosen places against it; flagged at ``p < ALPHA``.
   Choices within one answer are drawn without replacement, so the test is conservative.
 
-A signal on fewer than ``MIN_ANSWERS`` answers (or, for the chi-square, with an expected count
-under ``MIN_EXPECTED``) is reported but never flagged.
+A signal on fewer than ``MIN_ANSWERS`` answers (or, for the chi-square, with expected counts
+too small for its approximation by Cochran's rule: none under 1, at most a fifth under
+``MIN_EXPECTED``) is reported but never flagged.
 """
 
 from __future__ import annotations
@@ -40,8 +41,10 @@ FAST_SHARE = 0.2
 ALPHA = 0.01
 #: Fewer answers than this: a signal is shown, never flagged.
 MIN_ANSWERS = 10
-#: The chi-square approximation needs at least this expected count at every place.
+#: Cochran's rule for the chi-square approximation: no expected count under 1, and at most
+#: ``SMALL_EXPECTED_SHARE`` of the places with one under ``MIN_EXPECTED``.
 MIN_EXPECTED = 5.0
+SMALL_EXPECTED_SHARE = 0.2
 
 #: The report's Methods phrase for the quality signals.
 METHOD = (
@@ -52,7 +55,8 @@ METHOD = (
     "where k answers are possible; position bias, where candidates are shown in a seeded "
     "shuffled order, Pearson's chi-square of the shown places chosen against the even spread "
     f"the shuffle gives, flagged at p < {ALPHA:g}; none is flagged on fewer than {MIN_ANSWERS} "
-    f"answers, nor the chi-square with an expected count under {MIN_EXPECTED:g}"
+    f"answers, nor the chi-square where an expected count is under 1 or more than a fifth are "
+    f"under {MIN_EXPECTED:g} (Cochran's rule)"
 )
 
 
@@ -198,6 +202,8 @@ def position_bias(answers: Sequence[ShownAnswer]) -> Signal:
     observed, expected = expected_positions(answers)
     n = sum(a.positions is not None and bool(a.n_shown) for a in answers)
     keep = [i for i, e in enumerate(expected) if e > 0]
+    if n == 0:
+        return Signal(None, False, ALPHA, 0, method, "no answer tied to a shuffled shown order")
     if len(keep) < 2:
         return Signal(None, False, ALPHA, n, method, "nothing chosen at two or more places")
     obs, exp = [observed[i] for i in keep], [expected[i] for i in keep]
@@ -206,8 +212,12 @@ def position_bias(answers: Sequence[ShownAnswer]) -> Signal:
     reasons = []
     if n < MIN_ANSWERS:
         reasons.append(f"fewer than {MIN_ANSWERS} answers")
-    if min(exp) < MIN_EXPECTED - 1e-9:  # 15 × 1/3 sums to 4.999…
-        reasons.append(f"an expected count under {MIN_EXPECTED:g}")
+    small = sum(e < MIN_EXPECTED - 1e-9 for e in exp)  # 15 × 1/3 sums to 4.999…
+    if min(exp) < 1.0 - 1e-9 or small > SMALL_EXPECTED_SHARE * len(exp):
+        reasons.append(
+            f"expected counts too small (Cochran: none under 1, at most "
+            f"{SMALL_EXPECTED_SHARE:.0%} under {MIN_EXPECTED:g})"
+        )
     details = {
         "statistic": float(result.statistic),
         "df": len(keep) - 1,

@@ -100,3 +100,13 @@ def test_observed_and_expected_have_the_same_total(places: list[int]) -> None:
     )
     assert sum(observed) == len(places)
     assert sum(expected) == pytest.approx(len(places))
+
+
+def test_too_small_expected_counts_are_shown_not_flagged() -> None:
+    # 12 answers, one mark among 3 places, all at the first: 12, 0, 0 against 4, 4, 4;
+    # statistic (64 + 16 + 16) / 4 = 24, p = e^-12, but every expected count is under 5
+    # (Cochran allows a fifth of them): shown, not flagged.
+    s = position_bias([ShownAnswer(positions=(0,), n_shown=3)] * 12)
+    assert s.details["statistic"] == pytest.approx(24.0)
+    assert s.value == pytest.approx(math.exp(-12))
+    assert not s.flagged and "Cochran" in s.note
