@@ -20,11 +20,12 @@ Annotators are the store's annotator keys (``annotator-<slot>``), as every repor
 
 from __future__ import annotations
 
-import statistics
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from hume_sync import task_types
 from hume_sync.store import AnnotationRow, Store, annotator_key
@@ -119,9 +120,15 @@ class EffortQuality:
         return plain_dict(self)
 
 
-def _others_median(times: Mapping[str, list[float]], who: str) -> float | None:
-    rest = [t for other, ts in times.items() if other != who for t in ts]
-    return statistics.median(rest) if rest else None
+def _others_medians(times: Mapping[str, list[float]]) -> dict[str, float | None]:
+    """Per annotator, the median of everyone else's times (None: nobody else has one)."""
+    owners = np.array([who for who, ts in times.items() for _ in ts], dtype=object)
+    values = np.array([t for ts in times.values() for t in ts], dtype=float)
+    out: dict[str, float | None] = {}
+    for who in times:
+        rest = values[owners != who]
+        out[who] = float(np.median(rest)) if rest.size else None
+    return out
 
 
 def _holders(store: Store, key: str, rows: Sequence[AnnotationRow]) -> set[str]:
@@ -155,6 +162,7 @@ def effort_quality(
             if r.status == "valid" and r.lead_time is not None:
                 valid_times[s.task_type][r.annotator].append(float(r.lead_time))
     timings = {t: effort_maths.type_timing(times) for t, times in by_type.items()}
+    others = {t: _others_medians(times) for t, times in valid_times.items()}
     for s in subsets:
         timings.setdefault(s.task_type, effort_maths.type_timing([]))
 
@@ -172,9 +180,12 @@ def effort_quality(
             holders = _holders(store, s.key, rows[s.key])
             open_seats = max(0, s.overlap - len(holders))
         contents = {i.hume_id: i.content for i in store.instances(s.key)}
+        by_annotator: dict[str, list[AnnotationRow]] = defaultdict(list)
+        for r in rows[s.key]:
+            by_annotator[r.annotator].append(r)
         efforts = []
         for who in sorted(holders):
-            mine = [r for r in rows[s.key] if r.annotator == who]
+            mine = by_annotator[who]
             answered = {r.hume_id for r in mine if r.status == "valid"}
             owed = 0 if who in retired else n_items - len(answered)
             e = effort_maths.effort([r.lead_time for r in mine], owed, timing)
@@ -183,7 +194,7 @@ def effort_quality(
             views = [kind.quality_view(r.answer, contents[r.hume_id], s.config) for r in valid]
             shown = [v for v in views if v is not None]
             timed = [float(r.lead_time) for r in valid if r.lead_time is not None]
-            ref = _others_median(valid_times[s.task_type], who)
+            ref = others.get(s.task_type, {}).get(who)
             fast = quality.fast_answers(timed, [ref] * len(timed))
             n_options = next((v.n_options for v in shown), None)
             straight = quality.straight_lining([v.choice for v in shown], n_options)
