@@ -12,6 +12,11 @@ imports ``hume_sync`` and nothing outside the registry branches on a type's name
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
+from scoring.quality import ShownAnswer
+
 
 class TaskType:
     """One task type. Subclasses set the names; their mixins supply the behaviour."""
@@ -20,6 +25,22 @@ class TaskType:
     name: str = ""
     #: mteb's name of the type (``TaskMetadata.type``).
     mteb_type: str = ""
+
+    def quality_view(
+        self, answer: Any, content: Mapping[str, Any], config: Mapping[str, Any]
+    ) -> ShownAnswer | None:
+        """An answer as the quality signals see it (:mod:`hume_sync.rules.effort_quality`).
+
+        Args:
+            answer: The stored plain answer.
+            content: The instance's content, in the order shown to annotators.
+            config: The subset's stored config.
+
+        Returns:
+            What straight-lining compares and, where the shown order is a seeded shuffle, the
+            shown places the answer chose; None (this default) where the type has neither.
+        """
+        return None
 
     def __repr__(self) -> str:
         return f"<task type {self.name}>"

@@ -7,6 +7,7 @@ from typing import Any
 
 from label_studio_configs import classification as config_module
 from ml_backend.reveal import RevealedInterface
+from scoring.quality import ShownAnswer
 
 
 class ClassificationInterface(RevealedInterface):
@@ -23,3 +24,12 @@ class ClassificationInterface(RevealedInterface):
     def ls_shown_embedding_answer(self, answer: Any, *, rule: str) -> Any:
         # the majority label of the model's k-NN vote, shown as is
         return answer
+
+    def quality_view(
+        self, answer: Any, content: Mapping[str, Any], config: Mapping[str, Any]
+    ) -> ShownAnswer | None:
+        """The chosen label, out of the subset's label set. No shown place: the choices are
+        listed in the label set's order, the same on every task, so a place preferred cannot
+        be told from a label preferred (position bias is tested where the order is shuffled)."""
+        labels = config.get("label_set") or []
+        return ShownAnswer(choice=str(answer), n_options=len(labels) or None)

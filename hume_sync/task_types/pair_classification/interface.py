@@ -18,6 +18,7 @@ from typing import Any
 from label_studio_configs import pair_classification as lsc_pair
 from label_studio_configs.errors import InvalidAnswerError, InvalidContentError
 from ml_backend.reveal import RevealedInterface
+from scoring.quality import ShownAnswer
 
 
 def pair_labels_from_config(config: Mapping[str, Any]) -> dict[int, str] | None:
@@ -65,3 +66,9 @@ class PairClassificationInterface(RevealedInterface):
                 f"an embedding model's pair answer must be its 1/0 decision, got {answer!r}"
             )
         return int(answer)
+
+    def quality_view(
+        self, answer: Any, content: Mapping[str, Any], config: Mapping[str, Any]
+    ) -> ShownAnswer | None:
+        """The decision, 1 or 0; Yes and No are shown in a fixed order, so no shown place."""
+        return ShownAnswer(choice=int(answer), n_options=2)

@@ -8,6 +8,7 @@ from typing import Any
 from label_studio_configs import reranking as config_module
 from label_studio_configs.errors import InvalidAnswerError
 from ml_backend.reveal import RevealedInterface, ranked_ids, rerank_marks
+from scoring.quality import ShownAnswer
 
 
 class RerankingInterface(RevealedInterface):
@@ -35,3 +36,23 @@ class RerankingInterface(RevealedInterface):
             if sorted(ranked) == sorted(item_ids):
                 return ranked  # buckets list candidates best first
         return item_ids
+
+    def quality_view(
+        self, answer: Any, content: Mapping[str, Any], config: Mapping[str, Any]
+    ) -> ShownAnswer | None:
+        """The shown places (0-based, in the instance's candidate order, which is the order
+        shown) of the candidates marked relevant. Straight-lining compares the marked places
+        (marking none, the default bucket, on every query is one answer for everything); the
+        places count for position bias only where the subset shuffled its candidates (a
+        store from before the setting was always shuffled)."""
+        ids = config_module.item_ids(content)
+        if not isinstance(answer, Mapping):
+            return None
+        marked = tuple(i for i, cid in enumerate(ids) if answer.get(cid) == 1)
+        shuffled = bool(config.get("shuffle_candidates", True))
+        return ShownAnswer(
+            choice=marked,
+            n_options=2 ** len(ids),
+            positions=marked if shuffled else None,
+            n_shown=len(ids) if shuffled else None,
+        )

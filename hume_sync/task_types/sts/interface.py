@@ -7,6 +7,7 @@ from typing import Any
 
 from label_studio_configs import sts as config_module
 from ml_backend.reveal import RevealedInterface, sts_level
+from scoring.quality import ShownAnswer
 
 
 class STSInterface(RevealedInterface):
@@ -23,3 +24,9 @@ class STSInterface(RevealedInterface):
 
     def ls_shown_embedding_answer(self, answer: Any, *, rule: str) -> Any:
         return sts_level(float(answer))
+
+    def quality_view(
+        self, answer: Any, content: Mapping[str, Any], config: Mapping[str, Any]
+    ) -> ShownAnswer | None:
+        """The level chosen, out of the six STS levels (shown in a fixed order: no place)."""
+        return ShownAnswer(choice=int(answer), n_options=len(config_module.STS_LEVELS))

@@ -1,0 +1,238 @@
+"""Effort, cost and quality signals of a study, read from its store (issue 38).
+
+What ``status``, the dashboard and the report show of the hours spent and owed and of who is
+rushing, straight-lining or biased by position: the maths is :mod:`scoring.effort` and
+:mod:`scoring.quality`; this module only gathers the stored annotations for it. It reads no
+gold, so it runs while the study is open.
+
+- **Timing** is per task type (:func:`scoring.effort.type_timing`): every non-deleted
+  annotation of the type's subsets with a ``lead_time``, whatever its status (a skip or an
+  answer the interface refused took time too). It sets the cap and the panel's rate.
+- **Effort** is per annotator and subset: their annotations' capped times, and the items of
+  the subset they have no valid answer for yet. A retired annotator owes nothing (their open
+  seats went to others); a subset's open seats (no annotator yet) are owed at the panel's rate.
+- **Quality** reads valid answers only, through the type's
+  :meth:`~hume_sync.task_types.base.TaskType.quality_view` (what straight-lining compares, and
+  the shown places where the order is shuffled): the instance's content is in the order shown.
+
+Annotators are the store's annotator keys (``annotator-<slot>``), as every report names them.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from hume_sync import task_types
+from hume_sync.store import AnnotationRow, Store, annotator_key
+from scoring import effort as effort_maths
+from scoring import quality
+from scoring.effort import Effort, TargetCost, TypeTiming
+from scoring.quality import Signal
+from scoring.records import plain_dict
+
+
+@dataclass(frozen=True)
+class SeatReport:
+    """One annotator on one subset: effort and the three quality signals."""
+
+    subset: str
+    annotator: str
+    effort: Effort
+    fast: Signal
+    straight_lining: Signal
+    position_bias: Signal
+
+
+@dataclass(frozen=True)
+class SubsetEffort:
+    """One subset: its panel's hours so far and owed.
+
+    Open seats are owed at the panel's rate; ``overlap`` is what the sample-size table needs
+    to turn items into annotator-hours.
+    """
+
+    subset: str
+    task_type: str
+    n_items: int
+    overlap: int
+    open_seats: int
+    effort: Effort
+
+
+@dataclass(frozen=True)
+class AnnotatorSummary:
+    """One annotator over the study.
+
+    Hours added up, fast answers and position bias pooled over their subsets, and each flag
+    raised: ``"<signal> on <subset>"`` for a subset's, and ``"<signal> overall"`` where only
+    the pooled signal is flagged.
+    """
+
+    annotator: str
+    retired: bool
+    effort: Effort
+    fast: Signal
+    position_bias: Signal
+    flags: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class EffortQuality:
+    """Everything :func:`effort_quality` read: per type, per subset, per seat, per annotator."""
+
+    types: Mapping[str, TypeTiming]
+    subsets: tuple[SubsetEffort, ...]
+    seats: tuple[SeatReport, ...]
+    annotators: tuple[AnnotatorSummary, ...]
+    effort_method: str = effort_maths.METHOD
+    quality_method: str = quality.METHOD
+
+    def target_cost(
+        self, subset: str, items: int | None, rate_per_hour: float | None = None
+    ) -> TargetCost | None:
+        """The annotator-hours (and cost) of ``items`` items of ``subset``'s type.
+
+        Args:
+            subset: A subset key of the study.
+            items: The sample-size table's items for ±0.05 (None: not worked out).
+            rate_per_hour: ``export --rate``, or None for hours only.
+
+        Returns:
+            :func:`scoring.effort.target_cost` at the subset's overlap and its type's mean
+            capped seconds per item; None where either is unknown.
+
+        Raises:
+            KeyError: ``subset`` is not a subset of the study.
+        """
+        sub = next((s for s in self.subsets if s.subset == subset), None)
+        if sub is None:
+            raise KeyError(subset)
+        timing = self.types[sub.task_type]
+        return effort_maths.target_cost(items, sub.overlap, timing.mean_s, rate_per_hour)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-friendly values for ``status --json`` and the report's data."""
+        return plain_dict(self)
+
+
+def _others_medians(times: Mapping[str, list[float]]) -> dict[str, float | None]:
+    """Per annotator, the median of everyone else's times (None: nobody else has one)."""
+    owners = np.array([who for who, ts in times.items() for _ in ts], dtype=object)
+    values = np.array([t for ts in times.values() for t in ts], dtype=float)
+    out: dict[str, float | None] = {}
+    for who in times:
+        rest = values[owners != who]
+        out[who] = float(np.median(rest)) if rest.size else None
+    return out
+
+
+def _holders(store: Store, key: str, rows: Sequence[AnnotationRow]) -> set[str]:
+    """Annotators with a project or an annotation on the subset."""
+    return {annotator_key(p.slot) for p in store.slot_projects(key)} | {r.annotator for r in rows}
+
+
+def effort_quality(
+    store: Store, seats: Mapping[str, Sequence[int | None]] | None = None
+) -> EffortQuality:
+    """Effort and quality signals per subset × annotator, per subset and per annotator.
+
+    Args:
+        store: The open study store.
+        seats: Subset → its seats' slots, None for an open seat (``plan_seats`` of
+            :mod:`hume_sync.labelstudio.annotators`, which ``status`` already computes). Without
+            it, a subset's seats are the annotators with a project or an annotation there, and
+            its open seats are the rest of its overlap.
+
+    Returns:
+        The :class:`EffortQuality` of the study.
+    """
+    retired = {a.key for a in store.annotators() if a.retired_at is not None}
+    subsets = store.subsets()
+    rows = {s.key: store.annotations(s.key) for s in subsets}
+    by_type: dict[str, list[float | None]] = defaultdict(list)
+    valid_times: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for s in subsets:
+        for r in rows[s.key]:
+            by_type[s.task_type].append(r.lead_time)
+            if r.status == "valid" and r.lead_time is not None:
+                valid_times[s.task_type][r.annotator].append(float(r.lead_time))
+    timings = {t: effort_maths.type_timing(times) for t, times in by_type.items()}
+    others = {t: _others_medians(times) for t, times in valid_times.items()}
+    for s in subsets:
+        timings.setdefault(s.task_type, effort_maths.type_timing([]))
+
+    seat_reports: list[SeatReport] = []
+    subset_efforts: list[SubsetEffort] = []
+    pooled: dict[str, dict[str, list[Any]]] = defaultdict(lambda: defaultdict(list))
+    for s in subsets:
+        kind, timing = task_types.get(s.task_type), timings[s.task_type]
+        n_items = store.instance_count(s.key)
+        if seats is not None and s.key in seats:
+            holders = {annotator_key(x) for x in seats[s.key] if x is not None}
+            holders |= {r.annotator for r in rows[s.key]}
+            open_seats = sum(x is None for x in seats[s.key])
+        else:
+            holders = _holders(store, s.key, rows[s.key])
+            open_seats = max(0, s.overlap - len(holders))
+        contents = {i.hume_id: i.content for i in store.instances(s.key)}
+        by_annotator: dict[str, list[AnnotationRow]] = defaultdict(list)
+        for r in rows[s.key]:
+            by_annotator[r.annotator].append(r)
+        efforts = []
+        for who in sorted(holders):
+            mine = by_annotator[who]
+            answered = {r.hume_id for r in mine if r.status == "valid"}
+            owed = 0 if who in retired else n_items - len(answered)
+            e = effort_maths.effort([r.lead_time for r in mine], owed, timing)
+            efforts.append(e)
+            valid = [r for r in mine if r.status == "valid"]
+            views = [kind.quality_view(r.answer, contents[r.hume_id], s.config) for r in valid]
+            shown = [v for v in views if v is not None]
+            timed = [float(r.lead_time) for r in valid if r.lead_time is not None]
+            ref = others.get(s.task_type, {}).get(who)
+            fast = quality.fast_answers(timed, [ref] * len(timed))
+            n_options = next((v.n_options for v in shown), None)
+            straight = quality.straight_lining([v.choice for v in shown], n_options)
+            position = quality.position_bias(shown)
+            seat_reports.append(SeatReport(s.key, who, e, fast, straight, position))
+            pooled[who]["times"] += timed
+            pooled[who]["refs"] += [ref] * len(timed)
+            pooled[who]["shown"] += shown
+            pooled[who]["efforts"].append(e)
+            for name, signal in (
+                ("fast answers", fast),
+                ("straight-lining", straight),
+                ("position bias", position),
+            ):
+                if signal.flagged:
+                    pooled[who]["flags"].append(f"{name} on {s.key}")
+        efforts.append(effort_maths.effort([], open_seats * n_items, timing))
+        subset_efforts.append(
+            SubsetEffort(
+                s.key, s.task_type, n_items, s.overlap, open_seats, effort_maths.total(efforts)
+            )
+        )
+    return EffortQuality(
+        types=timings,
+        subsets=tuple(subset_efforts),
+        seats=tuple(seat_reports),
+        annotators=tuple(_summary(who, p, who in retired) for who, p in sorted(pooled.items())),
+    )
+
+
+def _summary(who: str, pooled: Mapping[str, list[Any]], retired: bool) -> AnnotatorSummary:
+    """One annotator's totals and pooled signals from their seats' gathered values."""
+    fast = quality.fast_answers(pooled["times"], pooled["refs"])
+    position = quality.position_bias(pooled["shown"])
+    flags = list(pooled["flags"])
+    for name, signal in (("fast answers", fast), ("position bias", position)):
+        # pooled over subsets, a signal too weak in each one alone can be flagged
+        if signal.flagged and not any(f.startswith(f"{name} on ") for f in flags):
+            flags.append(f"{name} overall")
+    total = effort_maths.total(pooled["efforts"])
+    return AnnotatorSummary(who, retired, total, fast, position, tuple(flags))
