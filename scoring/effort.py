@@ -23,6 +23,23 @@ from typing import Any
 from scoring.errors import InvalidInputError
 from scoring.records import plain_dict
 
+__all__ = [
+    "CAP_CEILING_S",
+    "CAP_FLOOR_S",
+    "CAP_METHOD",
+    "CAP_MULTIPLE",
+    "METHOD",
+    "Effort",
+    "TargetCost",
+    "TypeTiming",
+    "effort",
+    "target_cost",
+    "time_cap",
+    "total",
+    "type_timing",
+]
+
+
 #: The cap on an item's time: ``CAP_MULTIPLE`` × the panel's median for the type ...
 CAP_MULTIPLE = 5.0
 #: ... never below this many seconds ...
@@ -58,7 +75,11 @@ class TypeTiming:
     method: str = CAP_METHOD
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-friendly values (``status --json``, the report's data)."""
+        """Give the record as JSON-friendly values (``status --json``, the report's data).
+
+        Returns:
+            A dict of plain values (nested records as dicts).
+        """
         return plain_dict(self)
 
 
@@ -83,7 +104,11 @@ class Effort:
     method: str = CAP_METHOD
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-friendly values (``status --json``, the report's data)."""
+        """Give the record as JSON-friendly values (``status --json``, the report's data).
+
+        Returns:
+            A dict of plain values (nested records as dicts).
+        """
         return plain_dict(self)
 
 
@@ -100,7 +125,11 @@ class TargetCost:
     method: str
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-friendly values (the sample-size table's data)."""
+        """Give the record as JSON-friendly values (the sample-size table's data).
+
+        Returns:
+            A dict of plain values (nested records as dicts).
+        """
         return plain_dict(self)
 
 

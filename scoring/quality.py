@@ -33,6 +33,22 @@ from typing import Any
 from scoring.errors import InvalidInputError
 from scoring.records import plain_dict
 
+__all__ = [
+    "ALPHA",
+    "FAST_FRACTION",
+    "FAST_SHARE",
+    "METHOD",
+    "MIN_ANSWERS",
+    "ShownAnswer",
+    "Signal",
+    "expected_positions",
+    "fast_answers",
+    "position_bias",
+    "straight_line_threshold",
+    "straight_lining",
+]
+
+
 #: An answer is fast under this fraction of the rest of the panel's median time for its type.
 FAST_FRACTION = 0.25
 #: Rushing is flagged when more than this share of an annotator's timed answers are fast.
@@ -88,7 +104,11 @@ class Signal:
     details: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-friendly values (``status --json``, the dashboard's data)."""
+        """Give the record as JSON-friendly values (``status --json``, the dashboard's data).
+
+        Returns:
+            A dict of plain values (nested records as dicts).
+        """
         return plain_dict(self)
 
 
@@ -122,7 +142,14 @@ def fast_answers(times_s: Sequence[float], reference_s: Sequence[float | None]) 
 
 
 def straight_line_threshold(n_options: int) -> float:
-    """``(1 + 1/k) / 2``: halfway between a uniform spread over ``k`` answers and one answer."""
+    """The straight-lining threshold: halfway between an even spread and one answer.
+
+    Args:
+        n_options: ``k``, the number of possible answers (2 or more).
+
+    Returns:
+        ``(1 + 1/k) / 2``.
+    """
     return (1.0 + 1.0 / n_options) / 2.0
 
 
