@@ -116,10 +116,10 @@ def test_no_document_names_a_path_outside_the_repository(page: Path) -> None:
 def test_the_path_check_sees_a_path_outside() -> None:
     assert len(DOCUMENTS) > len(PAGES) and REPO_ROOT / "tests" / "data" / "SOURCES.md" in DOCUMENTS
     text = (
-        "Run `python3 /work/shared/tools/structure.py .` or ../../shared/x.py; keep "
+        "Run `python3 /home/someone/tools/structure.py .` or ../../elsewhere/x.py; keep "
         "[a](../README.md), https://example.org/work/x, /usr/bin/chromium and /api/tasks/.\n"
     )
-    assert paths_outside(text, REPO_ROOT / "docs") == ["/work/shared", "../../shared/x.py"]
+    assert paths_outside(text, REPO_ROOT / "docs") == ["/home/someone", "../../elsewhere/x.py"]
 
 
 def test_the_link_check_sees_a_broken_link(tmp_path: Path) -> None:
