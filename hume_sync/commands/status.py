@@ -19,7 +19,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from hume_sync.workflow import status
+    from hume_sync.workflow import status, status_effort
     from hume_sync.workflow.cli_support import clients, print_json, study_store
 
     with study_store(args.study_dir) as store:
@@ -27,5 +27,8 @@ def run(args: argparse.Namespace) -> int:
             print_json(status.status_json(store, clients()))
             return 0
         result = status.study_status(store, clients())
+        effort = status_effort.effort_json(store)
     print(status.render(result))
+    print()
+    print("\n".join(status_effort.effort_lines(effort)))
     return 0

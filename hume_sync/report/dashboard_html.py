@@ -127,6 +127,66 @@ def _annotators(status: Mapping[str, Any]) -> str:
     return _table(head, rows, text=(0, 1, 2))
 
 
+def _signal_cell(key: str, signal: Mapping[str, Any], *, p_value: bool = False) -> str:
+    """A quality signal: its number (a share, or a p-value), flagged in orange; exact in
+    ``data-v``, the flag in ``data-flag``."""
+    value = signal["value"]
+    shown = "-" if value is None else (f"p = {value:.3g}" if p_value else f"{value:.0%}")
+    flagged = bool(signal["flagged"])
+    title = f' title="threshold {signal["threshold"]}; {signal["n"]} answer(s)"'
+    return (
+        f'<td data-k="{esc(key)}" data-v="{esc("" if value is None else repr(float(value)))}" '
+        f'data-flag="{int(flagged)}"{title}>'
+        + (f'<span class="warn">{esc(shown)} ⚑</span>' if flagged else esc(shown))
+        + "</td>"
+    )
+
+
+def _hours_cell(key: str, hours: Any) -> str:
+    v = "" if hours is None else repr(float(hours))
+    shown = "-" if hours is None else f"{float(hours):.2f} h"
+    return f'<td data-k="{esc(key)}" data-v="{esc(v)}">{esc(shown)}</td>'
+
+
+def _effort(status: Mapping[str, Any]) -> str:
+    """Hours spent and owed, and the quality signals, per annotator (``effort_quality`` of
+    ``status --json``)."""
+    data = status.get("effort_quality")
+    if not data:
+        return "<p class='note'>Not computed.</p>"
+    rows = []
+    for a in data["annotators"]:
+        flags = "".join(
+            f'<br><span class="warn" data-flag-text="{esc(f["flag"])}">⚑ {esc(f["flag"])}</span>'
+            for f in a["flags"]
+        )
+        rows.append(
+            f'<tr data-annotator="{esc(a["annotator"])}">'
+            f'<td class="t">{esc("-" if a["slot"] is None else a["slot"])}</td>'
+            f'<td class="t">{esc(a["email"] or a["annotator"])}{flags}</td>'
+            + _d("median_s", a["median_s"])
+            + _hours_cell("hours_so_far", a["hours_so_far"])
+            + _hours_cell("hours_owed", a["hours_owed"])
+            + _signal_cell("fast", a["fast"])
+            + _signal_cell("straight_lining", a["straight_lining"])
+            + _signal_cell("position_bias", a["position_bias"], p_value=True)
+            + "</tr>"
+        )
+    t = data["total"]
+    note = (
+        f"<p class='note'>From the answers pulled at {esc(data['as_of'] or 'no pull yet')} "
+        "(never gold). An item's time is its Label Studio lead_time, capped (a task left open "
+        f"is not hours of work). Total: <span data-total-k='hours_so_far'>"
+        f"{t['hours_so_far']:.2f}</span> h spent, <span data-total-k='hours_owed'>"
+        f"{t['hours_owed']:.2f}</span> h still owed.</p>"
+    )
+    if not rows:
+        return note + "<p class='note'>No answers pulled yet.</p>"
+    head = ("slot", "annotator", "median / item", "hours so far", "hours owed", "fast answers",
+            "same answer", "position bias")  # fmt: skip
+    return note + _table(head, rows, text=(0, 1))
+
+
 def _project_link(p: Mapping[str, Any]) -> str:
     if p["project_id"] is None:
         return "no project yet: run 'hume-sync setup'"
@@ -257,6 +317,8 @@ def render_page(model: Mapping[str, Any]) -> str:
             _annotators(status),
             "<h2>Per subset and annotator slot</h2>",
             _projects(status),
+            "<h2>Effort and quality signals</h2>",
+            _effort(status),
         ]
     parts += ["<h2>Invalid answers to fix</h2>", _invalid(model)]
     if model["headline"] is not None:

@@ -365,8 +365,13 @@ def to_json(status: StudyStatus) -> dict[str, Any]:
 
 
 def status_json(store: Store, client_for: ClientFor) -> dict[str, Any]:
-    """The dict ``hume-sync status --json`` prints, read from Label Studio now."""
-    return to_json(study_status(store, client_for))
+    """The dict ``hume-sync status --json`` prints: progress read from Label Studio now, and
+    the effort and quality signals of the answers the last pull stored (``effort_quality``)."""
+    from hume_sync.workflow.status_effort import effort_json
+
+    out = to_json(study_status(store, client_for))
+    out["effort_quality"] = effort_json(store)
+    return out
 
 
 LEGEND = (

@@ -1,0 +1,178 @@
+"""Effort and quality signals as ``status`` shows them (text and ``--json``) and the dashboard.
+
+The numbers are :func:`hume_sync.rules.effort_quality.effort_quality`'s, read from the answers
+the last ``pull`` stored (Label Studio's ``lead_time`` for the hours; the answers for the
+signals; never gold, so they are shown while the study is open). ``status`` itself reads
+progress from Label Studio live, so the block names the pull it is as of. One dictionary
+(:func:`effort_json`) feeds the text (:func:`effort_lines`), ``status --json`` and the
+dashboard, so the three cannot disagree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from hume_sync.labelstudio.annotators import plan_seats
+from hume_sync.rules.display import format_duration
+from hume_sync.store import PULLED_AT, Store
+
+#: The per-annotator signals, as (JSON key, the label a flag reads with).
+SIGNALS = (("fast", "fast answers"), ("straight_lining", "straight-lining"),
+           ("position_bias", "position bias"))  # fmt: skip
+
+
+def _signal(signal: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "value": signal["value"],
+        "flagged": signal["flagged"],
+        "threshold": signal["threshold"],
+        "n": signal["n"],
+        "note": signal["note"],
+    }
+
+
+def _worst_straight_lining(seats: list[Mapping[str, Any]]) -> dict[str, Any]:
+    """Straight-lining is per subset (answers of one type): the annotator's row shows the
+    flagged seat with the highest share, else the highest share."""
+    shown = [s["straight_lining"] for s in seats if s["straight_lining"]["value"] is not None]
+    if not shown:
+        return {"value": None, "flagged": False, "threshold": None, "n": 0, "note": "no answer"}
+    worst = max(shown, key=lambda s: (s["flagged"], s["value"]))
+    return _signal(worst)
+
+
+def _flag(text: str, pooled: Mapping[str, Any], seats: list[Mapping[str, Any]]) -> dict[str, Any]:
+    """A flag with the number behind it: ``"<signal> on <subset>"`` reads that seat's signal,
+    ``"<signal> overall"`` the annotator's pooled one."""
+    key, label = next((k, label) for k, label in SIGNALS if text.startswith(label))
+    subset = None if text.endswith(" overall") else text[len(label) + len(" on ") :]
+    by_subset = {s["subset"]: s for s in seats}
+    signal = pooled[key] if subset is None else by_subset[subset][key]
+    return {"flag": text, "signal": key, "subset": subset, "value": signal["value"],
+            "threshold": signal["threshold"], "n": signal["n"]}  # fmt: skip
+
+
+def effort_json(store: Store) -> dict[str, Any]:
+    """Effort and quality signals per annotator, per subset and in total (JSON-friendly).
+
+    Args:
+        store: The open study store.
+
+    Returns:
+        ``as_of`` (the last pull, None before one), ``annotators`` (slot, key, email, hours so
+        far and owed, median seconds per item, the three signals, flags), ``subsets``,
+        ``total`` (hours so far and owed, items not priced yet), ``methods`` and ``detail``
+        (every seat's numbers, :meth:`EffortQuality.to_dict`).
+    """
+    from hume_sync.rules.effort_quality import effort_quality
+
+    eq = effort_quality(store, plan_seats(store))
+    detail = eq.to_dict()
+    people = {a.key: a for a in store.annotators()}
+    annotators = []
+    for a in detail["annotators"]:
+        seats = [s for s in detail["seats"] if s["annotator"] == a["annotator"]]
+        row = people.get(a["annotator"])
+        annotators.append(
+            {
+                "slot": None if row is None else row.slot,
+                "annotator": a["annotator"],
+                "email": None if row is None else row.email,
+                "retired": a["retired"],
+                "median_s": a["effort"]["median_s"],
+                "hours_so_far": a["effort"]["hours_so_far"],
+                "hours_owed": a["effort"]["hours_owed"],
+                "items_owed": a["effort"]["items_owed"],
+                "fast": _signal(a["fast"]),
+                "straight_lining": _worst_straight_lining(seats),
+                "position_bias": _signal(a["position_bias"]),
+                "flags": [_flag(f, a, seats) for f in a["flags"]],
+            }
+        )
+    subsets = [
+        {
+            "subset": s["subset"],
+            "task_type": s["task_type"],
+            "open_seats": s["open_seats"],
+            "hours_so_far": s["effort"]["hours_so_far"],
+            "hours_owed": s["effort"]["hours_owed"],
+            "unpriced_items": s["effort"]["unpriced_items"],
+        }
+        for s in detail["subsets"]
+    ]
+    return {
+        "as_of": store.meta().get(PULLED_AT),
+        "annotators": annotators,
+        "subsets": subsets,
+        "total": {
+            "hours_so_far": sum(s["hours_so_far"] for s in subsets),
+            "hours_owed": sum(s["hours_owed"] for s in subsets),
+            "unpriced_items": sum(s["unpriced_items"] for s in subsets),
+        },
+        "methods": {"effort": eq.effort_method, "quality": eq.quality_method},
+        "detail": detail,
+    }
+
+
+def _hours(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f} h"
+
+
+def _share(signal: Mapping[str, Any]) -> str:
+    value = signal["value"]
+    text = "-" if value is None else f"{value:.0%}"
+    return text + ("!" if signal["flagged"] else "")
+
+
+def _p(signal: Mapping[str, Any]) -> str:
+    value = signal["value"]
+    text = "-" if value is None else f"p={value:.3g}"
+    return text + ("!" if signal["flagged"] else "")
+
+
+def effort_lines(data: Mapping[str, Any]) -> list[str]:
+    """The effort and quality block of ``status``'s text (from :func:`effort_json`).
+
+    Args:
+        data: What :func:`effort_json` returned.
+
+    Returns:
+        The block's lines: a heading naming the pull, one row per annotator, the flags with
+        their numbers, and the totals.
+    """
+    as_of = data["as_of"] or "no pull yet"
+    lines = [
+        f"Effort and quality signals (from the answers pulled at {as_of}; no gold):",
+        f"{'slot':>4}  {'annotator':<30} {'median':>7} {'hours so far':>12} {'hours owed':>10} "
+        f"{'fast':>6} {'same answer':>11} {'position':>10}",
+    ]
+    for a in data["annotators"]:
+        who = (a["email"] or a["annotator"])[:30]
+        lines.append(
+            f"{a['slot'] if a['slot'] is not None else '-':>4}  {who:<30} "
+            f"{format_duration(a['median_s']):>7} {_hours(a['hours_so_far']):>12} "
+            f"{_hours(a['hours_owed']):>10} {_share(a['fast']):>6} "
+            f"{_share(a['straight_lining']):>11} {_p(a['position_bias']):>10}"
+        )
+    if not data["annotators"]:
+        lines.append("      no answers pulled yet")
+    for a in data["annotators"]:
+        for f in a["flags"]:
+            value = f["value"]
+            number = f"p = {value:.3g}" if f["signal"] == "position_bias" else f"{value:.0%}"
+            lines.append(
+                f"flag: {a['email'] or a['annotator']}: {f['flag']} ({number} of {f['n']}, "
+                f"threshold {f['threshold']:.3g})"
+            )
+    t = data["total"]
+    unpriced = (
+        f"; {t['unpriced_items']} item(s) not priced yet (no timed answer of their type)"
+        if t["unpriced_items"]
+        else ""
+    )
+    lines.append(
+        f"Hours: {t['hours_so_far']:.2f} spent, {t['hours_owed']:.2f} still owed{unpriced} "
+        "(an item's time is its lead_time, capped; '!' marks a flag)"
+    )
+    return lines
