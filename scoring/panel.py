@@ -16,7 +16,7 @@ reads "not estimable" and why, never NaN or a zero-width interval.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -131,16 +131,45 @@ def _mean_annotator(
     if n < MIN_ITEMS:
         return _entry(mean, None, f"not estimable: fewer than {MIN_ITEMS} items")
 
-    def stat(idx: NDArray[Any]) -> float:
-        return float(np.mean([f(rec[idx]) for rec, f in parts]))  # type: ignore[misc]
-
     try:
         iv = intervals.bootstrap(
-            np.arange(n), stat, n_resamples=BOOTSTRAP_RESAMPLES, seed=seed, method="percentile"
+            np.arange(n),
+            mean_of_statistics(parts),  # type: ignore[arg-type]
+            n_resamples=BOOTSTRAP_RESAMPLES,
+            seed=seed,
+            method="percentile",
+            vectorized=True,
         )
     except ScoringError as exc:
         return _entry(mean, None, f"not estimable: {exc}")
     return _entry(mean, iv, None, method="mean of annotators' scores; joint percentile bootstrap")
+
+
+def mean_of_statistics(
+    parts: Sequence[tuple[Any, Callable[[Any], Any]]],
+) -> Callable[[NDArray[Any]], NDArray[Any]]:
+    """The statistic "mean over annotators of each one's own statistic" of a stack of item
+    resamples, for :func:`intervals.bootstrap` with ``vectorized=True``: it receives index
+    arrays of shape (resamples, n) and returns one value per resample.
+
+    Why: called once per resample it made 2,000 Python calls per annotator and subset (2.3 s
+    of a HUME-size export, issue 38). Here each annotator's statistic gets all resamples at
+    once (one call where it is :func:`intervals.vectorized`, else one per resample as before),
+    and the mean over annotators is taken per resample from a contiguous row, the same
+    pairwise sum ``np.mean`` of a list makes: the interval is the one the per-resample form
+    gave, bit for bit where each statistic's vectorised form is."""
+
+    def values(idx: NDArray[Any]) -> NDArray[Any]:
+        columns = []
+        for records, statistic in parts:
+            if intervals.is_vectorized(statistic):
+                columns.append(np.asarray(statistic(records[idx]), dtype=float))
+            else:
+                columns.append(np.array([float(statistic(records[row])) for row in idx]))
+        means: NDArray[Any] = np.mean(np.ascontiguousarray(np.stack(columns, axis=1)), axis=1)
+        return means
+
+    return intervals.vectorized(values)
 
 
 def dawid_skene(
