@@ -76,50 +76,57 @@ def _codes(values: list[Hashable]) -> tuple[tuple[Hashable, ...], NDArray[Any]]:
     return tuple(seen), codes
 
 
-def _m_step(
-    posteriors: NDArray[Any], task: NDArray[Any], cell: NDArray[Any], given: NDArray[Any]
-) -> NDArray[Any]:
-    """Confusion matrices, shape (workers, given label, true label), from the posteriors."""
-    n_cells, k = given.size, posteriors.shape[1]
-    sums = np.zeros((n_cells, k))
-    np.add.at(sums, cell, posteriors[task])
-    floored = np.where(given[:, None], np.maximum(sums, EPS), 0.0).reshape(-1, k, k)
-    errors: NDArray[Any] = floored / floored.sum(axis=1, keepdims=True)
+@dataclass(frozen=True)
+class _Answers:
+    """The answers as integer codes, with the flat indices that sum (answer, label) values
+    per item or per (worker, given label) cell with one ``np.bincount`` each."""
+
+    n_tasks: int
+    k: int
+    task: NDArray[Any]  # each answer's item
+    cell: NDArray[Any]  # each answer's (worker, given label) cell, in order of first appearance
+    cell_worker: NDArray[Any]  # each cell's worker
+    cell_label: NDArray[Any]  # each cell's given label
+    by_task: NDArray[Any]  # flat (item, label) bin of each (answer, label)
+    by_cell: NDArray[Any]  # flat (cell, label) bin of each (answer, label)
+    by_worker: NDArray[Any]  # flat (worker, label) bin of each (cell, label)
+
+    def sum(self, values: NDArray[Any], bins: NDArray[Any], n: int) -> NDArray[Any]:
+        """Sums of ``values`` rows (shape (rows, k)) into ``n`` rows by the flat ``bins``,
+        each in the order of the rows."""
+        sums: NDArray[Any] = np.bincount(bins, values.ravel(), n * self.k).reshape(n, self.k)
+        return sums
+
+
+def _m_step(posteriors: NDArray[Any], a: _Answers, n_workers: int) -> NDArray[Any]:
+    """Confusion rows, shape (cells, true label): P(the cell's label | true label) for the
+    cell's worker, from the posteriors; only labels a worker gave have a row."""
+    n_cells = a.cell_worker.size
+    floored = np.maximum(a.sum(posteriors[a.task], a.by_cell, n_cells), EPS)
+    per_worker = a.sum(floored, a.by_worker, n_workers)
+    errors: NDArray[Any] = floored / per_worker[a.cell_worker]
     return errors
 
 
-def _log_errors(errors: NDArray[Any], given: NDArray[Any], base: Any) -> NDArray[Any]:
-    """``base``-log of each (worker, given label) row of the confusion matrices, flattened to
-    (cells, true label); rows of labels never given are 0 and never read."""
-    k = errors.shape[-1]
-    flat = errors.reshape(-1, k)
-    return np.where(given[:, None], base(np.where(given[:, None], flat, 1.0)), 0.0)
-
-
-def _e_step(
-    priors: NDArray[Any], log2_errors: NDArray[Any], task: NDArray[Any], cell: NDArray[Any], n: int
-) -> NDArray[Any]:
-    """Posteriors, shape (items, labels), from the priors and the confusion matrices."""
-    sums = np.zeros((n, priors.size))
-    np.add.at(sums, task, log2_errors[cell])
-    log_lik = np.log2(np.maximum(priors, EPS)) + sums
+def _e_step(priors: NDArray[Any], errors: NDArray[Any], a: _Answers) -> NDArray[Any]:
+    """Posteriors, shape (items, labels), from the priors and the confusion rows."""
+    log_lik = np.log2(np.maximum(priors, EPS)) + a.sum(
+        np.log2(errors)[a.cell], a.by_task, a.n_tasks
+    )
     scaled = np.exp2(log_lik - log_lik.max(axis=1, keepdims=True))
     posteriors: NDArray[Any] = scaled / scaled.sum(axis=1, keepdims=True)
     return posteriors
 
 
 def _elbo(
-    posteriors: NDArray[Any],
-    priors: NDArray[Any],
-    ln_errors: NDArray[Any],
-    task: NDArray[Any],
-    cell: NDArray[Any],
+    posteriors: NDArray[Any], priors: NDArray[Any], errors: NDArray[Any], a: _Answers
 ) -> tuple[float, NDArray[Any]]:
     """Evidence lower bound per answer, and the posteriors raised to at least :data:`EPS`."""
-    joint = float(np.sum(posteriors[task] * (ln_errors[cell] + np.log(np.maximum(priors, EPS)))))
+    expected = np.log(errors)[a.cell] + np.log(np.maximum(priors, EPS))
+    joint = float(np.sum(posteriors[a.task] * expected))
     floored = np.maximum(posteriors, EPS)
     entropy = -float(np.sum(np.log(floored) * floored))
-    return (joint + entropy) / task.size, floored
+    return (joint + entropy) / a.task.size, floored
 
 
 def fit_dawid_skene(
@@ -136,34 +143,46 @@ def fit_dawid_skene(
     workers, worker = _codes([a[1] for a in answers])
     labels, label = _codes([a[2] for a in answers])
     k = len(labels)
-    cell = worker * k + label  # the (worker, given label) row each answer adds to
-    given = np.zeros(len(workers) * k, dtype=bool)
-    given[cell] = True
+    # (worker, label) cells in order of first appearance, as crowd-kit's unsorted group-by
+    cells, cell = _codes(list(zip(worker.tolist(), label.tolist(), strict=True)))
+    cell_worker = np.array([c[0] for c in cells], dtype=np.intp)  # type: ignore[index]
+    cell_label = np.array([c[1] for c in cells], dtype=np.intp)  # type: ignore[index]
+    cols = np.arange(k)
+    a = _Answers(
+        n_tasks=len(tasks),
+        k=k,
+        task=task,
+        cell=cell,
+        cell_worker=cell_worker,
+        cell_label=cell_label,
+        by_task=(task[:, None] * k + cols).ravel(),
+        by_cell=(cell[:, None] * k + cols).ravel(),
+        by_worker=(cell_worker[:, None] * k + cols).ravel(),
+    )
 
-    votes = np.zeros((len(tasks), k))
-    np.add.at(votes, (task, label), 1.0)
+    votes = a.sum(np.eye(k)[label], a.by_task, a.n_tasks)
     posteriors = votes / votes.sum(axis=1, keepdims=True)
     priors = posteriors.mean(axis=0)
-    errors = _m_step(posteriors, task, cell, given)
+    errors = _m_step(posteriors, a, len(workers))
     loss, history = -np.inf, []
     for _ in range(n_iter):
-        posteriors = _e_step(priors, _log_errors(errors, given, np.log2), task, cell, len(tasks))
+        posteriors = _e_step(priors, errors, a)
         priors = posteriors.mean(axis=0)
-        errors = _m_step(posteriors, task, cell, given)
-        new_loss, posteriors = _elbo(
-            posteriors, priors, _log_errors(errors, given, np.log), task, cell
-        )
+        errors = _m_step(posteriors, a, len(workers))
+        new_loss, posteriors = _elbo(posteriors, priors, errors, a)
         history.append(new_loss)
         if new_loss - loss < tol:
             break
         loss = new_loss
+    full = np.zeros((len(workers), k, k))
+    full[cell_worker, cell_label] = errors
     return DawidSkeneFit(
         tasks=tasks,
         workers=workers,
         labels=labels,
         posteriors=posteriors,
         priors=np.maximum(priors, EPS),
-        errors=errors,
+        errors=full,
         loss_history=tuple(history),
     )
 
