@@ -2,10 +2,11 @@
 
 "Humans" is not one number (Tedeschi et al., ACL 2023): the report gives, per subset, HUME's
 aggregate (as before), the mean annotator, the best and the worst annotator, and for label
-answers a model-based aggregate (Dawid–Skene, from crowd-kit: not written here), each with its
-interval, and a leave-one-out noise ceiling (:func:`noise_ceiling`). A model is "above humans"
-only when its paired interval against the **best** annotator excludes 0
-(:func:`verdicts_against_best`), and each verdict names that annotator.
+answers a model-based aggregate (Dawid–Skene, crowd-kit's EM in numpy:
+:mod:`scoring.dawid_skene`), each with its interval, and a leave-one-out noise ceiling
+(:func:`noise_ceiling`). A model is "above humans" only when its paired interval against the
+**best** annotator excludes 0 (:func:`verdicts_against_best`), and each verdict names that
+annotator.
 
 Every type-specific step is asked of the task type object (``score_human``,
 ``score_per_item``, ``score_answers_are_labels``, ``score_consensus``); where a number cannot
@@ -312,6 +313,7 @@ __all__ = [
     "annotator_scores",
     "dawid_skene",
     "human_panel",
+    "mean_of_statistics",
     "noise_ceiling",
     "verdicts_against_best",
 ]
