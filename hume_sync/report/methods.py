@@ -39,10 +39,10 @@ _COMMON_METHODS = {
     "Which human": "per subset: HUME's aggregate; each annotator's own score (seeded BCa "
     "bootstrap over items); the mean annotator (joint percentile bootstrap, where all "
     "answered the same items); the best and the worst annotator; for label answers a "
-    "Dawid–Skene aggregate (crowd-kit, 100 EM iterations) scored as one rater; a noise "
-    "ceiling with 2 or more annotators: each scored against the others' consensus (majority, "
-    "mean rating for STS, with the Spearman–Brown step-up to all annotators). 'not "
-    "estimable' says why where a number or interval cannot be had",
+    "Dawid–Skene aggregate (as crowd-kit's DawidSkene, 100 EM iterations) scored as one "
+    "rater; a noise ceiling with 2 or more annotators: each scored against the others' "
+    "consensus (majority, mean rating for STS, with the Spearman–Brown step-up to all "
+    "annotators). 'not estimable' says why where a number or interval cannot be had",
     "Above humans": "only when the paired interval of (best annotator − rater), on the items "
     "both answered, lies below 0; every such verdict names the best annotator",
     "Alternative annotator test": ALT_TEST_METHOD + "; per-item alignment from the task type "

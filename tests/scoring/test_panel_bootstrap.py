@@ -1,0 +1,150 @@
+"""The mean annotator's joint bootstrap, vectorised (issue 38): the same resamples as the
+per-resample form it replaced, so the same interval (to 1e-12) on real-shaped subsets."""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Hashable, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from hume_sync import task_types
+from scoring import intervals, panel
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "source"
+
+
+def _per_resample_interval(
+    t: Any, gold: Mapping[Hashable, Any], humans: Mapping[str, Mapping[Hashable, Any]], seed: int
+) -> Any:
+    """The mean annotator's interval as scoring.panel computed it before: one Python call of
+    the mean over annotators per resample."""
+    scores = panel.annotator_scores(t, gold, humans, seed)
+    parts = [panel._per_item(t, gold, s) for s, _, _ in scores.values()]
+    assert all(p is not None for p in parts)
+    n = len(parts[0][0])  # type: ignore[index]
+
+    def stat(idx: Any) -> float:
+        return float(np.mean([f(rec[idx]) for rec, f in parts]))  # type: ignore[misc]
+
+    return intervals.bootstrap(
+        np.arange(n), stat, n_resamples=panel.BOOTSTRAP_RESAMPLES, seed=seed, method="percentile"
+    )
+
+
+def _vectorised_interval(
+    t: Any, gold: Mapping[Hashable, Any], humans: Mapping[str, Mapping[Hashable, Any]], seed: int
+) -> dict[str, Any]:
+    scores = panel.annotator_scores(t, gold, humans, seed)
+    entry = panel._mean_annotator(t, gold, humans, scores, seed)
+    assert entry["interval"] is not None, entry
+    return entry
+
+
+def _sib(n: int) -> tuple[dict[str, str], list[str]]:
+    with (DATA / "sib200" / "eng_Latn" / "test.tsv").open(encoding="utf-8") as f:
+        rows = list(csv.DictReader(f, delimiter="\t"))
+    return {r["index_id"]: r["category"] for r in rows[:n]}, sorted({r["category"] for r in rows})
+
+
+def _classification(n_annotators: int, seed: int) -> tuple[Any, dict, dict]:
+    """30 SIB-200 texts, each annotator right with probability 0.6–0.9."""
+    rng = np.random.default_rng(seed)
+    gold, topics = _sib(30)
+    humans = {}
+    for w in range(n_annotators):
+        p = rng.uniform(0.6, 0.9)
+        humans[f"a{w}"] = {
+            i: g if rng.random() < p else str(rng.choice(topics)) for i, g in gold.items()
+        }
+    return task_types.get("classification"), gold, humans
+
+
+def _sts(n_annotators: int, seed: int) -> tuple[Any, dict, dict]:
+    """40 STS Benchmark pairs; each annotator rates gold's level with noise, on 0–5."""
+    rng = np.random.default_rng(seed)
+    with (DATA / "stsb-en-test.csv").open(encoding="utf-8") as f:
+        gold = {f"p{k}": float(row[2]) for k, row in enumerate(csv.reader(f)) if k < 40}
+    humans = {
+        f"a{w}": {i: int(np.clip(round(g + rng.normal(0, 1)), 0, 5)) for i, g in gold.items()}
+        for w in range(n_annotators)
+    }
+    return task_types.get("sts"), gold, humans
+
+
+def _reranking(n_annotators: int, seed: int) -> tuple[Any, dict, dict]:
+    """18 queries of 7 candidates (HUME's reranking shape), 2 relevant each; each annotator
+    flips a mark with probability 0.15 (a query left with no relevant mark keeps one)."""
+    rng = np.random.default_rng(seed)
+    gold = {f"q{q}": {f"c{c}": int(c in {q % 7, (q + 3) % 7}) for c in range(7)} for q in range(18)}
+    humans = {}
+    for w in range(n_annotators):
+        marks = {}
+        for q, g in gold.items():
+            m = {c: (1 - v) if rng.random() < 0.15 else v for c, v in g.items()}
+            if not any(m.values()):
+                m["c0"] = 1
+            marks[q] = m
+        humans[f"a{w}"] = marks
+    return task_types.get("reranking"), gold, humans
+
+
+def _pairs(n_annotators: int, seed: int) -> tuple[Any, dict, dict]:
+    """40 yes/no pairs, half positive; each annotator right with probability 0.8."""
+    rng = np.random.default_rng(seed)
+    gold = {f"p{k}": k % 2 for k in range(40)}
+    humans = {
+        f"a{w}": {i: g if rng.random() < 0.8 else 1 - g for i, g in gold.items()}
+        for w in range(n_annotators)
+    }
+    return task_types.get("pair_classification"), gold, humans
+
+
+@pytest.mark.parametrize(
+    ("make", "n_annotators"),
+    [
+        (_classification, 2),
+        (_classification, 3),
+        (_classification, 9),  # over 8 values np.mean sums pairwise: still the same
+        (_sts, 2),
+        (_sts, 4),
+        (_reranking, 2),
+        (_reranking, 3),
+        (_pairs, 3),
+    ],
+)
+def test_vectorised_mean_annotator_gives_the_per_resample_interval(
+    make: Any, n_annotators: int
+) -> None:
+    for seed in (0, 11):
+        t, gold, humans = make(n_annotators, seed)
+        old = _per_resample_interval(t, gold, humans, seed)
+        new = _vectorised_interval(t, gold, humans, seed)
+        assert new["value"] == pytest.approx(old.estimate, abs=1e-12)
+        assert new["interval"]["low"] == pytest.approx(old.low, abs=1e-12)
+        assert new["interval"]["high"] == pytest.approx(old.high, abs=1e-12)
+        assert new["interval"]["method"] == "bootstrap:percentile"
+        assert old.high - old.low > 0.01  # a real interval, not a degenerate one
+
+
+def test_a_statistic_not_marked_vectorised_is_called_per_resample() -> None:
+    """Mixed parts: a plain callable still gets one resample at a time, and the mean is the
+    same as with its vectorised twin."""
+    hits = np.array([1.0, 0.0, 1.0, 1.0, 0.0, 1.0])
+    other = np.array([0.0, 0.0, 1.0, 1.0, 1.0, 1.0])
+    seen: list[tuple[int, ...]] = []
+
+    def plain(x: Any) -> float:
+        seen.append(x.shape)
+        return float(np.mean(x))
+
+    vec = intervals.vectorized(lambda x: np.mean(x, axis=-1))
+    idx = np.random.default_rng(0).integers(0, 6, (5, 6))
+    mixed = panel.mean_of_statistics([(hits, plain), (other, vec)])(idx)
+    both = panel.mean_of_statistics([(hits, vec), (other, vec)])(idx)
+    assert seen == [(6,)] * 5
+    assert np.array_equal(mixed, both)
+    assert mixed[0] == pytest.approx((hits[idx[0]].mean() + other[idx[0]].mean()) / 2)
