@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     print("              scores.csv, scores.json and MTEB result files beside it)")
     for s in result.servers:
         print(f"Label Studio: {s.url} ({s.annotator}'s own)")
-        print(f"              manager login {result.manager}, password in {s.credentials_file}")
+        print(f"              admin login {result.manager}, password in {s.credentials_file}")
     print(
         "Annotate more in Label Studio, then run 'hume-sync pull' and 'hume-sync export' on "
         f"{result.study_dir}, or run the demo again."
