@@ -21,7 +21,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from hume_sync.labelstudio import server
+    from hume_sync.labelstudio import manager, server
     from hume_sync.labelstudio import servers as ls_servers
 
     stopped = server.stop(Path(args.data_dir) if args.data_dir else None)
@@ -29,4 +29,6 @@ def run(args: argparse.Namespace) -> int:
     for data_dir in ls_servers.embedded_annotator_dirs():
         if server.stop(data_dir):
             print(f"annotator's Label Studio stopped ({data_dir.parent.name})")
+    if server.stop(manager.manager_data_dir()):  # the demo and `manager up` start it
+        print("manager's Label Studio stopped")
     return 0

@@ -37,16 +37,28 @@ def _manager_file() -> Path:
     return servers.hume_home() / MANAGER_FILE
 
 
-def configured_url() -> str | None:
-    """The manager's server URL as recorded by ``manager up``, or None (no mirror)."""
+def _recorded() -> dict[str, object]:
+    """What ``manager up`` recorded (``url``, ``embedded``); empty when nothing was."""
     try:
         raw = json.loads(_manager_file().read_text(encoding="utf-8"))
     except FileNotFoundError:
-        return None
+        return {}
     except (OSError, ValueError) as exc:
         raise ServerRegistryError(f"cannot read {_manager_file()}: {type(exc).__name__}") from None
-    url = raw.get("url") if isinstance(raw, dict) else None
+    return raw if isinstance(raw, dict) else {}
+
+
+def configured_url() -> str | None:
+    """The manager's server URL as recorded by ``manager up``, or None (no mirror)."""
+    url = _recorded().get("url")
     return str(url) if url else None
+
+
+def team_server_url() -> str | None:
+    """The team's server when one was recorded (``manager up --url``), else None: the demo
+    mirrors there rather than replacing the team's record with an embedded server."""
+    raw = _recorded()
+    return str(raw["url"]) if raw.get("url") and not raw.get("embedded") else None
 
 
 def _record(url: str, embedded: bool) -> None:
@@ -80,8 +92,7 @@ def client() -> LabelStudioClient | None:
     url = configured_url()
     if url is None:
         return None
-    raw = json.loads(_manager_file().read_text(encoding="utf-8"))
-    if raw.get("embedded"):
+    if _recorded().get("embedded"):
         url = up()
     return servers.client_for(url)
 

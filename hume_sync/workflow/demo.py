@@ -4,9 +4,16 @@ Creates the demo study (``hume_sync/demo_data``: a few instances of each task ty
 Danish, written for hume), registers two *example* annotators, each with an embedded Label
 Studio of their own (as every annotator has: README "Blind annotation"), sets up their
 projects, precomputes the packaged all-MiniLM-L6-v2's answers, replays the recorded answers of
-the two example annotators through the Label Studio API with their own tokens, pulls, exports
-the report, and prints where it is and how to log in. Running it again reuses everything that
-exists: no duplicate servers, accounts, projects, tasks or annotations.
+the two example annotators through the Label Studio API with their own tokens, pulls, mirrors
+the study into the manager's Label Studio, exports the report, and prints where it is and how
+to log in. Running it again reuses everything that exists: no duplicate servers, accounts,
+projects, tasks or annotations.
+
+The manager's server is the one ``hume-sync manager up`` starts (``$HUME_HOME/manager``, on a
+free port next to the annotators' when it is new), so that ``pull`` on the demo study keeps
+mirroring into it afterwards; a team's server recorded with ``manager up --url`` is used as it
+is rather than replaced. A project manager meets hume through the demo, so the demo opens on
+what a manager follows a study in, not on the annotators' servers.
 """
 
 from __future__ import annotations
@@ -19,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from hume_sync import task_types
-from hume_sync.labelstudio import server
+from hume_sync.labelstudio import manager, server
 from hume_sync.labelstudio import servers as ls_servers
 from hume_sync.labelstudio.client import LabelStudioClient
 from hume_sync.store import Store
@@ -27,6 +34,7 @@ from hume_sync.study.model_view import shown_ids_from_source
 from hume_sync.study.spec import load_spec
 from hume_sync.workflow.annotators import add_annotator
 from hume_sync.workflow.init import init_from_spec
+from hume_sync.workflow.mirror import MirrorSummary, mirror_study
 from hume_sync.workflow.pull import author_id, pull_study
 from hume_sync.workflow.setup import setup_study
 
@@ -47,12 +55,24 @@ class DemoServer:
 
 
 @dataclass
+class ManagerServer:
+    """Where the manager follows the demo study (the mirror of every subset)."""
+
+    url: str
+    #: the admin login's file of the embedded server (0600); None for a team's server
+    credentials_file: Path | None
+    mirrored: MirrorSummary
+    projects: int  # mirror projects on it for this study, one per subset
+
+
+@dataclass
 class DemoResult:
     study_dir: Path
     report_dir: Path
     servers: list[DemoServer]
     replayed: int
     predicted_models: list[str]
+    manager_server: ManagerServer
     manager: str = server.DEFAULT_USERNAME
 
 
@@ -81,17 +101,35 @@ def _tokens(study_dir: Path) -> dict[str, dict[str, Any]]:
     return json.loads(path.read_text()) if path.exists() else {}
 
 
-def register_examples(
-    store: Store, study_dir: Path, base: Path | None, port: int
-) -> dict[str, tuple[int, str, str]]:
-    """The example annotators, each on an embedded server of their own: name → (slot, url,
-    that annotator's own API token, kept 0600 in the study folder for the replay)."""
-    homes = [
+def _homes(base: Path | None) -> list[Path]:
+    """The example annotators' server data folders, in ``EXAMPLE_ANNOTATORS``' order."""
+    return [
         ls_servers.annotator_home(email_of(n), base) / "label-studio" for n in EXAMPLE_ANNOTATORS
     ]
-    ls_servers.start_many(
-        [(home, _wanted_port(home, port + i)) for i, home in enumerate(homes)]
-    )  # both cold starts at once
+
+
+def start_servers(base: Path | None, port: int) -> str:
+    """Start the example annotators' servers (``port``, the next) and the manager's embedded
+    one (the port after them) all at once, a cold start being mostly waiting on migrations;
+    the manager's server URL (a team's recorded one is not replaced: see the module doc)."""
+    starts = [(home, _wanted_port(home, port + i)) for i, home in enumerate(_homes(base))]
+    team = manager.team_server_url()
+    if team is None:
+        home = manager.manager_data_dir()
+        starts.append((home, _wanted_port(home, port + len(starts))))
+    ls_servers.start_many(starts)
+    # recorded as `manager up` records it (the server now runs), so that pull and setup mirror
+    # here from now on
+    return team or manager.up()
+
+
+def register_examples(
+    store: Store, study_dir: Path, base: Path | None
+) -> dict[str, tuple[int, str, str]]:
+    """The example annotators, each on an embedded server of their own (started by
+    :func:`start_servers`): name → (slot, url, that annotator's own API token, kept 0600 in the
+    study folder for the replay)."""
+    homes = _homes(base)
     known = _tokens(study_dir)
     out: dict[str, tuple[int, str, str]] = {}
     for (name, langs), home in zip(EXAMPLE_ANNOTATORS.items(), homes, strict=True):
@@ -154,7 +192,9 @@ def run_demo(
     """Run every step; each one is idempotent, so a rerun only does what is missing.
 
     ``data_dir``: where the example annotators' servers live (default
-    ``$HUME_HOME/annotators``); ``port``: the first one's port (the second takes the next).
+    ``$HUME_HOME/annotators``; the manager's stays in ``$HUME_HOME/manager``, where ``pull``
+    finds it); ``port``: the first one's port (the second takes the next, the manager's the
+    one after, each when new and free).
     """
     from hume_sync.workflow.export import export_study
     from hume_sync.workflow.predict import DEFAULT_MODELS, predict_study
@@ -162,27 +202,34 @@ def run_demo(
     study = Path(study_dir)
     study.mkdir(parents=True, exist_ok=True)
     summary = init_from_spec(study, load_spec(demo_data_dir() / "study.yaml"))
-    say(f"[1/7] demo study in {study}: {summary.written} row(s) written")
+    say(f"[1/8] demo study in {study}: {summary.written} row(s) written")
     clients = ls_servers.Clients()
     with Store.open(study) as store:
-        users = register_examples(store, study, data_dir, port)
+        manager_url = start_servers(data_dir, port)
+        users = register_examples(store, study, data_dir)
         say(
-            "[2/7] two example annotators, each with a Label Studio of their own: "
+            "[2/8] two example annotators, each with a Label Studio of their own: "
             + ", ".join(f"{n} at {url}" for n, (_, url, _) in users.items())
+            + f"; the manager's at {manager_url}"
         )
         setup = setup_study(store, clients, study_dir=str(study))
-        say(f"[3/7] {setup.created} project(s) created, {setup.imported} task(s) imported")
+        say(f"[3/8] {setup.created} project(s) created, {setup.imported} task(s) imported")
         predicted = predict_study(study, store, DEFAULT_MODELS, progress=False)
         say(
-            f"[4/7] sealed predictions of {', '.join(DEFAULT_MODELS)} stored "
+            f"[4/8] sealed predictions of {', '.join(DEFAULT_MODELS)} stored "
             f"({getattr(predicted, 'predictions_added', 0)} new)"
         )
         for commitment in predicted.commitments:  # what a manager publishes before annotation
             say(f"      {commitment.line()}")
         replayed = replay_example_answers(store, users, clients)
-        say(f"[5/7] {replayed} recorded answer(s) of the two example annotators replayed")
+        say(f"[5/8] {replayed} recorded answer(s) of the two example annotators replayed")
         pulled = pull_study(store, clients)
-        say(f"[6/7] pulled: {pulled.total('added')} new annotation(s)")
+        say(f"[6/8] pulled: {pulled.total('added')} new annotation(s)")
+        followed = mirror_to_manager(store, manager_url)
+        say(
+            f"[7/8] mirrored: {followed.mirrored.projects_created} project(s) created "
+            f"({followed.projects} in all, one per subset); {followed.mirrored}"
+        )
         servers = []
         for a in store.annotators():
             home = ls_servers.annotator_home(a.email, data_dir)
@@ -191,5 +238,15 @@ def run_demo(
             )
     report_dir = study / "report"
     export_study(study, report_dir)
-    say(f"[7/7] report written to {report_dir}")
-    return DemoResult(study, report_dir, servers, replayed, list(DEFAULT_MODELS))
+    say(f"[8/8] report written to {report_dir}")
+    return DemoResult(study, report_dir, servers, replayed, list(DEFAULT_MODELS), followed)
+
+
+def mirror_to_manager(store: Store, url: str) -> ManagerServer:
+    """The manager's mirror of the study (the one ``pull`` and ``setup`` make), and where to log
+    in to see it."""
+    ls = ls_servers.client_for(url)
+    mirrored = mirror_study(store, ls)
+    projects = manager.mirror_projects(ls, store.study_uid(), [s.key for s in store.subsets()])
+    creds = None if manager.team_server_url() else manager.manager_data_dir()
+    return ManagerServer(url, creds and creds / server.CREDENTIALS_FILE, mirrored, len(projects))

@@ -1,6 +1,6 @@
 """The README's main job, `hume-sync demo`, end to end: two real embedded Label Studio servers
-(one per example annotator) and the real packaged model; its report checked against the
-recorded example answers."""
+(one per example annotator), the manager's own with the study mirrored in it, and the real
+packaged model; its report and the mirror checked against the recorded example answers."""
 
 from __future__ import annotations
 
@@ -17,8 +17,9 @@ pytestmark = [pytest.mark.labelstudio, pytest.mark.model]
 
 
 def test_demo_end_to_end_and_rerun(tmp_path, monkeypatch, capsys):
-    """The real `make demo` path: two embedded Label Studio servers, one per example annotator."""
-    from hume_sync.labelstudio import server
+    """The real `make demo` path: two embedded Label Studio servers, one per example annotator,
+    and the manager's, where the demo opens."""
+    from hume_sync.labelstudio import manager, server
     from hume_sync.labelstudio import servers as ls_servers
 
     monkeypatch.setenv("HUME_HOME", str(tmp_path / "hume-home"))
@@ -30,14 +31,23 @@ def test_demo_end_to_end_and_rerun(tmp_path, monkeypatch, capsys):
         assert main(["demo", "--dir", str(study), "--port", str(port)]) == 0
         out = capsys.readouterr().out
         check_demo(study, port, out)
-        # Again: everything is reused.
+        mirror = check_manager(study, out)
+        pid = server.status(manager.manager_data_dir()).pid
+        # Again: everything is reused, the manager's server and its mirror included.
         assert main(["demo", "--dir", str(study), "--port", str(port)]) == 0
         out = capsys.readouterr().out
         assert "0 project(s) created, 0 task(s) imported" in out
         assert "0 recorded answer(s)" in out and "pulled: 0 new annotation(s)" in out
-        # `down` stops both servers; each comes back on its own port (what `up` does for each)
+        assert "[7/8] mirrored: 0 project(s) created (7 in all, one per subset)" in out
+        assert "0 task(s) added, 0 updated; 0 answer(s) added, 0 updated, 0 removed" in out
+        assert check_manager(study, out) == mirror
+        assert server.status(manager.manager_data_dir()).pid == pid  # the same server
+        # `down` stops every server; each comes back on its own port (what `up` does for each)
         assert main(["down"]) == 0
-        assert capsys.readouterr().out.count("annotator's Label Studio stopped") == 2
+        out = capsys.readouterr().out
+        assert out.count("annotator's Label Studio stopped") == 2
+        assert "manager's Label Studio stopped" in out
+        assert not server.status(manager.manager_data_dir()).running
         with Store.open(study) as store:
             urls = {a.ls_url for a in store.annotators()}
         dirs = ls_servers.embedded_annotator_dirs()
@@ -46,8 +56,50 @@ def test_demo_end_to_end_and_rerun(tmp_path, monkeypatch, capsys):
         assert main(["status", str(study)]) == 0
         assert "Total: 50/50 answers valid, 0 to do" in capsys.readouterr().out
     finally:
-        for data_dir in ls_servers.embedded_annotator_dirs():
+        for data_dir in [*ls_servers.embedded_annotator_dirs(), manager.manager_data_dir()]:
             server.stop(data_dir)
+
+
+def check_manager(study, out) -> dict[str, Counter]:
+    """The demo opens on the manager's server: printed first, with its login; one mirror
+    project per subset there, holding each example annotator's recorded answers under their
+    slot's pseudonymous account. Returns subset → Counter(slot) of the mirrored answers."""
+    from hume_sync.labelstudio import manager, server
+    from hume_sync.workflow.pull import author_id
+
+    url = manager.configured_url()
+    creds = manager.manager_data_dir() / server.CREDENTIALS_FILE
+    follow = f"Follow the study here: {url} (manager login admin@hume.local, password in {creds})"
+    lines = out.splitlines()
+    first = lines.index(follow)  # the closing block opens on it, after the steps' lines
+    assert lines[first - 1] == "" and lines[first + 1].startswith("Report:       ")
+    assert [n for n, x in enumerate(lines) if x.startswith(("Report:", "Label Studio:"))] == [
+        first + 1,
+        first + 3,
+        first + 5,
+    ]
+    ls = manager.client()
+    assert ls is not None and ls.url == url
+    with Store.open(study) as store:
+        assert url not in {a.ls_url for a in store.annotators()}  # a server of its own
+        slot_of = {a.email.split("@")[0]: a.slot for a in store.annotators()}
+        subset_of = {i.hume_id: s.key for s in store.subsets() for i in store.instances(s.key)}
+        projects = manager.mirror_projects(ls, store.study_uid(), sorted(set(subset_of.values())))
+    assert len(projects) == 7 and len(ls.list_projects()) == 7  # one per subset, nothing else
+    slot_by_user = {v: k for k, v in manager.pseudonyms(ls, list(slot_of.values())).items()}
+    expected: dict[str, Counter] = {}
+    for line in (demo_data_dir() / "example_answers.jsonl").read_text().splitlines():
+        rec = json.loads(line)
+        expected.setdefault(subset_of[rec["hume_id"]], Counter())[slot_of[rec["annotator"]]] += 1
+    mirrored: dict[str, Counter] = {}
+    for key, project_id in projects.items():
+        tasks = ls.list_tasks(project_id)
+        assert len(tasks) == len([h for h, k in subset_of.items() if k == key])
+        mirrored[key] = Counter(
+            slot_by_user[author_id(a)] for t in tasks for a in t.get("annotations") or []
+        )
+    assert mirrored == expected and sum(sum(c.values()) for c in mirrored.values()) == 50
+    return mirrored
 
 
 def check_demo(study, port, out):
