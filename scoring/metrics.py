@@ -29,7 +29,7 @@ import math
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-from scoring import kernels
+import scoring.kernels as kernels
 from scoring._lazy import LazyModule
 from scoring.errors import DegenerateInputError, InvalidInputError
 from scoring.records import Score

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from scoring import intervals
+import scoring.intervals as intervals
 from scoring.dawid_skene_em import dawid_skene_labels
 from scoring.errors import ScoringError
 from scoring.records import Interval, Score

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from scoring import intervals
+import scoring.intervals as intervals
 from scoring.errors import ScoringError
 from scoring.records import Interval
 

@@ -20,7 +20,9 @@ from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from scoring import agreement, intervals, panel
+import scoring.agreement as agreement
+import scoring.intervals as intervals
+import scoring.panel as panel
 from scoring.alt_test import AltTestResult, alt_tests
 from scoring.errors import ScoringError
 from scoring.records import Agreement, Interval, Score

@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Hashable, Mapping
 from typing import Any
 
-from scoring import metrics
+import scoring.metrics as metrics
 from scoring.aggregation.common import Answers, collect, rater_error
 from scoring.errors import ScoringError
 from scoring.records import Score

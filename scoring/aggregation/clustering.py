@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping
 from typing import Any
 
-from scoring import metrics
+import scoring.metrics as metrics
 from scoring.aggregation.common import Answers, collect, mean_over_annotators, rater_error
 from scoring.errors import ScoringError
 from scoring.records import Score

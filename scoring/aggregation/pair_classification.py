@@ -43,7 +43,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from scoring import intervals, kernels, metrics
+import scoring.intervals as intervals
+import scoring.kernels as kernels
+import scoring.metrics as metrics
 from scoring.aggregation.classification import human_classification
 from scoring.aggregation.common import Answers
 from scoring.errors import DegenerateInputError, InvalidInputError

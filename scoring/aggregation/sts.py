@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from scoring import metrics
+import scoring.metrics as metrics
 from scoring.aggregation.common import Answers, collect, rater_error
 from scoring.errors import DegenerateInputError, InvalidInputError
 from scoring.records import Score

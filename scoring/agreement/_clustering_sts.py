@@ -6,7 +6,7 @@ import math
 from collections.abc import Collection, Hashable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from scoring import kernels
+import scoring.kernels as kernels
 from scoring._lazy import LazyModule
 from scoring.agreement._input import Ratings, _prepare
 from scoring.agreement._pairwise import _pairwise
