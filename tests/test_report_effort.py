@@ -102,6 +102,10 @@ def make_study(root: Path, *, timed: bool = True, bad_time: bool = False) -> dic
             made["times"][key.key], made["answers"][key.key] = times, answers
             made["golds"][key.key] = golds_given
         store.upsert_annotations(records, subset=SUBSET)
+        # a newcomer with a project and no answer yet: owes every item at the panel's rate
+        newcomer = store.add_annotator("newcomer@example.org", ["eng"], "http://h:9299", None)
+        store.set_slot_project(SUBSET, newcomer.slot, 77, "hume-test")
+        made["newcomer"] = newcomer.key
         made["labels"] = labels
     return made
 
@@ -165,19 +169,23 @@ def exported(tmp_path_factory) -> dict[str, Any]:
 def test_hours_so_far_and_owed_per_seat(exported):
     made, want = exported["made"], exported["want"]
     rows = {r["annotator"]: r for r in md_table(exported["md"], "subset | annotator")}
-    assert set(rows) == {made[w] for w in ANNOTATORS}
+    assert set(rows) == {made[w] for w in ANNOTATORS} | {made["newcomer"]}
     for who in ANNOTATORS:
         row, seat = rows[made[who]], want["seats"][made[who]]
         assert row["subset"] == SUBSET
         assert row["median s per item"] == f"{seat['median']:.1f}"
         assert row["hours so far"] == f"{seat['so_far']:.2f}"
         assert row["hours still owed"] == f"{seat['owed']:.2f} ({seat['items_owed']} items)"
+    late = rows[made["newcomer"]]
+    assert late["median s per item"] == "–" and late["hours so far"] == "0.00"
+    assert late["hours still owed"] == f"{N_ITEMS * want['mean_s'] / 3600:.2f} ({N_ITEMS} items)"
     # the task left open over lunch counts as the cap, not as 5,000 s
     careful_times = made["times"][made["careful"]]
     assert want["cap"] < OPEN_OVER_LUNCH
     assert rows[made["careful"]]["hours so far"] != f"{sum(careful_times) / 3600:.2f}"
     effort = section(exported["md"], "Effort and quality signals")
     assert f"1 answer(s) capped at {want['cap']:g} s" in effort
+    assert "priced at the panel's mean capped time" in effort
 
 
 def test_the_rusher_and_the_straight_liner_are_flagged(exported):
@@ -259,6 +267,7 @@ def test_a_study_without_lead_times_says_so_in_one_line(tmp_path):
     rows = {r["annotator"]: r for r in md_table(md, "subset | annotator")}
     assert rows["liner@example.org"]["straight-lining"] == "1.000 ⚑"
     assert rows["careful@example.org"]["vs gold"] == "1.000"
+    assert rows["newcomer@example.org"]["vs gold"] == "–"
     (row,) = md_table(md, "subset | items")
     assert row["annotator-hours for ±0.05"] == "–" and row["cost at 30 per hour"] == "–"
     assert "no timed answer of this task type" in section(md, "Sample-size planning")

@@ -378,6 +378,10 @@ def build_report(
         panel_summary=summarise_panels([(ids[r.input.key], r.human_panel) for r in reports]),
         effort=effort,
         effort_note=effort_note,
-        annotator_names=annotator_names(store, with_emails=with_emails),
+        annotator_names={
+            # a seat with no answer yet is named too (the effort tables list it)
+            **{a.key: a.email if with_emails else a.key for a in store.annotators()},
+            **annotator_names(store, with_emails=with_emails),
+        },
         rate_per_hour=rate_per_hour,
     )
