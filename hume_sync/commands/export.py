@@ -47,6 +47,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "annotator-N, for files that leave the team)",
     )
     parser.add_argument(
+        "--rate",
+        metavar="PER_HOUR",
+        help="money per annotator-hour (a positive number): the sample-size table gains the "
+        "cost of the annotator-hours for ±0.05",
+    )
+    parser.add_argument(
         "--allow-broken-seal",
         action="store_true",
         help="exit 0 even when a sealed model or LLM answer no longer matches its commitment "
@@ -55,10 +61,33 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def rate_per_hour(text: str | None) -> float | None:
+    """``--rate``: a finite number above 0, or None when not given.
+
+    Checked in the command rather than as an argparse type, so that a bad value is one line
+    on stderr (argparse would print its usage first) and exit 2, as the CLI's other checks.
+
+    Raises:
+        CliError: ``text`` is not a positive finite number.
+    """
+    from hume_sync.errors import CliError
+
+    if text is None:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < float("inf"):
+        raise CliError(f"--rate {text!r}: not a positive number of money per annotator-hour")
+    return value
+
+
 def run(args: argparse.Namespace) -> int:
     from hume_sync.workflow.cli_support import require_study
     from hume_sync.workflow.export import export_study
 
+    rate = rate_per_hour(args.rate)
     require_study(args.study_dir)
     report, written = export_study(
         args.study_dir,
@@ -66,6 +95,7 @@ def run(args: argparse.Namespace) -> int:
         results_dir=args.results,
         include_late=args.include_late,
         with_emails=args.with_emails,
+        rate_per_hour=rate,
     )
     for problem in report.problems:
         print(f"warning: skipped {problem}", file=sys.stderr)

@@ -11,7 +11,9 @@ from typing import TYPE_CHECKING
 
 from hume_sync import task_types
 from scoring.alt_test import METHOD as ALT_TEST_METHOD
+from scoring.effort import METHOD as EFFORT_METHOD
 from scoring.panel_summary import METHOD as PANEL_SUMMARY_METHOD
+from scoring.quality import METHOD as QUALITY_METHOD
 
 if TYPE_CHECKING:
     from hume_sync.report.model import StudyReport
@@ -79,6 +81,9 @@ _COMMON_METHODS = {
     "recorded by predict, recomputed here from the store; a sealed answer is flagged when it "
     "no longer gives the recorded commitment, or was written or recommitted after the first "
     "annotation's Label Studio created_at",
+    "Effort and cost": EFFORT_METHOD + " per hour given by export --rate (no cost without it)",
+    "Quality signals": QUALITY_METHOD + "; in the report, beside each annotator's own score "
+    "against gold and against the others' consensus (the which-human panel's leave-one-out)",
     "Sample size": "items needed for a ±0.05 interval: Wilson / Fisher z at the observed "
     "value; otherwise n × (bootstrap half-width / 0.05)²; none where the interval is not "
     "estimable (never fewer items than already annotated from a zero-width interval)",
@@ -104,6 +109,8 @@ _METHOD_ORDER = (
     "Answers scored",
     "Difficulty",
     "Candidate gold errors",
+    "Effort and cost",
+    "Quality signals",
     "Sample size",
     "Sealing",
 )

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from hume_sync import task_types
+from hume_sync.rules.effort_quality import EffortQuality, effort_quality
 from hume_sync.rules.late_answers import CLOSED_AT, closed_at, deleted_late, lateness
 from hume_sync.sealing import SealReport, check_study
 from hume_sync.store import Store, SubsetRow, gold
@@ -80,6 +81,17 @@ class StudyReport:
     #: Table 1's human rows: each panel entry's mean over subsets with its interval
     #: (:func:`scoring.panel_summary.summarise`).
     panel_summary: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: Hours so far and owed, and the quality signals, per annotator and subset, from Label
+    #: Studio's ``lead_time`` (:func:`hume_sync.rules.effort_quality.effort_quality`); keyed by
+    #: store annotator keys, which :attr:`annotator_names` turns into this report's names.
+    #: Only the report's text shows them: ``scores.json`` stays what it was.
+    effort: EffortQuality | None = None
+    #: Why there is no :attr:`effort` (a stored lead_time the rules refuse), said in the report.
+    effort_note: str = ""
+    #: Store annotator key -> the name this report gives them (:func:`annotator_names`).
+    annotator_names: dict[str, str] = field(default_factory=dict)
+    #: Money per annotator-hour (``export --rate``): the sample-size table prices its hours.
+    rate_per_hour: float | None = None
 
     @property
     def complete(self) -> bool:
@@ -281,15 +293,27 @@ def model_metadata(
     return out
 
 
+def _effort(store: Store) -> tuple[EffortQuality | None, str]:
+    """The study's effort and quality signals, or None and why: a lead time Label Studio
+    stored that the rules refuse (negative, not finite) costs the report its effort section,
+    never the scores."""
+    try:
+        return effort_quality(store), ""
+    except ScoringError as exc:
+        return None, f"Effort and quality signals could not be computed: {exc}."
+
+
 def build_report(
     store: Store,
     *,
     results_dir: str | None = None,
     include_late: bool = False,
     with_emails: bool = False,
+    rate_per_hour: float | None = None,
 ) -> StudyReport:
     """Evaluate every subset, then compare raters across subsets (late answers and annotator
-    names: see :func:`subset_inputs`)."""
+    names: see :func:`subset_inputs`); gather effort and quality signals from the store, priced
+    at ``rate_per_hour`` (``export --rate``) where given."""
     inputs = subset_inputs(store, include_late=include_late, with_emails=with_emails)
     ids = {
         i.key: subset_id(i.task_name, i.hf_subset, normalise_language(i.language)) for i in inputs
@@ -333,6 +357,7 @@ def build_report(
                     "method": "spearman_across_subsets",
                     "reason": str(exc),
                 }
+    effort, effort_note = _effort(store)
     meta = store.meta()
     return StudyReport(
         study=meta.get("study_name", "study"),
@@ -351,4 +376,12 @@ def build_report(
         ),
         sealing=check_study(store),
         panel_summary=summarise_panels([(ids[r.input.key], r.human_panel) for r in reports]),
+        effort=effort,
+        effort_note=effort_note,
+        annotator_names={
+            # a seat with no answer yet is named too (the effort tables list it)
+            **{a.key: a.email if with_emails else a.key for a in store.annotators()},
+            **annotator_names(store, with_emails=with_emails),
+        },
+        rate_per_hour=rate_per_hour,
     )

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from hume_sync.report import figures, tables
+from hume_sync.report import effort_tables, figures, tables
 from hume_sync.report.blocks import Block, Bullets, Paragraph, Section
 from hume_sync.report.cells import f, pct
 from hume_sync.report.methods import methods
@@ -196,6 +196,12 @@ def dataset_quality(report: StudyReport) -> Section:
     return Section("Dataset quality", blocks)
 
 
+def effort_and_quality(report: StudyReport) -> Section:
+    return Section(
+        "Effort and quality signals", effort_tables.effort_blocks(report), anchor="effort"
+    )
+
+
 def planning(report: StudyReport) -> Section:
     return Section("Sample-size planning", [tables.planning_table(report)])
 
@@ -250,6 +256,7 @@ SECTIONS: tuple[Callable[[StudyReport], Section | None], ...] = (
     llm_agreement,
     alt_test,
     dataset_quality,
+    effort_and_quality,
     planning,
     sealing,
     warnings,

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from hume_sync.report.blocks import Cell, Table
 from hume_sync.report.cells import f, mark, noted, signed
+from hume_sync.report.effort_tables import target_cells
 from scoring.alt_test import AltTestResult
 from scoring.subset_report import SubsetReport, degenerate
 
@@ -290,14 +291,25 @@ def alt_test_table(report: StudyReport) -> Table:
 
 
 def planning_table(report: StudyReport) -> Table:
-    """Items needed for a ±0.05 interval, per subset."""
-    header = ["subset", "items", "half-width now", "items for ±0.05", "method"]
+    """Items needed for a ±0.05 interval per subset, the annotator-hours they take at the
+    measured seconds per item and, with ``export --rate``, their cost."""
+    header = [
+        "subset",
+        "items",
+        "half-width now",
+        "items for ±0.05",
+        "annotator-hours for ±0.05",
+    ]
+    if report.rate_per_hour is not None:
+        header.append(f"cost at {report.rate_per_hour:g} per hour")
+    header.append("method")
     rows: list[list[Cell]] = [
         [
             s.input.key,
             f(p.get("n_items")),
             f(p.get("half_width")),
             f(p.get("n_items_for_target")),
+            *target_cells(report, s.input.key, p.get("n_items_for_target")),
             p.get("method", ""),
         ]
         for s in report.subsets

@@ -21,11 +21,17 @@ def export_study(
     results_dir: str | None = None,
     include_late: bool = False,
     with_emails: bool = False,
+    rate_per_hour: float | None = None,
 ) -> tuple[StudyReport, Outputs]:
     """Compute the report and write every output under ``out_dir``; returns the report and
-    what was written. Annotators are named by pseudonymous keys unless ``with_emails``."""
+    what was written. Annotators are named by pseudonymous keys unless ``with_emails``; the
+    sample-size table prices its annotator-hours at ``rate_per_hour`` where given."""
     with Store.open(Path(study_dir)) as store:
         report = build_report(
-            store, results_dir=results_dir, include_late=include_late, with_emails=with_emails
+            store,
+            results_dir=results_dir,
+            include_late=include_late,
+            with_emails=with_emails,
+            rate_per_hour=rate_per_hour,
         )
     return report, write_outputs(report, out_dir)
