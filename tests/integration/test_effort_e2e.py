@@ -1,6 +1,6 @@
 """Effort, cost and quality signals on real servers (issue 38): ``status --json``, ``status``'s
-text and the dashboard page carry the hours and the flags computed here from the lead times the
-annotators' Label Studio recorded.
+text, the dashboard page and, after the close, the report (``export --rate 30``) carry the hours,
+the flags and the costs computed here from the lead times the annotators' Label Studio recorded.
 
 Two annotators, each on a Label Studio of their own, answer 12 English SIB-200 items through the
 API with their own tokens: A gives gold in 20 s each but leaves one task open over lunch
@@ -134,3 +134,49 @@ def test_the_dashboard_shows_the_same_numbers(world) -> None:
     assert _cell(page, "annotator-2", "straight_lining") == (1.0, 1)
     assert _cell(page, "annotator-1", "fast") == (0.0, 0)
     assert f'data-flag-text="fast answers on {ENG}"' in page
+
+
+def _md_table(text: str, first_header: str, must_have: str) -> list[dict[str, str]]:
+    """The rows of the Markdown table whose header starts with ``first_header`` and names
+    ``must_have``, as dicts by column."""
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("|") and cells[0] == first_header and must_have in cells:
+            rows = []
+            for row in lines[i + 2 :]:
+                if not row.startswith("|"):
+                    break
+                rows.append(
+                    dict(
+                        zip(
+                            cells,
+                            [c.strip() for c in row.strip().strip("|").split("|")],
+                            strict=False,
+                        )
+                    )
+                )
+            return rows
+    raise AssertionError(f"no table with {first_header!r} and {must_have!r}")
+
+
+def test_the_report_shows_hours_flags_and_cost(world, tmp_path) -> None:
+    assert main(["close", str(world["dir"]), "--force"]) == 0
+    out = tmp_path / "report"
+    assert main(["export", str(world["dir"]), "--out", str(out), "--rate", "30"]) == 0
+    text = (out / "report.md").read_text(encoding="utf-8")
+    people = {r["annotator"]: r for r in _md_table(text, "annotator", "hours so far")}
+    assert people["annotator-1"]["hours so far"].startswith(f"{A_HOURS:.2f}")
+    assert people["annotator-2"]["hours so far"].startswith(f"{B_HOURS:.2f}")
+    assert people["annotator-2"]["hours still owed"].startswith(f"{B_OWED_HOURS:.2f}")
+    assert f"fast answers on {ENG}" in people["annotator-2"]["flags"]
+    assert f"straight-lining on {ENG}" in people["annotator-2"]["flags"]
+    [plan] = [
+        r for r in _md_table(text, "subset", "annotator-hours for ±0.05") if r["subset"] == ENG
+    ]
+    items = int(plan["items for ±0.05"])
+    mean_s = ((N_ITEMS - 1) * A_SECONDS + CAP + B_ANSWERED * B_SECONDS) / (N_ITEMS + B_ANSWERED)
+    hours = items * 2 * mean_s / 3600  # two annotators per item
+    assert plan["annotator-hours for ±0.05"].startswith(f"{hours:.2f}")
+    assert plan["cost at 30 per hour"].startswith(f"{hours * 30:.2f}")
+    assert "lead_time" in text and "capped" in text  # the cap is named in Methods
