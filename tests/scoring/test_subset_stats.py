@@ -241,7 +241,12 @@ def test_report_cells_name_the_new_statistics() -> None:
     one = {"solo": {"set": {f"t{k}": g for k, g in enumerate("111222")}}}
     clu_gold = {"set": {f"t{k}": lab for k, lab in enumerate("aaabbb")}}
     clu = evaluate_subset(_input("clustering", clu_gold, one, models={"m": 0.5}))
-    report = SimpleNamespace(subsets=[evaluate_subset(_rerank_one_annotator()), cls, clu])
+    report = SimpleNamespace(
+        subsets=[evaluate_subset(_rerank_one_annotator()), cls, clu],
+        rate_per_hour=None,
+        effort=None,
+        effort_note=None,
+    )
     rows = tables.subset_table(report).rows
     # The bootstrap stands in for a zero-width range: the cell names it, the footnote says why.
     assert isinstance(rows[0][4], Footnoted)
@@ -265,7 +270,8 @@ def test_report_cells_name_the_new_statistics() -> None:
     assert by[("T/reranking", "m")][4] == "inside (unpaired)"
     assert by[("T/clustering", "m")][4] == "not estimable"
     plan = tables.planning_table(report).rows
-    assert plan[2][3] == "–" and plan[2][4].startswith("not estimable")
+    # items for ±0.05 not estimable: no annotator-hours either, and the method says why
+    assert plan[2][3] == "–" and plan[2][4] == "–" and plan[2][5].startswith("not estimable")
     topics = dict(methods())
     assert "paired bootstrap" in topics["Significance"]
     assert "random tie-break" in topics["Ties"]
