@@ -576,17 +576,20 @@ def spearman_of_codes(x: NDArray[Any]) -> NDArray[Any]:
     n = x.shape[-2]
     codes = x.reshape(-1, n, 2).astype(np.intp, copy=False)
     rows = codes.shape[0]
-    m = int(codes.max()) + 1
-    offsets = (np.arange(rows)[:, None, None] * 2 + np.arange(2)[None, None, :]) * m
-    cells = offsets + codes  # (resample, column, code) as one index
-    counts = np.bincount(cells.ravel(), minlength=rows * 2 * m).reshape(rows, 2, m)
-    # centred average rank of code v: (items below v) + (items equal to v + 1) / 2 − (n + 1) / 2
-    # (the mean rank is (n + 1) / 2 exactly)
-    dev = np.cumsum(counts, axis=2) - (counts - 1) / 2.0 - (n + 1) / 2.0
-    squares = np.sum(counts * dev * dev, axis=2)
-    centred = dev.ravel()[cells]  # (resample, item, column)
-    cross = np.sum(centred[..., 0] * centred[..., 1], axis=-1)
-    rho = _rho_of_sums(squares[:, 0], squares[:, 1], cross, n)
+    squares, centred = [], []
+    # One column at a time: every array is (resample, item) or (resample, code), where the
+    # (resample, item, column) layout made each NumPy loop run over 2 values (issue 38).
+    for column in (codes[..., 0], codes[..., 1]):
+        m = int(column.max()) + 1
+        cells = column + (np.arange(rows) * m)[:, None]  # (resample, code) as one index
+        counts = np.bincount(cells.ravel(), minlength=rows * m).reshape(rows, m)
+        # centred average rank of code v: (items below v) + (items equal to v + 1) / 2
+        # − (n + 1) / 2 (the mean rank is (n + 1) / 2 exactly)
+        dev = np.cumsum(counts, axis=1) - (counts - 1) / 2.0 - (n + 1) / 2.0
+        squares.append(np.sum(counts * dev * dev, axis=1))
+        centred.append(dev.ravel()[cells])  # (resample, item)
+    cross = np.sum(centred[0] * centred[1], axis=-1)
+    rho = _rho_of_sums(squares[0], squares[1], cross, n)
     return rho.reshape(x.shape[:-2])
 
 

@@ -185,7 +185,8 @@ def mean_of_statistics(
         columns = []
         for records, statistic in parts:
             if intervals.is_vectorized(statistic):
-                columns.append(np.asarray(statistic(records[idx]), dtype=float))
+                # np.take: records[idx], without fancy indexing's row-by-row copy
+                columns.append(np.asarray(statistic(np.take(records, idx, axis=0)), dtype=float))
             else:
                 columns.append(np.array([float(statistic(records[row])) for row in idx]))
         means: NDArray[Any] = np.mean(np.ascontiguousarray(np.stack(columns, axis=1)), axis=1)

@@ -167,6 +167,35 @@ def test_bootstrap_is_deterministic_given_the_seed() -> None:
     assert (as_list.low, as_list.high) == pytest.approx((a.low, a.high), abs=1e-12)
 
 
+def test_bootstrap_draws_are_drawn_once_and_cannot_be_changed() -> None:
+    """The resample indices are cached per (seed, n, resamples) (issue 38): they are the
+    generator's draws, read-only, and a statistic that scribbles on its resample changes
+    nothing for the next bootstrap with the same seed."""
+    import scoring.intervals as iv
+
+    draws = iv._draws(7, 40, 500)
+    expected = np.random.default_rng(7).integers(0, 40, size=(500, 40))
+    assert np.array_equal(draws, expected) and not draws.flags.writeable
+    assert iv._draws(7, 40, 500) is draws
+    with pytest.raises(ValueError):
+        draws[0, 0] = 1
+
+    data = SAMPLE.copy()
+
+    def scribbling_mean(x: np.ndarray) -> float:
+        value = float(np.mean(x))
+        if x is not data:  # a resample is the statistic's own copy
+            x[...] = 0.0
+        return value
+
+    first = bootstrap(data, scribbling_mean, n_resamples=500, seed=7)
+    again = bootstrap(SAMPLE, np.mean, n_resamples=500, seed=7)
+    assert (first.low, first.high) == (again.low, again.high)
+    # the same interval as before the cache: the statistic over the generator's resamples
+    boot = np.array([np.mean(SAMPLE[row]) for row in expected])
+    assert again.details["bootstrap_se"] == float(np.std(boot, ddof=1))
+
+
 @pytest.mark.parametrize("method", ["bca", "percentile"])
 def test_bootstrap_contains_estimate_and_agrees_with_scipy(method: str) -> None:
     ours = bootstrap(SAMPLE, np.mean, n_resamples=3000, seed=1, method=method)
