@@ -288,10 +288,13 @@ def _statistics(
     items: Any,
     statistic: Callable[[Any], Any],
     n_rows: int,
-    rows_of: Callable[[NDArray[Any]], NDArray[Any]],
+    rows_of: Callable[[int, int], NDArray[Any]],
     vectorized: bool,
 ) -> NDArray[Any]:
-    """The statistic of ``items[rows_of(k)]`` for k in 0 … n_rows − 1, as floats.
+    """The statistic of ``items[rows_of(start, stop)]``, row by row, as floats.
+
+    ``rows_of(start, stop)`` gives the index rows ``start`` … ``stop`` − 1 of 0 … n_rows − 1;
+    a slice of the cached draws costs no copy.
 
     Vectorised, a call receives a stack of resamples, ``items[idx]`` with ``idx`` of shape
     (resamples, size), at most :data:`BATCH_VALUES` values at once; otherwise one call per
@@ -302,7 +305,7 @@ def _statistics(
     step = max(1, BATCH_VALUES // (len(items) * record))
     for start in range(0, n_rows, step):
         stop = min(start + step, n_rows)
-        idx = rows_of(np.arange(start, stop))
+        idx = rows_of(start, stop)
         if not vectorized:
             out[start:stop] = [_call(statistic, _take(items, row)) for row in idx]
             continue
@@ -429,14 +432,14 @@ def bootstrap(
     if n < 2:
         raise DegenerateInputError(f"bootstrap: needs at least 2 items, got {n}")
     if vectorized:
-        whole = _statistics(items, statistic, 1, lambda _: np.arange(n)[None, :], True)
+        whole = _statistics(items, statistic, 1, lambda _a, _b: np.arange(n)[None, :], True)
         theta_hat = float(whole[0])
     else:
         theta_hat = _call(statistic, items)
     if not math.isfinite(theta_hat):
         raise DegenerateInputError("bootstrap: the statistic is not finite on the full sample")
     draws = _draws(seed, n, n_resamples)
-    boot_all = _statistics(items, statistic, n_resamples, lambda k: draws[k], vectorized)
+    boot_all = _statistics(items, statistic, n_resamples, lambda a, b: draws[a:b], vectorized)
     finite = np.isfinite(boot_all)
     boot = boot_all[finite]
     n_dropped = int(n_resamples - finite.sum())
@@ -456,7 +459,9 @@ def bootstrap(
     used = method
     levels = np.array([alpha, 1.0 - alpha])
     if method == "bca":
-        jack = _statistics(items, statistic, n, lambda k: _leave_one_out(k, n), vectorized)
+        jack = _statistics(
+            items, statistic, n, lambda a, b: _leave_one_out(np.arange(a, b), n), vectorized
+        )
         bca, reason, extra = _bca_levels(boot, theta_hat, jack, alpha)
         details.update(extra)
         if bca is None:

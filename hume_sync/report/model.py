@@ -111,7 +111,7 @@ def annotator_names(store: Store, *, with_emails: bool = False) -> dict[str, str
     store filled by hand) gets a pseudonym ``A<n>`` (n by sorted key) unless ``with_emails``.
     """
     emails = {a.key: a.email for a in store.annotators()}
-    keys = sorted({a.annotator for a in store.annotations(include_deleted=True)})
+    keys = store.annotator_keys()
     if with_emails:
         return {k: emails.get(k, k) for k in keys}
     emailish = [k for k in keys if "@" in k]

@@ -539,3 +539,25 @@ def test_stored_content_is_what_label_studio_configs_accepts(study: Path) -> Non
             for row in st.instances(sub.key):
                 data = interface.ls_task_data(row.hume_ref, row.content)
                 assert data["hume_ref"] == row.hume_ref
+
+
+def test_annotator_keys_are_those_of_every_annotation_deleted_ones_included(
+    study: Path,
+) -> None:
+    """The report names annotators from these keys (issue 38: read without decoding answers);
+    an annotator whose only answer was deleted in Label Studio is still named."""
+    key = "STSBenchmark/default"
+    with Store.open(study) as st:
+        rows = st.instances(key)[:2]
+        st.set_slot_tasks(key, _annotator(st), {r.hume_id: 50 + i for i, r in enumerate(rows)})
+        first = [
+            _ann(rows[0].hume_id, 1, 50, annotator="b@x.org"),
+            _ann(rows[1].hume_id, 2, 51),
+            _ann(rows[1].hume_id, 3, 51, annotator="c@x.org"),
+        ]
+        st.upsert_annotations(first, subset=key)
+        assert st.upsert_annotations(first[:2], subset=key).deleted == 1  # c's answer deleted
+        assert st.annotator_keys() == ["a@x.org", "b@x.org", "c@x.org"]
+        every = {a.annotator for a in st.annotations(include_deleted=True)}
+        assert st.annotator_keys() == sorted(every)
+        assert {a.annotator for a in st.annotations()} == {"a@x.org", "b@x.org"}
