@@ -69,27 +69,93 @@ def _per_item(t: Any, gold: Mapping[Hashable, Any], score: Score) -> tuple[Any, 
     return per_item
 
 
-def _rater_bootstrap(t: Any, gold: Mapping[Hashable, Any], score: Score, seed: int) -> Any:
-    """BCa bootstrap over items of one rater's own score (None where nothing resamples)."""
+class _ResampleMemo:
+    """A vectorised statistic's values per (statistic, records, index rows), for one panel.
+
+    Why: the mean annotator's bootstrap evaluates each annotator's statistic on the very
+    resamples that annotator's own bootstrap evaluated (same seed, same items), which was a
+    third of the panel's bootstraps (issue 38). The memo keys on the statistic object and the
+    exact bytes of the records and of the index rows, so a value is reused only where the
+    same computation would be repeated: the numbers are the same bit for bit.
+    """
+
+    def __init__(self) -> None:
+        self._values: dict[tuple[Any, ...], NDArray[Any]] = {}
+
+    def indexed(self, records: Any, statistic: Callable[[Any], Any]) -> Any:
+        """``statistic`` of ``records`` as a vectorised statistic of index rows.
+
+        Args:
+            records: the per-item records (an array indexed by item).
+            statistic: a vectorised statistic of resampled records.
+
+        Returns:
+            A vectorised statistic: index rows (resamples, n) to one value per resample, or
+            ``None`` where records are no plain numeric array (nothing to key them by).
+        """
+        rec = np.asarray(records)
+        if rec.dtype.kind not in "biuf" or not intervals.is_vectorized(statistic):
+            return None
+        key = (statistic, rec.dtype.str, rec.shape, rec.tobytes())
+
+        def values(idx: NDArray[Any]) -> NDArray[Any]:
+            idx = np.asarray(idx)
+            full = (*key, idx.dtype.str, idx.shape, idx.tobytes())
+            out = self._values.get(full)
+            if out is None:
+                out = np.asarray(statistic(np.take(rec, idx, axis=0)), dtype=float)
+                out.setflags(write=False)
+                self._values[full] = out
+            return out
+
+        return intervals.vectorized(values)
+
+
+def _rater_bootstrap(
+    t: Any,
+    gold: Mapping[Hashable, Any],
+    score: Score,
+    seed: int,
+    memo: _ResampleMemo | None = None,
+) -> Any:
+    """BCa bootstrap over items of one rater's own score (None where nothing resamples).
+
+    With ``memo``, the statistic is evaluated through it: over item indices, the same
+    resamples, so the same interval.
+    """
     decomposed = _per_item(t, gold, score)
     if decomposed is None or len(decomposed[0]) < MIN_ITEMS:
         return None, f"not estimable: fewer than {MIN_ITEMS} items or no per-item form"
     records, statistic = decomposed
+    indexed = None if memo is None else memo.indexed(records, statistic)
     try:
-        iv = intervals.bootstrap(
-            records,
-            statistic,
-            n_resamples=BOOTSTRAP_RESAMPLES,
-            seed=seed,
-            vectorized=intervals.is_vectorized(statistic),
-        )
+        if indexed is not None:
+            iv = intervals.bootstrap(
+                np.arange(len(records)),
+                indexed,
+                n_resamples=BOOTSTRAP_RESAMPLES,
+                seed=seed,
+                vectorized=True,
+            )
+        else:
+            iv = intervals.bootstrap(
+                records,
+                statistic,
+                n_resamples=BOOTSTRAP_RESAMPLES,
+                seed=seed,
+                vectorized=intervals.is_vectorized(statistic),
+            )
     except ScoringError as exc:
         return None, f"not estimable: {exc}"
     return iv, None
 
 
 def annotator_scores(
-    t: Any, gold: Mapping[Hashable, Any], humans: Mapping[str, Mapping[Hashable, Any]], seed: int
+    t: Any,
+    gold: Mapping[Hashable, Any],
+    humans: Mapping[str, Mapping[Hashable, Any]],
+    seed: int,
+    memo: _ResampleMemo | None = None,
 ) -> dict[str, tuple[Score, Interval | None, str | None]]:
     """Each annotator's own score on the items they answered, with its bootstrap interval.
 
@@ -98,6 +164,7 @@ def annotator_scores(
         gold: ``{item: gold answer}``.
         humans: ``{annotator: {item: answer}}``.
         seed: seed of the bootstrap.
+        memo: where :func:`human_panel` keeps the resampled statistics for the mean annotator.
 
     Returns:
         ``{annotator: (score, interval or None, why not)}``, annotators in name order.
@@ -112,7 +179,7 @@ def annotator_scores(
             s = t.score_human(g, {r: answers})
         except ScoringError:
             continue
-        iv, why = _rater_bootstrap(t, g, s, seed)
+        iv, why = _rater_bootstrap(t, g, s, seed, memo)
         out[r] = (s, iv, why)
     return out
 
@@ -123,11 +190,13 @@ def _mean_annotator(
     answered: Mapping[str, Mapping[Hashable, Any]],
     scores: Mapping[str, Any],
     seed: int,
+    memo: _ResampleMemo | None = None,
 ) -> dict[str, Any]:
     """Mean of the annotators' own scores, with an interval where the items allow one.
 
     Its interval resamples items jointly for all of them, so only where every annotator
-    answered the same items (else "not estimable").
+    answered the same items (else "not estimable"). With ``memo``, each annotator's statistic
+    is taken over item indices, so the resamples their own bootstrap evaluated are reused.
     """
     values = [s.value for s, _, _ in scores.values()]
     mean = float(np.mean(values))
@@ -145,6 +214,11 @@ def _mean_annotator(
     if n < MIN_ITEMS:
         return _entry(mean, None, f"not estimable: fewer than {MIN_ITEMS} items")
 
+    if memo is not None:
+        for k, part in enumerate(parts):
+            indexed = None if part is None else memo.indexed(*part)
+            if indexed is not None:
+                parts[k] = (np.arange(n), indexed)
     try:
         iv = intervals.bootstrap(
             np.arange(n),
@@ -305,7 +379,8 @@ def human_panel(
         One entry per kind of human (``aggregate``, ``annotators``, ``mean_annotator``,
         ``best_annotator``, ``worst_annotator``, ``dawid_skene``, ``noise_ceiling``).
     """
-    scores = annotator_scores(t, gold, humans, seed)
+    memo = _ResampleMemo()
+    scores = annotator_scores(t, gold, humans, seed, memo)
     panel: dict[str, Any] = {
         "aggregate": _entry(
             None if aggregate is None else aggregate.value,
@@ -321,7 +396,7 @@ def human_panel(
     else:
         ranked = sorted(scores, key=lambda r: (-scores[r][0].value, r))
         best, worst = ranked[0], ranked[-1]
-        panel["mean_annotator"] = _mean_annotator(t, gold, humans, scores, seed)
+        panel["mean_annotator"] = _mean_annotator(t, gold, humans, scores, seed, memo)
         panel["best_annotator"] = {**panel["annotators"][best], "annotator": best}
         panel["worst_annotator"] = {**panel["annotators"][worst], "annotator": worst}
     panel["dawid_skene"] = dawid_skene(t, gold, humans, seed)

@@ -148,3 +148,34 @@ def test_a_statistic_not_marked_vectorised_is_called_per_resample() -> None:
     assert seen == [(6,)] * 5
     assert np.array_equal(mixed, both)
     assert mixed[0] == pytest.approx((hits[idx[0]].mean() + other[idx[0]].mean()) / 2)
+
+
+@pytest.mark.parametrize(
+    ("make", "n_annotators"),
+    [(_classification, 3), (_sts, 2), (_reranking, 2), (_pairs, 3)],
+)
+def test_the_panel_memo_reuses_resamples_and_changes_no_number(
+    make: Any, n_annotators: int
+) -> None:
+    """human_panel evaluates each annotator's statistic once per resample (issue 38): the
+    annotators' intervals and the mean annotator's are those computed without the memo, to the
+    last bit, and for classification and STS (one statistic object for every score) the mean
+    annotator's bootstrap finds every annotator's resamples in the memo."""
+    t, gold, humans = make(n_annotators, 3)
+    plain = panel.annotator_scores(t, gold, humans, 3)
+    memo = panel._ResampleMemo()
+    shared = panel.annotator_scores(t, gold, humans, 3, memo)
+    for r, (s, iv, why) in plain.items():
+        s2, iv2, why2 = shared[r]
+        assert (s.value, why) == (s2.value, why2)
+        assert iv is not None and iv2 is not None
+        assert (iv.estimate, iv.low, iv.high, iv.details) == (
+            iv2.estimate, iv2.low, iv2.high, iv2.details
+        )  # fmt: skip
+    stored = len(memo._values)
+    with_memo = panel._mean_annotator(t, gold, humans, shared, 3, memo)
+    assert with_memo == panel._mean_annotator(t, gold, humans, plain, 3)
+    assert with_memo["interval"] is not None
+    if make in (_classification, _sts):
+        assert stored >= 3 * n_annotators  # each one's estimate, resamples and jackknife
+        assert len(memo._values) == stored  # the mean annotator added nothing new

@@ -13,6 +13,13 @@ from scoring.records import Agreement, Interval, Score
 from scoring.rules import ItemAlignment, PerItem, ScoringRules, label_match, majority_consensus
 
 
+@intervals.vectorized
+def _mean_hits(x: Any) -> Any:
+    """Accuracy of each resample of per-item hits. One function object for every score, so
+    the panel's resample memo (:mod:`scoring.panel`) knows two bootstraps share it."""
+    return np.mean(x, axis=-1)
+
+
 class ClassificationScoring(ScoringRules):
     """Items: gold is a label, an answer is a label.
 
@@ -89,7 +96,7 @@ class ClassificationScoring(ScoringRules):
         """The majority vote of an item is fixed, so accuracy is a mean of per-item hits."""
         votes = score.details.get("votes") or {}
         hits = np.array([float(votes[i] == gold[i]) for i in votes])
-        return hits, intervals.vectorized(lambda x: np.mean(x, axis=-1))
+        return hits, _mean_hits
 
     def score_items_for_target(
         self, score: Score, bootstrap: Interval | None, target: float
