@@ -58,6 +58,7 @@ def human_classification(gold: Mapping[Hashable, Any], answers: Answers) -> Scor
     col = collect(gold, answers)
     per_rater: dict[str, float] = {}
     per_rater_f1: dict[str, float] = {}
+    score: Score | None = None
     for rater, given in col.by_rater.items():
         try:
             score = metrics.accuracy([gold[i] for i in given], list(given.values()))
@@ -80,7 +81,13 @@ def human_classification(gold: Mapping[Hashable, Any], answers: Answers) -> Scor
         worst_hits.append(float(right and len(top) == 1))
         if tie:
             tied.append(item)
-    vote_score = metrics.accuracy([gold[i] for i in col.items], [votes[i] for i in col.items])
+    if len(col.by_rater) == 1 and score is not None:
+        # One annotator: the votes are their answers on the same items, and accuracy, F1,
+        # precision and recall count (gold, answer) pairs in any order, so their score is the
+        # vote's to the bit. The panel scores each annotator alone (issue 38).
+        vote_score = score
+    else:
+        vote_score = metrics.accuracy([gold[i] for i in col.items], [votes[i] for i in col.items])
     n = len(col.items)
     untied = [h for i, h in zip(col.items, best_hits, strict=True) if i not in set(tied)]
     tie_rules = {

@@ -425,3 +425,27 @@ def test_published_single_annotator_subsets_equal_that_annotator(published: tupl
     assert len(singles) == 10  # sentiment ara/nor/rus, SIB200 x3, STS22 ar/ru, Wikipedia da/no
     for key, entry in singles.items():
         assert aggregated[key]["main_score"] == entry["main_score"], key
+
+
+def test_one_annotator_classification_score_is_the_vote_accuracy_to_the_bit() -> None:
+    """One annotator: the score reuses their own accuracy for the vote's (issue 38); it must
+    be what scoring the votes in gold's order gives, F1, precision and recall included."""
+    import random
+
+    from scoring import metrics
+    from scoring.aggregation.classification import human_classification
+
+    rng = random.Random(4)
+    labels = ["business", "health", "politics", "science", "sports", "travel"]
+    gold = {f"i{k}": rng.choice(labels) for k in range(37)}
+    answers = {i: (g if rng.random() < 0.6 else rng.choice(labels)) for i, g in gold.items()}
+    answers = {i: a for k, (i, a) in enumerate(reversed(answers.items())) if k % 7}  # gaps
+    got = human_classification(gold, {"r": answers})
+    items = [i for i in gold if i in answers]
+    want = metrics.accuracy([gold[i] for i in items], [answers[i] for i in items])
+    assert got.value == want.value and got.n_items == len(items) == want.n_items
+    for key, value in want.details.items():
+        assert got.details[key] == value, key
+    assert got.per_rater == {"r": want.value} and got.details["votes"] == {
+        i: answers[i] for i in items
+    }
