@@ -75,12 +75,14 @@ class _ResampleMemo:
     Why: the mean annotator's bootstrap evaluates each annotator's statistic on the very
     resamples that annotator's own bootstrap evaluated (same seed, same items), which was a
     third of the panel's bootstraps (issue 38). The memo keys on the statistic object and the
-    exact bytes of the records and of the index rows, so a value is reused only where the
-    same computation would be repeated: the numbers are the same bit for bit.
+    exact bytes of the records, and compares the index rows whole, so a value is reused only
+    where the same computation would be repeated: the numbers are the same bit for bit.
     """
 
     def __init__(self) -> None:
-        self._values: dict[tuple[Any, ...], NDArray[Any]] = {}
+        #: (statistic, records, index shape) -> [(index rows, values)]; index rows are compared
+        #: whole (hashing their bytes cost more than some statistics).
+        self._values: dict[tuple[Any, ...], list[tuple[NDArray[Any], NDArray[Any]]]] = {}
 
     def indexed(self, records: Any, statistic: Callable[[Any], Any]) -> Any:
         """``statistic`` of ``records`` as a vectorised statistic of index rows.
@@ -100,12 +102,13 @@ class _ResampleMemo:
 
         def values(idx: NDArray[Any]) -> NDArray[Any]:
             idx = np.asarray(idx)
-            full = (*key, idx.dtype.str, idx.shape, idx.tobytes())
-            out = self._values.get(full)
-            if out is None:
-                out = np.asarray(statistic(np.take(rec, idx, axis=0)), dtype=float)
-                out.setflags(write=False)
-                self._values[full] = out
+            seen = self._values.setdefault((*key, idx.dtype.str, idx.shape), [])
+            for rows, out in seen:
+                if np.array_equal(rows, idx):
+                    return out
+            out = np.asarray(statistic(np.take(rec, idx, axis=0)), dtype=float)
+            out.setflags(write=False)
+            seen.append((idx.copy(), out))
             return out
 
         return intervals.vectorized(values)
