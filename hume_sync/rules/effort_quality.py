@@ -35,6 +35,28 @@ from scoring.effort import Effort, TargetCost, TypeTiming
 from scoring.quality import Signal
 from scoring.records import plain_dict
 
+#: The signals a seat is flagged for, as :class:`SeatReport` names them, and what they read as.
+SIGNAL_NAMES = {
+    "fast": "fast answers",
+    "straight_lining": "straight-lining",
+    "position_bias": "position bias",
+}
+
+
+@dataclass(frozen=True)
+class Flag:
+    """A raised flag: which signal (a key of :data:`SIGNAL_NAMES`), on which subset (None:
+    pooled over the annotator's subsets), and the signal that raised it, so that whoever shows
+    the flag shows its number without looking it up again."""
+
+    signal: str
+    subset: str | None
+    measured: Signal
+
+    def __str__(self) -> str:
+        where = "overall" if self.subset is None else f"on {self.subset}"
+        return f"{SIGNAL_NAMES[self.signal]} {where}"
+
 
 @dataclass(frozen=True)
 class SeatReport:
@@ -69,8 +91,8 @@ class AnnotatorSummary:
     """One annotator over the study.
 
     Hours added up, fast answers and position bias pooled over their subsets, and each flag
-    raised: ``"<signal> on <subset>"`` for a subset's, and ``"<signal> overall"`` where only
-    the pooled signal is flagged.
+    raised: a subset's (``str`` reads ``"<signal> on <subset>"``), and a pooled one
+    (``"<signal> overall"``) where no subset's is raised for that signal.
     """
 
     annotator: str
@@ -78,7 +100,7 @@ class AnnotatorSummary:
     effort: Effort
     fast: Signal
     position_bias: Signal
-    flags: tuple[str, ...]
+    flags: tuple[Flag, ...]
 
 
 @dataclass(frozen=True)
@@ -199,18 +221,17 @@ def effort_quality(
             n_options = next((v.n_options for v in shown), None)
             straight = quality.straight_lining([v.choice for v in shown], n_options)
             position = quality.position_bias(shown)
-            seat_reports.append(SeatReport(s.key, who, e, fast, straight, position))
+            seat = SeatReport(s.key, who, e, fast, straight, position)
+            seat_reports.append(seat)
             pooled[who]["times"] += timed
             pooled[who]["refs"] += [ref] * len(timed)
             pooled[who]["shown"] += shown
             pooled[who]["efforts"].append(e)
-            for name, signal in (
-                ("fast answers", fast),
-                ("straight-lining", straight),
-                ("position bias", position),
-            ):
-                if signal.flagged:
-                    pooled[who]["flags"].append(f"{name} on {s.key}")
+            pooled[who]["flags"] += [
+                Flag(key, s.key, getattr(seat, key))
+                for key in SIGNAL_NAMES
+                if getattr(seat, key).flagged
+            ]
         efforts.append(effort_maths.effort([], open_seats * n_items, timing))
         subset_efforts.append(
             SubsetEffort(
@@ -229,10 +250,10 @@ def _summary(who: str, pooled: Mapping[str, list[Any]], retired: bool) -> Annota
     """One annotator's totals and pooled signals from their seats' gathered values."""
     fast = quality.fast_answers(pooled["times"], pooled["refs"])
     position = quality.position_bias(pooled["shown"])
-    flags = list(pooled["flags"])
-    for name, signal in (("fast answers", fast), ("position bias", position)):
+    flags: list[Flag] = list(pooled["flags"])
+    for key, signal in (("fast", fast), ("position_bias", position)):
         # pooled over subsets, a signal too weak in each one alone can be flagged
-        if signal.flagged and not any(f.startswith(f"{name} on ") for f in flags):
-            flags.append(f"{name} overall")
+        if signal.flagged and not any(f.signal == key for f in flags):
+            flags.append(Flag(key, None, signal))
     total = effort_maths.total(pooled["efforts"])
     return AnnotatorSummary(who, retired, total, fast, position, tuple(flags))

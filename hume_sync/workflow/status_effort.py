@@ -11,46 +11,42 @@ dashboard, so the three cannot disagree.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hume_sync.labelstudio.annotators import plan_seats
 from hume_sync.rules.display import format_duration
 from hume_sync.store import PULLED_AT, Store
 
-#: The per-annotator signals, as (JSON key, the label a flag reads with).
-SIGNALS = (("fast", "fast answers"), ("straight_lining", "straight-lining"),
-           ("position_bias", "position bias"))  # fmt: skip
+if TYPE_CHECKING:
+    from hume_sync.rules.effort_quality import Flag, SeatReport
+    from scoring.quality import Signal
 
 
-def _signal(signal: Mapping[str, Any]) -> dict[str, Any]:
+def _signal(signal: Signal) -> dict[str, Any]:
+    """What a row shows of a signal (its method and details stay in ``detail``)."""
     return {
-        "value": signal["value"],
-        "flagged": signal["flagged"],
-        "threshold": signal["threshold"],
-        "n": signal["n"],
-        "note": signal["note"],
+        "value": signal.value,
+        "flagged": signal.flagged,
+        "threshold": signal.threshold,
+        "n": signal.n,
+        "note": signal.note,
     }
 
 
-def _worst_straight_lining(seats: list[Mapping[str, Any]]) -> dict[str, Any]:
+def _worst_straight_lining(seats: list[SeatReport]) -> dict[str, Any]:
     """Straight-lining is per subset (answers of one type): the annotator's row shows the
     flagged seat with the highest share, else the highest share."""
-    shown = [s["straight_lining"] for s in seats if s["straight_lining"]["value"] is not None]
+    shown = [s.straight_lining for s in seats if s.straight_lining.value is not None]
     if not shown:
         return {"value": None, "flagged": False, "threshold": None, "n": 0, "note": "no answer"}
-    worst = max(shown, key=lambda s: (s["flagged"], s["value"]))
-    return _signal(worst)
+    return _signal(max(shown, key=lambda s: (s.flagged, s.value)))
 
 
-def _flag(text: str, pooled: Mapping[str, Any], seats: list[Mapping[str, Any]]) -> dict[str, Any]:
-    """A flag with the number behind it: ``"<signal> on <subset>"`` reads that seat's signal,
-    ``"<signal> overall"`` the annotator's pooled one."""
-    key, label = next((k, label) for k, label in SIGNALS if text.startswith(label))
-    subset = None if text.endswith(" overall") else text[len(label) + len(" on ") :]
-    by_subset = {s["subset"]: s for s in seats}
-    signal = pooled[key] if subset is None else by_subset[subset][key]
-    return {"flag": text, "signal": key, "subset": subset, "value": signal["value"],
-            "threshold": signal["threshold"], "n": signal["n"]}  # fmt: skip
+def _flag(flag: Flag) -> dict[str, Any]:
+    """A flag as ``status --json`` gives it: its text, and the number behind it."""
+    m = flag.measured
+    return {"flag": str(flag), "signal": flag.signal, "subset": flag.subset, "value": m.value,
+            "threshold": m.threshold, "n": m.n}  # fmt: skip
 
 
 def effort_json(store: Store) -> dict[str, Any]:
@@ -68,38 +64,38 @@ def effort_json(store: Store) -> dict[str, Any]:
     from hume_sync.rules.effort_quality import effort_quality
 
     eq = effort_quality(store, plan_seats(store))
-    detail = eq.to_dict()
     people = {a.key: a for a in store.annotators()}
     annotators = []
-    for a in detail["annotators"]:
-        seats = [s for s in detail["seats"] if s["annotator"] == a["annotator"]]
-        row = people.get(a["annotator"])
+    for a in eq.annotators:
+        row = people.get(a.annotator)
         annotators.append(
             {
                 "slot": None if row is None else row.slot,
-                "annotator": a["annotator"],
+                "annotator": a.annotator,
                 "email": None if row is None else row.email,
-                "retired": a["retired"],
-                "median_s": a["effort"]["median_s"],
-                "hours_so_far": a["effort"]["hours_so_far"],
-                "hours_owed": a["effort"]["hours_owed"],
-                "items_owed": a["effort"]["items_owed"],
-                "fast": _signal(a["fast"]),
-                "straight_lining": _worst_straight_lining(seats),
-                "position_bias": _signal(a["position_bias"]),
-                "flags": [_flag(f, a, seats) for f in a["flags"]],
+                "retired": a.retired,
+                "median_s": a.effort.median_s,
+                "hours_so_far": a.effort.hours_so_far,
+                "hours_owed": a.effort.hours_owed,
+                "items_owed": a.effort.items_owed,
+                "fast": _signal(a.fast),
+                "straight_lining": _worst_straight_lining(
+                    [s for s in eq.seats if s.annotator == a.annotator]
+                ),
+                "position_bias": _signal(a.position_bias),
+                "flags": [_flag(f) for f in a.flags],
             }
         )
     subsets = [
         {
-            "subset": s["subset"],
-            "task_type": s["task_type"],
-            "open_seats": s["open_seats"],
-            "hours_so_far": s["effort"]["hours_so_far"],
-            "hours_owed": s["effort"]["hours_owed"],
-            "unpriced_items": s["effort"]["unpriced_items"],
+            "subset": s.subset,
+            "task_type": s.task_type,
+            "open_seats": s.open_seats,
+            "hours_so_far": s.effort.hours_so_far,
+            "hours_owed": s.effort.hours_owed,
+            "unpriced_items": s.effort.unpriced_items,
         }
-        for s in detail["subsets"]
+        for s in eq.subsets
     ]
     return {
         "as_of": store.meta().get(PULLED_AT),
@@ -111,7 +107,7 @@ def effort_json(store: Store) -> dict[str, Any]:
             "unpriced_items": sum(s["unpriced_items"] for s in subsets),
         },
         "methods": {"effort": eq.effort_method, "quality": eq.quality_method},
-        "detail": detail,
+        "detail": eq.to_dict(),
     }
 
 

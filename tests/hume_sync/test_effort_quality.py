@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from hume_sync.cli import main
-from hume_sync.rules.effort_quality import effort_quality
+from hume_sync.rules.effort_quality import Flag, _summary, effort_quality
 from hume_sync.store import AnnotationRecord, Store
 from tests._studies import real_data_spec, write_spec
 
@@ -144,12 +144,17 @@ def test_rushing_and_straight_lining_are_flagged(study: dict[str, Any]) -> None:
     assert straight.value == 1.0 and straight.threshold == pytest.approx((1 + 1 / k) / 2)
     assert straight.flagged and not _seat(study, CLS, a1).straight_lining.flagged
     summary = {a.annotator: a for a in study["report"].annotators}
-    assert summary[a2].flags == (f"straight-lining on {CLS}",)
+    assert [str(f) for f in summary[a2].flags] == [f"straight-lining on {CLS}"]
+    assert summary[a2].flags[0].measured == straight  # the flag carries the seat's number
     assert summary[a1].flags == ()
     # Marking the first two every time is also one answer for everything.
     rr = study["rerank"]
     rerank = f"straight-lining on {rr}"
-    assert summary[a3].flags == (f"fast answers on {CLS}", rerank, f"position bias on {rr}")
+    assert [str(f) for f in summary[a3].flags] == [
+        f"fast answers on {CLS}",
+        rerank,
+        f"position bias on {rr}",
+    ]
     # Pooled over both subsets, 10 fast of 54 is under the 0.2 bar: no "overall" flag.
     assert summary[a3].fast.value == pytest.approx(10 / 54) and not summary[a3].fast.flagged
 
@@ -221,3 +226,18 @@ def test_each_type_says_what_its_answers_show() -> None:
     assert sts is not None and sts.n_options == 6
     assert pair is not None and pair.n_options == 2
     assert task_types.get("clustering").quality_view({"1": "group_1"}, {}, {}) is None
+
+
+def test_a_signal_too_thin_in_each_subset_is_flagged_pooled() -> None:
+    """Six fast answers on each of two subsets: each seat has fewer than 10 answers (never
+    flagged), but pooled, 12 of 12 under a quarter of the others' median is; the flag then
+    names no subset, and one subset's flag of the same signal would have stood instead."""
+    pooled: dict[str, list[Any]] = {
+        "times": [1.0] * 12, "refs": [20.0] * 12, "shown": [], "efforts": [], "flags": [],
+    }  # fmt: skip
+    summary = _summary("annotator-9", pooled, False)
+    assert [str(f) for f in summary.flags] == ["fast answers overall"]
+    assert summary.flags[0].subset is None and summary.flags[0].measured.value == 1.0
+    seat_flag = Flag("fast", "T/x", summary.fast)
+    again = _summary("annotator-9", {**pooled, "flags": [seat_flag]}, False)
+    assert again.flags == (seat_flag,)
