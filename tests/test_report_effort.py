@@ -13,7 +13,6 @@ score files stay the same bytes with or without it.
 from __future__ import annotations
 
 import json
-import re
 import statistics
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ import pytest
 
 from hume_sync.cli import main
 from hume_sync.store import AnnotationRecord, Store, gold
+from tests._markdown import md_table
 from tests._studies import SIB, SIB_COLUMNS, write_spec
 
 N_ITEMS = 20
@@ -132,21 +132,6 @@ def expected(made: dict[str, Any]) -> dict[str, Any]:
             "straight": top / len(answers),
         }
     return out
-
-
-def md_table(md: str, first_header: str) -> list[dict[str, str]]:
-    """The Markdown table whose header row starts with ``first_header``, as dicts; footnote
-    marks (superscript digits) are dropped from the cells."""
-    lines = md.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith(f"| {first_header}"))
-    header = [c.strip() for c in lines[start].strip("|").split("|")]
-    rows = []
-    for line in lines[start + 2 :]:
-        if not line.startswith("|"):
-            break
-        cells = [re.sub("[⁰¹²³⁴⁵⁶⁷⁸⁹]+", "", c).strip() for c in line.strip("|").split("|")]
-        rows.append(dict(zip(header, cells, strict=True)))
-    return rows
 
 
 def section(md: str, heading: str) -> str:

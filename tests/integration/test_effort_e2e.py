@@ -30,6 +30,7 @@ from hume_sync.report.dashboard_html import render_page
 from hume_sync.store import Store, gold
 from hume_sync.workflow.dashboard import Snapshots
 from tests._annotate import gold_result, hume_env, set_up_study
+from tests._markdown import md_table
 from tests._studies import real_data_spec
 
 pytestmark = pytest.mark.labelstudio
@@ -136,44 +137,18 @@ def test_the_dashboard_shows_the_same_numbers(world) -> None:
     assert f'data-flag-text="fast answers on {ENG}"' in page
 
 
-def _md_table(text: str, first_header: str, must_have: str) -> list[dict[str, str]]:
-    """The rows of the Markdown table whose header starts with ``first_header`` and names
-    ``must_have``, as dicts by column."""
-    lines = text.splitlines()
-    for i, line in enumerate(lines):
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if line.startswith("|") and cells[0] == first_header and must_have in cells:
-            rows = []
-            for row in lines[i + 2 :]:
-                if not row.startswith("|"):
-                    break
-                rows.append(
-                    dict(
-                        zip(
-                            cells,
-                            [c.strip() for c in row.strip().strip("|").split("|")],
-                            strict=False,
-                        )
-                    )
-                )
-            return rows
-    raise AssertionError(f"no table with {first_header!r} and {must_have!r}")
-
-
 def test_the_report_shows_hours_flags_and_cost(world, tmp_path) -> None:
     assert main(["close", str(world["dir"]), "--force"]) == 0
     out = tmp_path / "report"
     assert main(["export", str(world["dir"]), "--out", str(out), "--rate", "30"]) == 0
     text = (out / "report.md").read_text(encoding="utf-8")
-    people = {r["annotator"]: r for r in _md_table(text, "annotator", "hours so far")}
+    people = {r["annotator"]: r for r in md_table(text, "annotator | hours so far")}
     assert people["annotator-1"]["hours so far"].startswith(f"{A_HOURS:.2f}")
     assert people["annotator-2"]["hours so far"].startswith(f"{B_HOURS:.2f}")
     assert people["annotator-2"]["hours still owed"].startswith(f"{B_OWED_HOURS:.2f}")
     assert f"fast answers on {ENG}" in people["annotator-2"]["flags"]
     assert f"straight-lining on {ENG}" in people["annotator-2"]["flags"]
-    [plan] = [
-        r for r in _md_table(text, "subset", "annotator-hours for ±0.05") if r["subset"] == ENG
-    ]
+    [plan] = [r for r in md_table(text, "subset | items") if r["subset"] == ENG]
     items = int(plan["items for ±0.05"])
     mean_s = ((N_ITEMS - 1) * A_SECONDS + CAP + B_ANSWERED * B_SECONDS) / (N_ITEMS + B_ANSWERED)
     hours = items * 2 * mean_s / 3600  # two annotators per item
