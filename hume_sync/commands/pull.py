@@ -16,6 +16,12 @@ CREATES_STUDY = False
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("study_dir", metavar="STUDY_DIR")
+    parser.add_argument(
+        "--full",
+        action="store_true",
+        help="read every project whole, not only what changed since the last pull "
+        "(a read is whole anyway when the changes cannot be trusted)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -24,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
     from hume_sync.workflow.setup import recreate_hint
 
     with study_store(args.study_dir) as store:
-        summary = pull_study(store, clients())
+        summary = pull_study(store, clients(), full=args.full)
         mirror(store)
     for problem in summary.invalid:
         print(f"warning: invalid answer, not counted: {problem}", file=sys.stderr)
@@ -37,7 +43,8 @@ def run(args: argparse.Namespace) -> int:
     print(
         f"{summary.total('added')} annotation(s) added, {summary.total('updated')} updated, "
         f"{summary.total('deleted')} deleted, {summary.total('unchanged')} unchanged "
-        f"({len(summary.invalid)} invalid, {summary.cancelled} skipped/cancelled)"
+        f"({len(summary.invalid)} invalid, {summary.cancelled} skipped/cancelled); "
+        f"{summary.change_reads} project(s) read for what changed, {summary.full_reads} whole"
     )
     if summary.skipped_subsets:
         print(f"not set up yet (run 'hume-sync setup'): {', '.join(summary.skipped_subsets)}")

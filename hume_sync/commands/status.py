@@ -16,6 +16,12 @@ CREATES_STUDY = False
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("study_dir", metavar="STUDY_DIR")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.add_argument(
+        "--full",
+        action="store_true",
+        help="read every project whole, not only what changed since the last pull "
+        "(a read is whole anyway when the changes cannot be trusted)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -24,9 +30,9 @@ def run(args: argparse.Namespace) -> int:
 
     with study_store(args.study_dir) as store:
         if args.json:
-            print_json(status.status_json(store, clients()))
+            print_json(status.status_json(store, clients(), full=args.full))
             return 0
-        result = status.study_status(store, clients())
+        result = status.study_status(store, clients(), full=args.full)
         effort = status_effort.effort_json(store)
     print(status.render(result))
     print()

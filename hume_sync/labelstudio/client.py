@@ -24,6 +24,7 @@ import json
 import re
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -77,6 +78,8 @@ TASK_PAGE_SIZE = 1000
 REF_PAGE_SIZE = 10_000
 # Bytes read at a time from a JSON export (parsed incrementally: memory stays one chunk).
 EXPORT_CHUNK_BYTES = 1 << 16
+# How the Data Manager's Datetime filters want their value (data_manager/managers.py).
+LS_DATETIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
 # Label Studio writes a whole export file before it sends the first byte (about 70 s for 50,000
 # annotations in one project on SQLite): an export may wait that long for its answer.
 EXPORT_TIMEOUT_S = 900.0
@@ -140,6 +143,26 @@ class AnnotatedTasks(Iterator[dict[str, Any]]):
     def __del__(self) -> None:
         with contextlib.suppress(Exception):
             self._resources.close()
+
+
+def _changed_since(since: datetime, *, ordered: bool) -> str:
+    """A Data Manager query for the tasks whose ``updated_at`` is ``since`` or later."""
+    query: dict[str, Any] = {
+        "filters": {
+            "conjunction": "and",
+            "items": [
+                {
+                    "filter": "filter:tasks:updated_at",
+                    "operator": "greater_or_equal",
+                    "type": "Datetime",
+                    "value": since.astimezone(UTC).strftime(LS_DATETIME_FORMAT),
+                }
+            ],
+        }
+    }
+    if ordered:
+        query["ordering"] = ["tasks:updated_at"]
+    return json.dumps(query)
 
 
 def _json_size(value: Any) -> int:
@@ -561,15 +584,59 @@ class LabelStudioClient:
 
         return self._call(f"count tasks {first_id}-{last_id} of project {project_id}", fetch)
 
+    def changed_tasks(self, project_id: int, since: datetime) -> Iterator[dict[str, Any]]:
+        """Every task of a project whose ``updated_at`` is ``since`` or later, with its
+        annotations (``fields=all``), oldest change first, :data:`TASK_PAGE_SIZE` a page.
+
+        Label Studio moves a task's ``updated_at`` whenever one of its annotations is created,
+        changed or deleted (``Annotation.save`` and ``delete`` save the task), so this is what
+        changed in the project since then; a task whose annotations were all deleted comes with
+        none. The first page is asked for at once (a missing project raises here)."""
+        pages = self._task_list_pages(
+            project_id,
+            page_size=TASK_PAGE_SIZE,
+            fields="all",
+            query=_changed_since(since, ordered=True),
+        )
+        return (t for page in pages for t in page)
+
+    def count_changed_tasks(self, project_id: int, since: datetime) -> int:
+        """How many tasks of a project have an ``updated_at`` of ``since`` or later: one request
+        (its one-task page is all that is serialised)."""
+
+        def fetch() -> int:
+            pager: Any = self._ls.tasks.list(
+                project=project_id,
+                fields="task_only",
+                include="id",
+                page=1,
+                page_size=1,
+                query=_changed_since(since, ordered=False),
+            )
+            return int(pager.response.total)
+
+        return self._call(f"count changed tasks of project {project_id}", fetch)
+
     def _task_list_pages(
-        self, project_id: int, *, page_size: int, fields: str, include: str | None = None
+        self,
+        project_id: int,
+        *,
+        page_size: int,
+        fields: str,
+        include: str | None = None,
+        query: str | None = None,
     ) -> Iterator[list[dict[str, Any]]]:
         """The pages of a project's tasks API (each with its own retries), up to the last one
         the first answer's ``total`` says there is (:meth:`_pages`)."""
 
         def fetch(n: int) -> tuple[list[dict[str, Any]], int]:
             pager: Any = self._ls.tasks.list(
-                project=project_id, fields=fields, include=include, page=n, page_size=page_size
+                project=project_id,
+                fields=fields,
+                include=include,
+                page=n,
+                page_size=page_size,
+                query=query,
             )
             return [_plain(t) for t in pager.items or []], int(pager.response.total)
 

@@ -13,7 +13,7 @@ tasks cannot leak it by accident.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from typing import Any
 
 from hume_sync.errors import StoreError
@@ -30,6 +30,9 @@ _SUBSET_COLUMNS = (
     "SELECT subset_key, task_name, hf_subset, task_type, language, config, "
     "samples_per_label, overlap FROM subsets"
 )
+#: Task ids per ``IN (...)`` query (SQLite allows 32,766 parameters; small chunks keep each
+#: statement cheap to prepare).
+_CHUNK = 500
 _INSTANCE_COLUMNS = (
     "i.hume_id, i.subset_key, i.source_id, i.sample_order, i.content, i.hume_ref, i.source_position"
 )
@@ -102,17 +105,31 @@ class InstanceReader(StoreConnection):
         ).fetchone()
         return None if row is None else _instance(row)
 
-    def project_instances(self, subset: str, slot: int) -> TaskInstances:
+    def project_instances(
+        self, subset: str, slot: int, tasks: Collection[int] | None = None
+    ) -> TaskInstances:
         """LS task id → instance of the subset's tasks on slot ``slot``'s server: what ``pull``
         and ``status`` look an exported project's tasks up in, read with one query instead of
         one per task. Memory holds the project's rows as stored; an instance's content is
-        decoded when its task is looked up."""
-        rows = self._conn.execute(
+        decoded when its task is looked up. ``tasks``: only these LS task ids (what changed
+        since the last pull), read a chunk at a time, not the whole project."""
+        sql = (
             f"SELECT t.ls_task_id, {_INSTANCE_COLUMNS} FROM ls_tasks t "
-            "JOIN instances i ON i.hume_id = t.hume_id WHERE t.slot = ? AND i.subset_key = ?",
-            (int(slot), subset),
-        ).fetchall()
-        return TaskInstances({int(r[0]): r[1:] for r in rows})
+            "JOIN instances i ON i.hume_id = t.hume_id WHERE t.slot = ? AND i.subset_key = ?"
+        )
+        if tasks is None:
+            rows = self._conn.execute(sql, (int(slot), subset)).fetchall()
+            return TaskInstances({int(r[0]): r[1:] for r in rows})
+        ids = sorted({int(t) for t in tasks})
+        found: dict[int, Any] = {}
+        for start in range(0, len(ids), _CHUNK):
+            chunk = ids[start : start + _CHUNK]
+            marks = ", ".join("?" for _ in chunk)
+            rows = self._conn.execute(
+                f"{sql} AND t.ls_task_id IN ({marks})", (int(slot), subset, *chunk)
+            ).fetchall()
+            found.update({int(r[0]): r[1:] for r in rows})
+        return TaskInstances(found)
 
     def instances_by_ref(self) -> dict[str, InstanceRow]:
         """Every instance of the study by its ``hume_ref`` (what Label Studio task data holds)."""

@@ -12,7 +12,6 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from hume_sync.errors import StoreError
-from hume_sync.store.annotations import AnnotationStore
 from hume_sync.store.records import (
     CommitmentRow,
     PredictionCounts,
@@ -20,9 +19,10 @@ from hume_sync.store.records import (
     dumps,
     now,
 )
+from hume_sync.store.sync_state import SyncStateStore
 
 
-class PredictionStore(AnnotationStore):
+class PredictionStore(SyncStateStore):
     """Predictions and commitments."""
 
     def predictions(

@@ -6,7 +6,8 @@ The keys ``meta`` may hold are declared in :mod:`hume_sync.store.meta` (name, ty
 nothing else in hume writes a table or a meta key the schema does not name.
 
 Schema (version 1, 2: source order and opaque ids, 3: annotators and their own projects and
-tasks, 4: any registered task type, 5: sealing commitments, 6: model scores and facts)::
+tasks, 4: any registered task type, 5: sealing commitments, 6: model scores and facts, 8: what
+pull last read of each project)::
 
     schema_version(version PK, applied_at)
     meta(key PK, value)    -- the keys of hume_sync.store.meta.META_KEYS only
@@ -31,6 +32,8 @@ tasks, 4: any registered task type, 5: sealing commitments, 6: model scores and 
                  main_score_name, main_score, scores JSON NULL, method, n_items,
                  instances_sha256, inputs_sha256)
     model_facts(model_version PK, facts JSON)
+    ls_sync(subset_key FK, slot FK, ls_project_id, watermark, read_from, uncounted JSON, synced_at;
+            PK(subset_key, slot))
 
 Version 2: order is data, and nothing shown in Label Studio encodes gold (``hume_ref``,
 ``instance_items``, ``source_position``; rows of a version-1 store keep the ids their tasks
@@ -56,6 +59,14 @@ each model's mteb score per subset (``model_score/<model>/<subset>`` → ``model
 each model said of itself (``model_meta/<model>`` → ``model_facts``). The old rows are moved,
 value for value, and removed from ``meta``; a record that is not one predict wrote stops the
 migration with the store left as it was.
+
+Version 8 adds ``ls_sync``: per project, what the last pull read of it (the project id, the
+newest task ``updated_at`` it saw, when that read began, and the Label Studio annotations it saw
+but does not store:
+another account's, or on a task that is not the study's). ``pull`` and ``status`` then ask
+Label Studio only for the tasks changed since, and check the counts still add up
+(:mod:`hume_sync.workflow.changes`). A store of version 7 gains the empty table: its next pull
+reads every project in full, as before.
 """
 
 from __future__ import annotations
@@ -68,7 +79,7 @@ from typing import Any
 from hume_sync.errors import StoreError
 from hume_sync.store.records import dumps
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 ANNOTATION_STATUSES: tuple[str, ...] = ("valid", "invalid", "cancelled")
 
 #: ``meta`` key prefixes of schema 6 and earlier, moved into tables by migration 7.
@@ -272,6 +283,20 @@ MIGRATIONS: dict[int, tuple[Step, ...]] = {
             facts TEXT NOT NULL
         )""",
         lambda conn: _move_model_meta(conn),
+    ),
+    # What pull last read of each project, so that the next read asks only for what changed
+    # (hume_sync.store.sync_state, hume_sync.workflow.changes).
+    8: (
+        """CREATE TABLE ls_sync (
+            subset_key TEXT NOT NULL REFERENCES subsets (subset_key),
+            slot INTEGER NOT NULL REFERENCES annotators (slot),
+            ls_project_id INTEGER NOT NULL,
+            watermark TEXT,
+            read_from TEXT,
+            uncounted TEXT NOT NULL,
+            synced_at TEXT NOT NULL,
+            PRIMARY KEY (subset_key, slot)
+        )""",
     ),
 }
 

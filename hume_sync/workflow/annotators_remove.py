@@ -117,7 +117,7 @@ def remove_annotator(
     if not result.already:
         before = plan_seats(store)
         if pull:
-            result.pulled = pull_study(store, client_for, slots={annotator.slot})
+            result.pulled = pull_study(store, client_for, slots={annotator.slot}, full=True)
         store.retire_annotator(annotator.slot)
         after = plan_seats(store)
         everyone = {a.slot: a for a in store.annotators()}

@@ -33,9 +33,10 @@ from hume_sync.store import Store
 from hume_sync.study.model_view import shown_ids_from_source
 from hume_sync.study.spec import load_spec
 from hume_sync.workflow.annotators import add_annotator
+from hume_sync.workflow.changes import author_id
 from hume_sync.workflow.init import init_from_spec
 from hume_sync.workflow.mirror import MirrorSummary, mirror_study
-from hume_sync.workflow.pull import author_id, pull_study
+from hume_sync.workflow.pull import pull_study
 from hume_sync.workflow.setup import setup_study
 
 EXAMPLE_DOMAIN = "example.hume.local"

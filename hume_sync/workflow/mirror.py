@@ -39,7 +39,7 @@ from hume_sync.labelstudio.client import LabelStudioClient
 from hume_sync.labelstudio.ml_backends import Backend, connect, study_backend
 from hume_sync.rules.late_answers import late_answers
 from hume_sync.store import AnnotationRow, Store, SubsetRow, dumps, predictions_visible, task_ref
-from hume_sync.workflow.pull import author_id
+from hume_sync.workflow.changes import author_id
 from hume_sync.workflow.reveal import ls_prediction_of
 from hume_sync.workflow.setup import project_title, render_subset_config
 from ml_backend.reveal import DEFAULT_RERANK_RULE

@@ -25,7 +25,7 @@ reported and skipped; what was pulled from it before stays in the store.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -40,12 +40,16 @@ from hume_sync.store import (
     PULLED_AT,
     AnnotationCounts,
     AnnotationRecord,
+    AnnotationUpsert,
     AnnotatorRow,
     InstanceRow,
     SlotProject,
     Store,
     SubsetRow,
 )
+from hume_sync.store.sync_state import SyncState
+from hume_sync.workflow import changes
+from hume_sync.workflow.changes import ProjectSeen
 
 ClientFor = Callable[[str], LabelStudioClient]
 
@@ -109,6 +113,10 @@ class PullSummary:
     unknown_tasks: int = 0
     foreign: list[ForeignAnnotation] = field(default_factory=list)
     missing_projects: list[str] = field(default_factory=list)
+    #: How many projects were read whole, and how many only for what changed since the last
+    #: pull (:mod:`hume_sync.workflow.changes`).
+    full_reads: int = 0
+    change_reads: int = 0
 
     def total(self, attr: str) -> int:
         return sum(getattr(c, attr) for c in self.counts.values())
@@ -135,12 +143,6 @@ class PullSummary:
         return out
 
 
-def author_id(annotation: dict[str, Any]) -> Any:
-    """The Label Studio user id that made an annotation (``completed_by``)."""
-    who = annotation.get("completed_by")
-    return who.get("id") if isinstance(who, dict) else who
-
-
 def translate(
     subset: SubsetRow, instance: InstanceRow, annotation: dict[str, Any]
 ) -> tuple[Any, str, str | None]:
@@ -158,50 +160,22 @@ def translate(
 
 def _records(
     tasks: Iterable[dict[str, Any]],
-    store: Store,
+    instances: Mapping[int, InstanceRow],
     subset: SubsetRow,
-    project: SlotProject,
     annotator: AnnotatorRow,
-    found: PullSummary,
+    seen: ProjectSeen,
 ) -> Iterator[AnnotationRecord]:
-    """The store records of one project's annotated tasks, as they stream in; what is not
-    counted (invalid, foreign, skipped) is noted in ``found``."""
-    ours = store.project_instances(subset.key, annotator.slot)  # one query, not one per task
+    """The store records of one project's tasks, as they stream in; what is not stored (another
+    account's answers, tasks that are not ours) is noted in ``seen``."""
     for task in tasks:
         task_id = int(task["id"])
-        instance = ours.get(task_id)
-        if instance is None or instance.subset_key != subset.key:
-            found.unknown_tasks += 1  # a task added in Label Studio by hand: not ours
-            continue
-        for ann in task.get("annotations") or []:
-            author = author_id(ann)
-            if annotator.ls_user_id is not None and author != annotator.ls_user_id:
-                found.foreign.append(
-                    ForeignAnnotation(
-                        subset.key, annotator.slot, annotator.email, task_id, int(ann["id"]), author
-                    )
-                )
-                continue
-            answer, status, error = translate(subset, instance, ann)
-            if status == "invalid":
-                found.invalid.append(
-                    InvalidAnnotation(
-                        subset.key,
-                        project.ls_project_id,
-                        task_id,
-                        int(ann["id"]),
-                        annotator.key,
-                        error or "",
-                        annotator.email,
-                        task_url(annotator.ls_url, project.ls_project_id, task_id),
-                    )
-                )
-            elif status == "cancelled":
-                found.cancelled += 1
+        is_ours = changes.ours(instances, task, subset.key)
+        for ann in seen.split(task, is_ours, annotator):
+            answer, status, error = translate(subset, instances[task_id], ann)
             lead = ann.get("lead_time")
             yield AnnotationRecord(
                 ls_annotation_id=int(ann["id"]),
-                hume_id=instance.hume_id,
+                hume_id=instances[task_id].hume_id,
                 ls_task_id=task_id,
                 annotator=annotator.key,
                 answer=answer,
@@ -224,13 +198,129 @@ def _pulled(annotator: AnnotatorRow, slots: Collection[int] | None) -> bool:
     return annotator.slot in slots if slots is not None else annotator.retired_at is None
 
 
+def _read_full(
+    upsert: AnnotationUpsert,
+    store: Store,
+    client: LabelStudioClient,
+    subset: SubsetRow,
+    project: SlotProject,
+    annotator: AnnotatorRow,
+) -> tuple[AnnotationCounts, ProjectSeen]:
+    """Every annotated task of the project (Label Studio's export), as the complete state of
+    the slot's tasks: what is not there any more is marked deleted."""
+    tasks = client.export_annotated_tasks(project.ls_project_id)
+    seen = ProjectSeen()
+    try:
+        got = upsert(
+            _records(
+                tasks,
+                store.project_instances(subset.key, annotator.slot),
+                subset,
+                annotator,
+                seen,
+            ),
+            subset=subset.key,
+            scope={project.slot: None},  # the slot's tasks as the store records them
+        )
+    finally:
+        close = getattr(tasks, "close", None)
+        if close is not None:
+            close()
+    return got, seen
+
+
+def _read_changes(
+    upsert: AnnotationUpsert,
+    store: Store,
+    client: LabelStudioClient,
+    subset: SubsetRow,
+    project: SlotProject,
+    annotator: AnnotatorRow,
+    state: SyncState,
+) -> tuple[AnnotationCounts, ProjectSeen] | None:
+    """Only the tasks changed since the last pull (:mod:`hume_sync.workflow.changes`), each
+    the complete state of its own annotations; None when a change may have escaped: the caller
+    then reads the project in full, which completes whatever this wrote."""
+    started = changes.now_text()
+    counted = changes.label_studio_count(client.get_project(project.ls_project_id))
+    tasks = changes.changed_tasks(client, project.ls_project_id, state)
+    if tasks is None:
+        return None
+    ids = [int(t["id"]) for t in tasks]
+    seen = ProjectSeen.continuing(state, ids, started)
+    got = upsert(
+        _records(
+            tasks,
+            store.project_instances(subset.key, annotator.slot, ids),
+            subset,
+            annotator,
+            seen,
+        ),
+        subset=subset.key,
+        scope={project.slot: ids},
+    )
+    live = store.live_annotation_count(subset.key, annotator.slot)
+    return (got, seen) if changes.counts_add_up(live, seen, counted) else None
+
+
+def _summarise(
+    store: Store,
+    summary: PullSummary,
+    annotators: Mapping[int, AnnotatorRow],
+    slots: Collection[int] | None,
+) -> None:
+    """What every pull reports, read back from the store and the projects' states (so a read of
+    the changes reports the same as a full one): invalid answers, skips, other accounts'
+    answers and annotations on tasks that are not the study's."""
+    for subset in store.subsets():
+        projects = {
+            p.slot: p for p in store.slot_projects(subset.key) if _pulled(annotators[p.slot], slots)
+        }
+        for problem in store.stored_problems(subset.key, projects):
+            annotator, project = annotators[problem.slot], projects[problem.slot]
+            summary.invalid.append(
+                InvalidAnnotation(
+                    subset.key,
+                    project.ls_project_id,
+                    problem.ls_task_id,
+                    problem.ls_annotation_id,
+                    problem.annotator,
+                    problem.error,
+                    annotator.email,
+                    task_url(annotator.ls_url, project.ls_project_id, problem.ls_task_id),
+                )
+            )
+        summary.cancelled += store.cancelled_count(subset.key, projects)
+        for slot, project in projects.items():
+            state = store.sync_state(subset.key, slot)
+            if state is None or state.ls_project_id != project.ls_project_id:
+                continue
+            unknown = {u.task for u in state.uncounted if u.kind == "unknown"}
+            summary.unknown_tasks += len(unknown)
+            summary.foreign += [
+                ForeignAnnotation(
+                    subset.key, slot, annotators[slot].email, u.task, u.annotation, u.author
+                )
+                for u in state.uncounted
+                if u.kind == "foreign"
+            ]
+
+
 def pull_study(
-    store: Store, client_for: ClientFor, *, slots: Collection[int] | None = None
+    store: Store,
+    client_for: ClientFor,
+    *,
+    slots: Collection[int] | None = None,
+    full: bool = False,
 ) -> PullSummary:
-    """Stream every project into the store, one commit at the end (see module docstring).
+    """Bring every project's changes into the store, one commit at the end (see the module
+    docstring).
 
     ``slots``: only these annotators' projects; by default every annotator's but the retired
-    ones' (their servers are stopped: ``annotators remove`` pulls them one last time)."""
+    ones' (their servers are stopped: ``annotators remove`` pulls them one last time).
+    ``full``: read every project whole (``pull --full``), not only what changed since the
+    last pull (:mod:`hume_sync.workflow.changes`, which also says when a read is whole anyway).
+    """
     summary = PullSummary()
     annotators = {a.slot: a for a in store.annotators()}
     subsets = store.subsets()
@@ -245,33 +335,34 @@ def pull_study(
                 annotator = annotators[project.slot]
                 if not _pulled(annotator, slots):
                     continue
+                client = client_for(annotator.ls_url)
+                state = changes.usable(
+                    store.sync_state(subset.key, annotator.slot), project.ls_project_id, full
+                )
                 try:
-                    tasks = client_for(annotator.ls_url).export_annotated_tasks(
-                        project.ls_project_id
-                    )
+                    read = None
+                    if state is not None:
+                        read = _read_changes(
+                            upsert, store, client, subset, project, annotator, state
+                        )
+                    if read is None:
+                        read = _read_full(upsert, store, client, subset, project, annotator)
+                        summary.full_reads += 1
+                    else:
+                        summary.change_reads += 1
                 except LabelStudioNotFoundError:
                     summary.missing_projects.append(
                         f"{subset.key} (slot {annotator.slot}, {annotator.email}): project "
                         f"{project.ls_project_id} is gone from {annotator.ls_url}"
                     )
                     continue
-                found = PullSummary()
-                try:
-                    got = upsert(
-                        _records(tasks, store, subset, project, annotator, found),
-                        subset=subset.key,
-                        scope={project.slot: None},  # the slot's tasks as the store records them
-                    )
-                finally:
-                    close = getattr(tasks, "close", None)
-                    if close is not None:
-                        close()
+                got, seen = read
+                store.record_sync_state(
+                    seen.state(subset.key, annotator.slot, project.ls_project_id)
+                )
                 counts = _add(counts, got)
-                summary.invalid += found.invalid
-                summary.foreign += found.foreign
-                summary.cancelled += found.cancelled
-                summary.unknown_tasks += found.unknown_tasks
             summary.counts[subset.key] = counts
+    _summarise(store, summary, annotators, slots)
     summary.late = late_answers(store)
     summary.late_deleted = late_deletions(store)
     store.set_meta({PULLED_AT: datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")})

@@ -82,7 +82,7 @@ def close_study(
     else:
         if client_for is None:
             raise RevealError("checking that annotation is over needs Label Studio")
-        status = study_status(store, client_for)
+        status = study_status(store, client_for, full=True)  # the close reads everything
         if not status.done:
             raise RevealError(
                 f"the study is still open: {_unfinished(status)}; close it anyway with --force"
@@ -159,7 +159,7 @@ def reveal_study(
     rule = rule or DEFAULT_RERANK_RULE
     summary = RevealSummary(forced=force)
     if not is_closed(store) and not force:
-        status = study_status(store, client_for)
+        status = study_status(store, client_for, full=True)  # the close reads everything
         if not status.done:
             raise RevealError(
                 f"the study is still open: {_unfinished(status)}; predictions stay sealed "

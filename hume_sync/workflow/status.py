@@ -28,7 +28,9 @@ from hume_sync.labelstudio.ml_backends import connection as ml_connection
 from hume_sync.progress import progress
 from hume_sync.rules.display import format_duration
 from hume_sync.store import AnnotatorRow, SlotProject, Store, SubsetRow
-from hume_sync.workflow.pull import author_id, translate
+from hume_sync.store.sync_state import SyncState
+from hume_sync.workflow import changes
+from hume_sync.workflow.pull import translate
 from hume_sync.workflow.setup import render_subset_config
 from scoring.languages import annotator_language as language_code
 
@@ -165,13 +167,17 @@ def project_status(
     project: SlotProject,
     annotator: AnnotatorRow,
     instances: int | None = None,
+    *,
+    full: bool = False,
 ) -> tuple[ProjectStatus, list[float], list[datetime]]:
     """Status of one project, plus its valid answers' lead times and creation times.
 
     Label Studio's own counters come first (one small request): a project without a single
-    annotation or skip needs nothing more. Otherwise its annotated tasks are streamed once (one
-    export) and each answer is checked as pull checks it; nothing of the project is held in
-    memory but the lead and creation times of its valid answers.
+    annotation or skip needs nothing more. Otherwise the answers are those the last pull stored
+    with the tasks changed since read in their place (:func:`_since_pull`), or, without a pull
+    to start from, when a change may have escaped that view, or with ``full``, the project's
+    annotated tasks streamed once (one export); each answer read from Label Studio is checked
+    as pull checks it.
     """
     n = store.instance_count(subset.key) if instances is None else instances
     status = ProjectStatus(
@@ -207,28 +213,30 @@ def project_status(
     skips = int(info.get("skipped_annotations_number") or 0)
     if not answers and not skips and "total_annotations_number" in info:
         return status, leads, times  # Label Studio counts nothing done: no export needed
-    try:
-        exported = client.export_annotated_tasks(project.ls_project_id)
-    except LabelStudioNotFoundError:
-        status.missing = True
-        return status, [], []
-    ours = store.project_instances(subset.key, annotator.slot)  # one query, not one per task
-    for task in exported:
-        instance = ours.get(int(task["id"]))
-        if instance is None or instance.subset_key != subset.key:
-            continue
-        kinds = set()
-        for ann in task.get("annotations") or []:
-            if annotator.ls_user_id is not None and author_id(ann) != annotator.ls_user_id:
-                continue  # not the slot's annotator (pull leaves it out too)
-            _, kind, _ = translate(subset, instance, ann)
-            kinds.add(kind)
-            if kind == "valid":
-                if isinstance(ann.get("lead_time"), int | float):
-                    leads.append(float(ann["lead_time"]))
-                t = _time(ann.get("created_at"))
-                if t is not None:
-                    times.append(t)
+    state = changes.usable(
+        store.sync_state(subset.key, annotator.slot), project.ls_project_id, full
+    )
+    found = None
+    if state is not None:
+        found = _since_pull(
+            client, store, subset, annotator, state, changes.label_studio_count(info)
+        )
+    if found is None:
+        try:
+            found = _exported(client, store, subset, project, annotator)
+        except LabelStudioNotFoundError:
+            status.missing = True
+            return status, [], []
+    for answers_of_task in found.values():
+        kinds = {kind for kind, _, _ in answers_of_task}
+        for kind, lead, created in answers_of_task:
+            if kind != "valid":
+                continue
+            if isinstance(lead, int | float):
+                leads.append(float(lead))
+            t = _time(created)
+            if t is not None:
+                times.append(t)
         if "valid" in kinds:
             status.answered += 1
         elif "invalid" in kinds:
@@ -240,8 +248,68 @@ def project_status(
     return status, leads, times
 
 
-def study_status(store: Store, client_for: ClientFor) -> StudyStatus:
-    """Status of every seat of every subset (see the module docstring)."""
+#: Per LS task of a project: (status, lead time, created at) of each of the slot's answers.
+TaskAnswers = dict[int, list[tuple[str, Any, Any]]]
+
+
+def _answer(subset: SubsetRow, instance: Any, ann: dict[str, Any]) -> tuple[str, Any, Any]:
+    _, kind, _ = translate(subset, instance, ann)
+    return kind, ann.get("lead_time"), ann.get("created_at")
+
+
+def _exported(
+    client: LabelStudioClient,
+    store: Store,
+    subset: SubsetRow,
+    project: SlotProject,
+    annotator: AnnotatorRow,
+) -> TaskAnswers:
+    """The project's answers from one export, each checked as pull checks it; nothing of the
+    project is held in memory but three fields per answer."""
+    exported = client.export_annotated_tasks(project.ls_project_id)
+    ours = store.project_instances(subset.key, annotator.slot)  # one query, not one per task
+    seen = changes.ProjectSeen()
+    found: TaskAnswers = {}
+    for task in exported:
+        task_id = int(task["id"])
+        for ann in seen.split(task, changes.ours(ours, task, subset.key), annotator):
+            found.setdefault(task_id, []).append(_answer(subset, ours[task_id], ann))
+    return found
+
+
+def _since_pull(
+    client: LabelStudioClient,
+    store: Store,
+    subset: SubsetRow,
+    annotator: AnnotatorRow,
+    state: SyncState,
+    counted: int | None,
+) -> TaskAnswers | None:
+    """The answers as the last pull stored them, with the tasks changed since read from Label
+    Studio in their place (:mod:`hume_sync.workflow.changes`); None when a change may have
+    escaped that view (the caller reads the export). Status writes nothing: the store stays as
+    the last pull left it."""
+    tasks = changes.changed_tasks(client, state.ls_project_id, state)
+    if tasks is None:
+        return None
+    ids = [int(t["id"]) for t in tasks]
+    seen = changes.ProjectSeen.continuing(state, ids, changes.now_text())
+    found: TaskAnswers = {}
+    for a in store.live_answers(subset.key, annotator.slot):
+        found.setdefault(a.ls_task_id, []).append((a.status, a.lead_time, a.created_at))
+    instances = store.project_instances(subset.key, annotator.slot, ids)
+    for task in tasks:
+        task_id = int(task["id"])
+        found.pop(task_id, None)
+        for ann in seen.split(task, changes.ours(instances, task, subset.key), annotator):
+            found.setdefault(task_id, []).append(_answer(subset, instances[task_id], ann))
+    stored = sum(len(v) for v in found.values())
+    return found if changes.counts_add_up(stored, seen, counted) else None
+
+
+def study_status(store: Store, client_for: ClientFor, *, full: bool = False) -> StudyStatus:
+    """Status of every seat of every subset (see the module docstring); ``full``: read every
+    project whole (``status --full``, ``close``) rather than what changed since the last pull."""
     result = StudyStatus(study=store.study_meta().study_name or "")
     annotators = {a.slot: a for a in store.annotators()}
     subsets = {s.key: s for s in store.subsets()}
@@ -271,7 +339,9 @@ def study_status(store: Store, client_for: ClientFor) -> StudyStatus:
                 None, False, n, n, n, n, 0, 0, 0, retired=True,
             )  # fmt: skip
         else:
-            st, leads, times = project_status(client_for(a.ls_url), store, sub, project, a, n)
+            st, leads, times = project_status(
+                client_for(a.ls_url), store, sub, project, a, n, full=full
+            )
             per[slot]["leads"] += leads
             per[slot]["times"] += times
         if backend_url is not None and st.project_id is not None and not (st.missing or st.retired):
@@ -364,12 +434,12 @@ def to_json(status: StudyStatus) -> dict[str, Any]:
     }
 
 
-def status_json(store: Store, client_for: ClientFor) -> dict[str, Any]:
+def status_json(store: Store, client_for: ClientFor, *, full: bool = False) -> dict[str, Any]:
     """The dict ``hume-sync status --json`` prints: progress read from Label Studio now, and
     the effort and quality signals of the answers the last pull stored (``effort_quality``)."""
     from hume_sync.workflow.status_effort import effort_json
 
-    out = to_json(study_status(store, client_for))
+    out = to_json(study_status(store, client_for, full=full))
     out["effort_quality"] = effort_json(store)
     return out
 

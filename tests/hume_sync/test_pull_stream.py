@@ -164,7 +164,7 @@ def _peak_pull(study: Path, per_task: int, copy: Path) -> tuple[int, int]:
         tracemalloc.start()
         try:
             tracemalloc.reset_peak()
-            summary = pull_study(st, lambda url: client)
+            summary = pull_study(st, lambda url: client, full=True)
             peak = tracemalloc.get_traced_memory()[1]
         finally:
             tracemalloc.stop()
@@ -184,23 +184,23 @@ def test_pull_memory_does_not_grow_with_the_number_of_annotations(
 
 def test_pull_that_fails_half_way_leaves_the_store_as_it_was(study: Path) -> None:
     with Store.open(study) as st:
-        assert pull_study(st, lambda url: FakeClient(st, 1)).total("added") == 154
+        assert pull_study(st, lambda url: FakeClient(st, 1), full=True).total("added") == 154
     before = _dump(study)
     with Store.open(study) as st:
         client = FakeClient(st, 3, fail_in=101, fail_after=2)  # STS, after CLS was written
         with pytest.raises(LabelStudioUnreachableError):
-            pull_study(st, lambda url: client)
+            pull_study(st, lambda url: client, full=True)
     assert _dump(study) == before
     with Store.open(study) as st:
-        summary = pull_study(st, lambda url: FakeClient(st, 3))
+        summary = pull_study(st, lambda url: FakeClient(st, 3), full=True)
         assert (summary.total("added"), summary.total("unchanged")) == (308, 154)
 
 
 def test_pull_skips_a_missing_project_and_keeps_what_came_from_it(study: Path) -> None:
     with Store.open(study) as st:
-        pull_study(st, lambda url: FakeClient(st, 2))
+        pull_study(st, lambda url: FakeClient(st, 2), full=True)
         client = FakeClient(st, 1, missing=100)
-        summary = pull_study(st, lambda url: client)
+        summary = pull_study(st, lambda url: client, full=True)
         assert (
             len(summary.missing_projects) == 1
             and "project 100 is gone" in summary.missing_projects[0]

@@ -65,7 +65,7 @@ def check_manager(study, out) -> dict[str, Counter]:
     project per subset there, holding each example annotator's recorded answers under their
     slot's pseudonymous account. Returns subset → Counter(slot) of the mirrored answers."""
     from hume_sync.labelstudio import manager, server
-    from hume_sync.workflow.pull import author_id
+    from hume_sync.workflow.changes import author_id
 
     url = manager.configured_url()
     creds = manager.manager_data_dir() / server.CREDENTIALS_FILE
