@@ -74,10 +74,10 @@ LS_LABELS = None
 LS_TRANSLATION_KWARGS: dict[str, Any] = {
     "labels": CANDIDATES,
     "n_groups": None,
-    "item_ids": ["t3", "t1", "t7"],
+    "item_ids": None,
 }
 LS_ANSWER = "t7"
-LS_RENDERED = {(0, "en"): "70aeae28dfde85fe", (1, "arb_Arab"): "22b5b88f92be0344"}
+LS_RENDERED = {(0, "en"): "2babe0cf9ba2f23d", (1, "arb_Arab"): "54f5995e8ba32055"}
 LS_RENDER_KW: dict[str, Any] = {}
 LS_RESULT_CASE: tuple[dict[str, Any], Any] = ({"labels": CANDIDATES}, "t1")
 

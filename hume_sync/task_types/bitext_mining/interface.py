@@ -40,8 +40,9 @@ class BitextMiningInterface(RevealedInterface):
         return None
 
     def ls_item_ids(self, content: Mapping[str, Any]) -> list[str] | None:
-        """The candidates' ids, in the order shown."""
-        return [it["id"] for it in config_module.candidates(content)]
+        """None: a result chooses one candidate, it does not cover each (the candidates a
+        choice is read against go as ``labels``, :meth:`ls_translation_kwargs`)."""
+        return None
 
     def ls_translation_kwargs(
         self, config: Mapping[str, Any], content: Mapping[str, Any]
@@ -50,7 +51,7 @@ class BitextMiningInterface(RevealedInterface):
         return {
             "labels": config_module.candidates(content),
             "n_groups": None,
-            "item_ids": self.ls_item_ids(content),
+            "item_ids": None,
         }
 
     def ls_subset_config(self, config: Mapping[str, Any], *, language: str | None) -> str:

@@ -5,7 +5,7 @@ instances that keep gold out of what annotators see; the spec's settings and the
 
 The models' neighbours are found here with the suite's table encoder, whose vectors the test
 chooses, so which targets are nearest is known in advance; the real model finds them in
-``tests/ml_backend/test_bitext_mining_store_parity.py``."""
+``tests/ml_backend/test_bitext_mining_parity.py``."""
 
 from __future__ import annotations
 
@@ -29,8 +29,8 @@ from hume_sync.task_types.bitext_mining.study import (
     build_candidates,
     records_from_mteb,
 )
-from tests._fake_encoder import FakeEncoder
 from tests._bitext import sib_pairs, write_jsonl
+from tests._fake_encoder import FakeEncoder
 
 TYPE = BitextMining()
 
