@@ -260,3 +260,13 @@ def test_a_spec_is_planned_into_the_store(tmp_path: Path) -> None:
         for inst in instances:
             ids = [c["id"] for c in inst.content["candidates"]]
             assert golds[inst.hume_id] in ids and len(ids) == 4
+
+
+def test_a_neighbour_model_that_cannot_load_ends_init_in_one_line(tmp_path: Path) -> None:
+    from hume_sync.errors import HumeError
+    from hume_sync.workflow.init import init_from_spec
+
+    data = spec(tmp_path, neighbour_models=[str(tmp_path / "no-model")])
+    with pytest.raises(HumeError, match="no such local model directory") as err:
+        init_from_spec(tmp_path / "study", parse_spec(data, base_dir=tmp_path))
+    assert "\n" not in str(err.value)
