@@ -163,7 +163,12 @@ def _near_misses(
     position = {p.id: n for n, p in enumerate(pool)}
     out: dict[str, list[int]] = {}
     for k, it in enumerate(items):
-        order = [int(per_model[k][r]) for r in range(depth) for per_model in ranked]
+        order = [
+            int(per_model[k][r])
+            for r in range(depth)
+            for per_model in ranked
+            if r < per_model.shape[1]  # a target side smaller than the depth
+        ]
         out[it.id] = [j for j in dict.fromkeys(order) if j != position[it.id]]
     return out
 

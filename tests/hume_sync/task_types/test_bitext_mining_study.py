@@ -185,6 +185,28 @@ def test_neighbours_are_the_models_nearest_targets_and_fillers_the_rest() -> Non
     assert notes == []
 
 
+def test_a_target_side_smaller_than_the_search_depth() -> None:
+    """Three pairs, four candidates wanted from two models' neighbours: each model ranks only
+    three targets; every item gets the other two, and the shortfall is reported."""
+    pool = pairs(3)
+    encoder = FakeEncoder()
+
+    def search(models: Any, sentences: Any, targets: Any, depth: int) -> list[np.ndarray]:
+        assert depth == 3 * 2 + 1
+        return neighbours_with([encoder, encoder], sentences, targets, depth)
+
+    settings = BitextMiningSettings(
+        target_language="arb-Arab", candidates=4, random_fillers=0, neighbour_models=["a", "b"]
+    )
+    notes: list[str] = []
+    got = build_candidates(pool, pool, np.random.default_rng(0), settings, notes, search=search)
+    assert all(len(item.candidates) == 3 for item in got)
+    assert notes == [
+        "3 item(s) had too few distinct neighbours; random fillers added",
+        "3 item(s) have fewer than 4 candidates",
+    ]
+
+
 def test_the_whole_source_gets_candidates_too() -> None:
     pool = pairs(9)
     sample = TYPE.study_take_all(pool, subset_rng(2, "t", "s"), params(None, candidates=3))
