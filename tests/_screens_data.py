@@ -4,7 +4,8 @@ Classification and clustering read SIB-200 as it is (``eng_Latn`` and ``arb_Arab
 reranking and pair classification have no Arabic data beside the repository, so their sources
 are built here from SIB-200's sentences: the same rows (aligned by ``index_id``) in both
 languages, so that the two screens of a type show the same content in two scripts. The gold of
-these built sets is arbitrary (a screen test reads no scores).
+these built sets is arbitrary (a screen test reads no scores). Bitext mining pairs each
+subset's sentences with candidate translations (see ``BITEXT_TARGETS``).
 """
 
 from __future__ import annotations
@@ -21,7 +22,18 @@ from tests._studies import SIB, SIB_COLUMNS
 LANGUAGES = {"eng_Latn": "eng-Latn", "arb_Arab": "arb-Arab"}
 #: HUME's clustering sets: 30 texts in 5 topics.
 CLUSTER_TOPICS, CLUSTER_PER_TOPIC = 5, 6
-SIZES = {"classification": 3, "sts": 3, "reranking": 3, "pair_classification": 3}
+SIZES = {
+    "classification": 3,
+    "sts": 3,
+    "reranking": 3,
+    "pair_classification": 3,
+    "bitext_mining": 3,
+}
+#: Bitext mining: English sentences with their French translations (SIB-200's Flores sentences
+#: aligned by ``index_id``); the Arabic screen pairs Arabic with Arabic, so that the sentence and
+#: the candidates share the direction this test's right-to-left rule measures (a sentence and
+#: candidates in opposite directions are tests/integration/test_bitext_mining_e2e.py's).
+BITEXT_TARGETS = {"eng_Latn": ("fra_Latn", "fra-Latn"), "arb_Arab": ("arb_Arab", "arb-Arab")}
 
 
 def _sib_rows(subset: str) -> list[dict[str, str]]:
@@ -31,6 +43,13 @@ def _sib_rows(subset: str) -> list[dict[str, str]]:
 
 def _write_sources(folder: Path, subset: str) -> None:
     rows = _sib_rows(subset)
+    # Bitext mining: the first 40 sentences with their translations
+    translations = {r["index_id"]: r["text"] for r in _sib_rows(BITEXT_TARGETS[subset][0])}
+    with (folder / f"bitext-{subset}.jsonl").open("w", encoding="utf-8") as f:
+        for r in rows[:40]:
+            pair = {"id": r["index_id"], "sentence1": r["text"],
+                    "sentence2": translations[r["index_id"]]}  # fmt: skip
+            f.write(json.dumps(pair, ensure_ascii=False) + "\n")
     # STS: consecutive sentences as pairs, scores cycling 0..5
     with (folder / f"sts-{subset}.csv").open("w", encoding="utf-8", newline="") as f:
         writer = csv.writer(f)
@@ -93,5 +112,12 @@ def screens_spec(folder: Path, name: str = "screens", seed: int = 13) -> dict[st
                         "columns": dict(SICK_COLUMNS)},
              "label_set": list(SICK_LABEL_SET), "instructions": ENTAILMENT_INSTRUCTIONS,
              "subsets": subsets(SIZES["pair_classification"])},
+            {"name": "SIBBitext", "type": "bitext_mining",
+             "source": {"path": str(folder / "bitext-{subset}.jsonl")},
+             "subsets": [
+                 {"name": s, "language": lang, "size": SIZES["bitext_mining"],
+                  "target_language": BITEXT_TARGETS[s][1]}
+                 for s, lang in LANGUAGES.items()
+             ]},
         ],
     }  # fmt: skip

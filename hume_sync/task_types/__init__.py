@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, cast
 from hume_sync.study import kinds as study_kinds
 from hume_sync.study.rules import StudyRules
 from hume_sync.task_types.base import TaskType
+from hume_sync.task_types.bitext_mining import BitextMining
 from hume_sync.task_types.classification import Classification
 from hume_sync.task_types.clustering import Clustering
 from hume_sync.task_types.pair_classification import PairClassification
@@ -75,5 +76,6 @@ register(Clustering())
 register(Reranking())
 register(STS())
 register(PairClassification())
+register(BitextMining())
 
 __all__ = ["CONCERNS", "RegisteredType", "TaskType", "by_mteb_type", "get", "names", "register"]
