@@ -145,9 +145,7 @@ def human_answers(
     deleted: Counter[str] = Counter()
     if rows is None:
         rows = store.annotations(sub.key, include_deleted=closed is not None)
-    for ann in rows:
-        if ann.deleted_at is not None and closed is None:
-            continue  # deleted while the study is open: as the store's readers hide it
+    for ann in rows:  # deleted ones too where the caller read them: skipped below while open
         who = names.get(ann.annotator, ann.annotator)
         if ann.deleted_at is not None:
             if closed is None or ann.status != "valid" or not deleted_late(ann, closed):
