@@ -109,14 +109,14 @@ class _Answers:
         return sums
 
 
-def _m_step(posteriors: NDArray[Any], a: _Answers, n_workers: int) -> NDArray[Any]:
-    """Confusion rows, shape (cells, true label), from the posteriors.
+def _m_step(given: NDArray[Any], a: _Answers, n_workers: int) -> NDArray[Any]:
+    """Confusion rows, shape (cells, true label), from ``posteriors[a.task]`` (``given``).
 
     Each row is P(the cell's label | true label) for the cell's worker; only labels a worker
     gave have a row.
     """
     n_cells = a.cell_worker.size
-    floored = np.maximum(a.sum(posteriors[a.task], a.by_cell, n_cells), EPS)
+    floored = np.maximum(a.sum(given, a.by_cell, n_cells), EPS)
     per_worker = a.sum(floored, a.by_worker, n_workers)
     errors: NDArray[Any] = floored / per_worker[a.cell_worker]
     return errors
@@ -133,11 +133,19 @@ def _e_step(priors: NDArray[Any], errors: NDArray[Any], a: _Answers) -> NDArray[
 
 
 def _elbo(
-    posteriors: NDArray[Any], priors: NDArray[Any], errors: NDArray[Any], a: _Answers
+    posteriors: NDArray[Any],
+    given: NDArray[Any],
+    priors: NDArray[Any],
+    errors: NDArray[Any],
+    a: _Answers,
 ) -> tuple[float, NDArray[Any]]:
-    """Evidence lower bound per answer, and the posteriors raised to at least :data:`EPS`."""
+    """Evidence lower bound per answer, and the posteriors raised to at least :data:`EPS`.
+
+    ``given`` is ``posteriors[a.task]``, which the M-step read too (indexed once per
+    iteration, issue 38).
+    """
     expected = np.log(errors)[a.cell] + np.log(np.maximum(priors, EPS))
-    joint = float(np.sum(posteriors[a.task] * expected))
+    joint = float(np.sum(given * expected))
     floored = np.maximum(posteriors, EPS)
     entropy = -float(np.sum(np.log(floored) * floored))
     return (joint + entropy) / a.task.size, floored
@@ -191,13 +199,14 @@ def fit_dawid_skene(
     votes = a.sum(np.eye(k)[label], a.by_task, a.n_tasks)
     posteriors = votes / votes.sum(axis=1, keepdims=True)
     priors = posteriors.mean(axis=0)
-    errors = _m_step(posteriors, a, len(workers))
+    errors = _m_step(posteriors[a.task], a, len(workers))
     loss, history = -np.inf, []
     for _ in range(n_iter):
         posteriors = _e_step(priors, errors, a)
         priors = posteriors.mean(axis=0)
-        errors = _m_step(posteriors, a, len(workers))
-        new_loss, posteriors = _elbo(posteriors, priors, errors, a)
+        given = posteriors[a.task]
+        errors = _m_step(given, a, len(workers))
+        new_loss, posteriors = _elbo(posteriors, given, priors, errors, a)
         history.append(new_loss)
         if new_loss - loss < tol:
             break

@@ -265,19 +265,43 @@ def _call(statistic: Callable[[Any], Any], sample: Any) -> float:
 
 
 @functools.lru_cache(maxsize=4)
-def _draws(seed: int, n: int, n_resamples: int) -> NDArray[Any]:
-    """``default_rng(seed).integers(0, n, (n_resamples, n))``, drawn once per arguments.
+def _drawn(seed: int, n: int, n_resamples: int) -> tuple[NDArray[Any], NDArray[Any]]:
+    """The generator's draws, once per arguments: for ``np.take``, and a read-only view.
+
+    The draws are ``default_rng(seed).integers(0, n, (n_resamples, n))``.
 
     Why: an export bootstraps each subset's aggregate, each annotator, the mean annotator and
     Dawid–Skene with the same seed and item count, and drawing 2,000 resamples again each time
-    was about a fifth of a bootstrap's cost (issue 38). The array is read-only, so no caller
-    can change the draws another one gets. Subsets are scored one after the other, so a few
-    entries catch every repeat while the memory held stays a few bootstraps' own draws (a
-    2,000-item subset's are 32 MB).
+    was about a fifth of a bootstrap's cost (issue 38). Subsets are scored one after the other,
+    so a few entries catch every repeat while the memory held stays a few bootstraps' own draws
+    (a 2,000-item subset's are 32 MB).
+
+    Why two arrays: ``np.take`` with a read-only index array can be ten times slower than
+    with a writeable one (numpy 2.2, 2,000 x 30 indices into a vector, bootstraps in a loop:
+    540 µs against 40 µs, and 1.2 ms against 2.3 ms a bootstrap; issue 38). The writeable
+    array is read only by ``np.take`` in this module, whose result is a new array, so no
+    statistic can change it; everyone else gets the read-only view (:func:`_draws`).
     """
     draws = np.random.default_rng(seed).integers(0, n, size=(n_resamples, n))
-    draws.setflags(write=False)
-    return draws
+    view = draws.view()
+    view.setflags(write=False)
+    return draws, view
+
+
+def _draws(seed: int, n: int, n_resamples: int) -> NDArray[Any]:
+    """The cached draws of :func:`_drawn`, read-only.
+
+    So that no caller can change the draws another one gets.
+    """
+    return _drawn(seed, n, n_resamples)[1]
+
+
+def _take_rows(seed: int, n: int, n_resamples: int) -> NDArray[Any]:
+    """The cached draws of :func:`_drawn` as ``np.take`` reads them fast.
+
+    Only for ``np.take`` (or an index into a list), never handed to a statistic.
+    """
+    return _drawn(seed, n, n_resamples)[0]
 
 
 def _leave_one_out(rows: NDArray[Any], n: int) -> NDArray[Any]:
@@ -440,7 +464,7 @@ def bootstrap(
         theta_hat = _call(statistic, items)
     if not math.isfinite(theta_hat):
         raise DegenerateInputError("bootstrap: the statistic is not finite on the full sample")
-    draws = _draws(seed, n, n_resamples)
+    draws = _take_rows(seed, n, n_resamples)
     boot_all = _statistics(items, statistic, n_resamples, lambda a, b: draws[a:b], vectorized)
     finite = np.isfinite(boot_all)
     boot = boot_all[finite]
@@ -538,7 +562,7 @@ def paired_bootstrap(
         - _each_resample(records_b, statistic_b, whole)[0]
     )
     if isinstance(seed, int | np.integer):
-        idx = _draws(int(seed), n, int(n_resamples))
+        idx = _take_rows(int(seed), n, int(n_resamples))
     else:  # a seed sequence or list: drawn as given, not cached
         idx = np.random.default_rng(seed).integers(0, n, (int(n_resamples), n))
     diffs = _each_resample(records_a, statistic_a, idx) - _each_resample(

@@ -441,6 +441,9 @@ def majority_consensus(
                 per_item.setdefault(item, []).append(v)
     out = {}
     for item, values in per_item.items():
+        if len(values) == 1:  # one answer: nothing to count (the leave-one-out of a pair)
+            out[item] = tie(values)
+            continue
         counts = Counter(values)
         top = max(counts.values())
         out[item] = tie([v for v, c in counts.items() if c == top])

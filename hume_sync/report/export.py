@@ -266,11 +266,12 @@ def write_outputs(report: StudyReport, out_dir: str | Path) -> Outputs:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     data = report_json(report)
+    report_md, report_html = report_render.markdown_and_html(report)
     files = {
         "scores.json": json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n",
         "scores.csv": csv_records(score_rows(report)),
-        "report.md": report_render.markdown(report),
-        "report.html": report_render.html(report),
+        "report.md": report_md,
+        "report.html": report_html,
     }
     paths = {}
     for name, text in files.items():

@@ -20,7 +20,7 @@ from hume_sync import task_types
 from hume_sync.rules.effort_quality import EffortQuality, effort_quality
 from hume_sync.rules.late_answers import CLOSED_AT, closed_at, deleted_late, lateness
 from hume_sync.sealing import SealReport, check_study
-from hume_sync.store import Store, SubsetRow, gold
+from hume_sync.store import AnnotationRow, InstanceRow, Store, SubsetRow, gold
 from hume_sync.task_types import RegisteredType
 from scoring.comparison import (
     HumanVsModels,
@@ -124,6 +124,7 @@ def human_answers(
     closed: datetime | None,
     include_late: bool,
     names: dict[str, str],
+    rows: list[AnnotationRow] | None = None,
 ) -> tuple[
     dict[str, dict[Hashable, Any]], dict[str, int], dict[str, int], dict[str, int], dict[str, int]
 ]:
@@ -133,6 +134,8 @@ def human_answers(
     with ``include_late``. Both are counted, never dropped from the store. The close is a line in
     time: an answer deleted in Label Studio after it is scored as it was (and counted), unless
     ``include_late`` lets the deletion count; one deleted before it is as if never given.
+    ``rows``: the subset's annotations, deleted ones included, where the caller read them
+    already (:func:`read_rows`); read from the store where None.
     """
     ttype = task_types.get(sub.task_type)
     humans: dict[str, dict[Hashable, Any]] = {}
@@ -140,7 +143,9 @@ def human_answers(
     late: Counter[str] = Counter()
     edited: Counter[str] = Counter()
     deleted: Counter[str] = Counter()
-    for ann in store.annotations(sub.key, include_deleted=closed is not None):
+    if rows is None:
+        rows = store.annotations(sub.key, include_deleted=closed is not None)
+    for ann in rows:  # deleted ones too where the caller read them: skipped below while open
         who = names.get(ann.annotator, ann.annotator)
         if ann.deleted_at is not None:
             if closed is None or ann.status != "valid" or not deleted_late(ann, closed):
@@ -164,14 +169,46 @@ def human_answers(
     return humans, dict(invalid), dict(late), late_edited, dict(deleted)
 
 
+@dataclass(frozen=True)
+class StudyRows:
+    """Every subset's annotations (deleted ones included) and instances, read once.
+
+    Why: the scores and the effort section both read them, and reading (decoding every answer
+    and every instance's content) twice was a tenth of an export (issue 38).
+    """
+
+    annotations: dict[str, list[AnnotationRow]]
+    instances: dict[str, list[InstanceRow]]
+
+    def live_annotations(self) -> dict[str, list[AnnotationRow]]:
+        """Per subset, the annotations not deleted: ``store.annotations(subset)``."""
+        return {
+            k: [r for r in rows if r.deleted_at is None] for k, rows in self.annotations.items()
+        }
+
+
+def read_rows(store: Store) -> StudyRows:
+    """The :class:`StudyRows` of every subset of the study."""
+    keys = [s.key for s in store.subsets()]
+    return StudyRows(
+        annotations={k: store.annotations(k, include_deleted=True) for k in keys},
+        instances={k: store.instances(k) for k in keys},
+    )
+
+
 def subset_inputs(
-    store: Store, *, include_late: bool = False, with_emails: bool = False
+    store: Store,
+    *,
+    include_late: bool = False,
+    with_emails: bool = False,
+    rows: StudyRows | None = None,
 ) -> list[SubsetInput]:
     """One :class:`SubsetInput` per subset: gold, human and LLM answers, model scores.
 
     Human answers given or changed after the study's close are left out unless
     ``include_late``; either way they are counted in each input's ``late``. Annotators are
-    named by :func:`annotator_names`.
+    named by :func:`annotator_names`. ``rows``: what :func:`read_rows` read, where the caller
+    has it; read from the store where None.
     """
     names = annotator_names(store, with_emails=with_emails)
     model_scores = store.model_subset_scores()
@@ -180,9 +217,14 @@ def subset_inputs(
     out = []
     for sub in store.subsets():
         ttype = task_types.get(sub.task_type)
-        instances = store.instances(sub.key)
+        instances = store.instances(sub.key) if rows is None else rows.instances[sub.key]
         humans, invalid, late, late_edited, late_deleted = human_answers(
-            store, sub, closed, include_late, names
+            store,
+            sub,
+            closed,
+            include_late,
+            names,
+            None if rows is None else rows.annotations[sub.key],
         )
         llms: dict[str, dict[Hashable, Any]] = {}
         failures: dict[str, int] = {}
@@ -293,12 +335,14 @@ def model_metadata(
     return out
 
 
-def _effort(store: Store) -> tuple[EffortQuality | None, str]:
+def _effort(store: Store, rows: StudyRows) -> tuple[EffortQuality | None, str]:
     """The study's effort and quality signals, or None and why: a lead time Label Studio
     stored that the rules refuse (negative, not finite) costs the report its effort section,
     never the scores."""
     try:
-        return effort_quality(store), ""
+        return effort_quality(
+            store, annotations=rows.live_annotations(), instances=rows.instances
+        ), ""
     except ScoringError as exc:
         return None, f"Effort and quality signals could not be computed: {exc}."
 
@@ -314,7 +358,8 @@ def build_report(
     """Evaluate every subset, then compare raters across subsets (late answers and annotator
     names: see :func:`subset_inputs`); gather effort and quality signals from the store, priced
     at ``rate_per_hour`` (``export --rate``) where given."""
-    inputs = subset_inputs(store, include_late=include_late, with_emails=with_emails)
+    read = read_rows(store)
+    inputs = subset_inputs(store, include_late=include_late, with_emails=with_emails, rows=read)
     ids = {
         i.key: subset_id(i.task_name, i.hf_subset, normalise_language(i.language)) for i in inputs
     }
@@ -357,7 +402,7 @@ def build_report(
                     "method": "spearman_across_subsets",
                     "reason": str(exc),
                 }
-    effort, effort_note = _effort(store)
+    effort, effort_note = _effort(store, read)
     meta = store.meta()
     return StudyReport(
         study=meta.get("study_name", "study"),

@@ -19,7 +19,7 @@ from hume_sync.report.methods import methods
 if TYPE_CHECKING:
     from hume_sync.report.model import StudyReport
 
-__all__ = ["html", "markdown", "methods"]
+__all__ = ["html", "markdown", "markdown_and_html", "methods"]
 
 
 def markdown(report: StudyReport) -> str:
@@ -30,3 +30,13 @@ def markdown(report: StudyReport) -> str:
 def html(report: StudyReport) -> str:
     """report.html: the same sections as one self-contained page."""
     return html_writer.write(sections.build(report), f"HUME report: {report.study}")
+
+
+def markdown_and_html(report: StudyReport) -> tuple[str, str]:
+    """report.md and report.html from one build of the sections.
+
+    Why: the export writes both, and building the sections is most of rendering either file
+    (issue 38); the blocks are data, which each writer only reads.
+    """
+    blocks = sections.build(report)
+    return markdown_writer.write(blocks), html_writer.write(blocks, f"HUME report: {report.study}")

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from hume_sync import task_types
-from hume_sync.store import AnnotationRow, Store, annotator_key
+from hume_sync.store import AnnotationRow, InstanceRow, Store, annotator_key
 from scoring import effort as effort_maths
 from scoring import quality
 from scoring.effort import Effort, TargetCost, TypeTiming
@@ -159,7 +159,11 @@ def _holders(store: Store, key: str, rows: Sequence[AnnotationRow]) -> set[str]:
 
 
 def effort_quality(
-    store: Store, seats: Mapping[str, Sequence[int | None]] | None = None
+    store: Store,
+    seats: Mapping[str, Sequence[int | None]] | None = None,
+    *,
+    annotations: Mapping[str, Sequence[AnnotationRow]] | None = None,
+    instances: Mapping[str, Sequence[InstanceRow]] | None = None,
 ) -> EffortQuality:
     """Effort and quality signals per subset × annotator, per subset and per annotator.
 
@@ -169,13 +173,23 @@ def effort_quality(
             :mod:`hume_sync.labelstudio.annotators`, which ``status`` already computes). Without
             it, a subset's seats are the annotators with a project or an annotation there, and
             its open seats are the rest of its overlap.
+        annotations: Subset → ``store.annotations(subset)`` (deleted ones left out), where the
+            caller has read them already: the export reads each subset's rows once for the
+            scores and for this (issue 38). Read from the store where absent.
+        instances: Subset → ``store.instances(subset)``, likewise.
 
     Returns:
         The :class:`EffortQuality` of the study.
     """
     retired = {a.key for a in store.annotators() if a.retired_at is not None}
     subsets = store.subsets()
-    rows = {s.key: store.annotations(s.key) for s in subsets}
+    rows = {
+        s.key: store.annotations(s.key) if annotations is None else annotations[s.key]
+        for s in subsets
+    }
+    items_of = {
+        s.key: store.instances(s.key) if instances is None else instances[s.key] for s in subsets
+    }
     by_type: dict[str, list[float | None]] = defaultdict(list)
     valid_times: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for s in subsets:
@@ -193,7 +207,7 @@ def effort_quality(
     pooled: dict[str, dict[str, list[Any]]] = defaultdict(lambda: defaultdict(list))
     for s in subsets:
         kind, timing = task_types.get(s.task_type), timings[s.task_type]
-        n_items = store.instance_count(s.key)
+        n_items = len(items_of[s.key])
         if seats is not None and s.key in seats:
             holders = {annotator_key(x) for x in seats[s.key] if x is not None}
             holders |= {r.annotator for r in rows[s.key]}
@@ -201,7 +215,7 @@ def effort_quality(
         else:
             holders = _holders(store, s.key, rows[s.key])
             open_seats = max(0, s.overlap - len(holders))
-        contents = {i.hume_id: i.content for i in store.instances(s.key)}
+        contents = {i.hume_id: i.content for i in items_of[s.key]}
         by_annotator: dict[str, list[AnnotationRow]] = defaultdict(list)
         for r in rows[s.key]:
             by_annotator[r.annotator].append(r)

@@ -149,6 +149,8 @@ def _description(subset: SubsetRow, marker: str) -> str:
 #: The project fields setup checks on a rerun, and the only ones it asks Label Studio for (of
 #: the per-project counters, only the number of tasks).
 PROJECT_FIELDS = "id,label_config,maximum_annotations,show_collab_predictions,task_number"
+#: What the marker search lists of each server's projects (no per-project task counters).
+MARKER_FIELDS = "id,title,description"
 #: At most this many runs of consecutive task ids are checked by counting (one request each)
 #: before setup reads the project's task list instead.
 MAX_ID_RUNS = 20
@@ -261,6 +263,36 @@ def _check_project(
     return project_id, restored
 
 
+class MarkedProjects:
+    """Each server's projects with their descriptions, listed once per setup run, searched
+    for a marker.
+
+    Why: setup looks for a subset's marker on its annotator's server before creating the
+    project (a run that died between creating and recording it left one there), and listing
+    the server's projects for every subset made a first setup of a study with many subsets
+    list each server once per subset, each listing longer than the last (issue 38). A project
+    this run creates is recorded in the store at once, so it is never searched for again: the
+    listing taken at the first search holds every project a search can find.
+    """
+
+    def __init__(self) -> None:
+        self._listed: dict[str, list[dict[str, Any]]] = {}
+
+    def find(self, client: LabelStudioClient, marker: str) -> list[dict[str, Any]]:
+        """The projects of ``client``'s server whose description carries ``marker``.
+
+        Args:
+            client: The annotator's Label Studio.
+            marker: The project's marker (:func:`project_marker`).
+
+        Returns:
+            The projects found, as the server listed them (id, title, description).
+        """
+        if client.url not in self._listed:
+            self._listed[client.url] = client.list_projects(include=MARKER_FIELDS)
+        return [p for p in self._listed[client.url] if marker in str(p.get("description") or "")]
+
+
 def _ensure_project(
     client: LabelStudioClient,
     store: Store,
@@ -269,18 +301,22 @@ def _ensure_project(
     study_name: str,
     marker: str,
     listed: dict[str, Any] | None = None,
+    marked: MarkedProjects | None = None,
 ) -> tuple[int, bool, bool, bool]:
     """(project id, created, found again by its marker, labelling config restored).
 
     ``listed``: the recorded project as its server listed it (:func:`recorded_projects`);
-    without it, a recorded project is read with one GET."""
+    without it, a recorded project is read with one GET. ``marked``: the run's listing of
+    each server's projects; without it, the server is listed for this marker alone."""
     config = render_subset_config(subset)
     recorded = next((p for p in store.slot_projects(subset.key) if p.slot == annotator.slot), None)
     if recorded is not None:
         project = listed if listed is not None else client.get_project(recorded.ls_project_id)
         project_id, restored = _check_project(client, project, config)
         return project_id, False, False, restored
-    found = client.find_projects_by_marker(marker)
+    found = (
+        client.find_projects_by_marker(marker) if marked is None else marked.find(client, marker)
+    )
     if len(found) > 1:
         ids = ", ".join(str(p.get("id")) for p in found)
         raise SetupError(
@@ -310,13 +346,15 @@ def setup_slot(
     subset: SubsetRow,
     annotator: AnnotatorRow,
     listed: dict[str, Any] | None = None,
+    marked: MarkedProjects | None = None,
 ) -> ProjectSetup:
     """Create (or find) the subset's project on the annotator's server and import what is
-    missing (``listed``: the recorded project as its server listed it, if known)."""
+    missing (``listed``: the recorded project as its server listed it, if known; ``marked``:
+    the run's listing of the servers' projects, for the marker search)."""
     meta = store.meta()
     marker = project_marker(store.study_uid(), subset.key, annotator.slot)
     project_id, created, found, restored = _ensure_project(
-        client, store, subset, annotator, meta.get("study_name", "hume"), marker, listed
+        client, store, subset, annotator, meta.get("study_name", "hume"), marker, listed, marked
     )
     instances = store.instances(subset.key)
     recorded = store.slot_tasks(subset.key, annotator.slot)
@@ -406,6 +444,7 @@ def setup_study(
     subsets = {s.key: s for s in store.subsets()}
     seats = plan_seats(store)
     work = [(subsets[k], slot) for k, slots in seats.items() for slot in slots]
+    marked = MarkedProjects()
     for subset, slot in progress(work, desc="setting up projects", total=len(work)):
         if slot is None:
             summary.open_seats.append(OpenSeat(subset.key, language_code(subset.language)))
@@ -414,7 +453,12 @@ def setup_study(
         if annotator.retired_at is not None:
             continue  # a seat a retired annotator finished: nothing left to set up
         done = setup_slot(
-            client_for(annotator.ls_url), store, subset, annotator, listed.get((subset.key, slot))
+            client_for(annotator.ls_url),
+            store,
+            subset,
+            annotator,
+            listed.get((subset.key, slot)),
+            marked,
         )
         done.recreated = (subset.key, slot) in recreated
         if ml_backend is not None:

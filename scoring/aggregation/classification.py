@@ -21,19 +21,20 @@ __all__ = [
 ]
 
 
-def _vote(labels: list[Any]) -> tuple[Any, bool]:
-    """Most frequent label; a tie goes to the first label in string order. Returns (label, tie)."""
+def _vote(labels: list[Any]) -> tuple[Any, bool, list[Any]]:
+    """The vote of one item: its label, whether it was a tie, and the labels given most often.
+
+    The most frequent label wins; a tie goes to the first label in string order. One count
+    per item serves the vote and the tie rules (two counts per item, and a count for a lone
+    answer, were a fifth of scoring an annotator alone, issue 38).
+    """
+    if len(labels) == 1:  # one answer: it is the vote, untied
+        return labels[0], False, labels
     counts = Counter(labels)
     top = max(counts.values())
-    best = sorted((label for label, c in counts.items() if c == top), key=str)
-    return best[0], len(best) > 1
-
-
-def _top_labels(labels: list[Any]) -> list[Any]:
-    """The labels given most often to one item (several on a tie)."""
-    counts = Counter(labels)
-    top = max(counts.values())
-    return [label for label, c in counts.items() if c == top]
+    most = [label for label, c in counts.items() if c == top]
+    best = sorted(most, key=str)
+    return best[0], len(best) > 1, most
 
 
 def human_classification(gold: Mapping[Hashable, Any], answers: Answers) -> Score:
@@ -72,9 +73,8 @@ def human_classification(gold: Mapping[Hashable, Any], answers: Answers) -> Scor
     random_hits, best_hits, worst_hits = [], [], []
     for item in col.items:
         labels = [g[item] for g in col.by_rater.values() if item in g]
-        label, tie = _vote(labels)
+        label, tie, top = _vote(labels)
         votes[item] = label
-        top = _top_labels(labels)
         right = gold[item] in top
         random_hits.append(right / len(top))
         best_hits.append(float(right))
@@ -89,7 +89,8 @@ def human_classification(gold: Mapping[Hashable, Any], answers: Answers) -> Scor
     else:
         vote_score = metrics.accuracy([gold[i] for i in col.items], [votes[i] for i in col.items])
     n = len(col.items)
-    untied = [h for i, h in zip(col.items, best_hits, strict=True) if i not in set(tied)]
+    tied_set = set(tied)
+    untied = [h for i, h in zip(col.items, best_hits, strict=True) if i not in tied_set]
     tie_rules = {
         "alphabetical": vote_score.value,
         "random_expected": math.fsum(random_hits) / n if n else math.nan,

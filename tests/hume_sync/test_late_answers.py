@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 
 from hume_sync.cli import main
+from hume_sync.report.model import read_rows, subset_inputs
+from hume_sync.rules.effort_quality import effort_quality
 from hume_sync.rules.late_answers import (
     EDITED_NOTE,
     LateAnswerError,
@@ -311,3 +313,39 @@ def test_an_answer_found_gone_before_the_close_is_not_scored(study, tmp_path):
     s = subset_of(export(study, tmp_path))
     assert s["left_out"]["late_deleted"] == {}
     assert s["coverage"]["annotations"] == 7 + 3  # 'b' on items 1-3 only
+
+
+@pytest.mark.parametrize("closed", [True, False])
+def test_rows_read_once_are_what_each_reader_reads(study, closed):
+    """The export reads each subset's annotations and instances once (``read_rows``) for the
+    scores and the effort section (issue 38). With one answer deleted before the close and one
+    after it, closed or open, each gets what reading the store itself gives: the late deletion
+    counted and the answer scored as it was at the close, or, while open, both answers gone."""
+    conn = sqlite3.connect(study["dir"] / "study.sqlite")
+    with conn:
+        # 'a''s answer on item 1 deleted before the close, 'b''s on item 2 (given before) after
+        conn.execute(
+            "UPDATE annotations SET deleted_at = ? WHERE ls_annotation_id = 101", (BEFORE,)
+        )
+        conn.execute("UPDATE annotations SET deleted_at = ? WHERE ls_annotation_id = 202", (AFTER,))
+        if not closed:
+            conn.execute("DELETE FROM meta WHERE key = ?", (CLOSED_AT,))
+    conn.close()
+    with Store.open(study["dir"]) as store:
+        read = read_rows(store)
+        item1, item2 = (store.instances(SUBSET)[k].hume_id for k in (1, 2))
+        for include_late in (False, True):
+            once = subset_inputs(store, include_late=include_late, rows=read)
+            assert once == subset_inputs(store, include_late=include_late)
+            (inp,) = [i for i in once if i.key == SUBSET]
+            assert item1 not in inp.humans["a"]
+            if closed:  # scored as it was at the close, unless the deletion counts
+                assert inp.late_deleted == {"b": 1}
+                assert (item2 in inp.humans["b"]) is not include_late
+            else:
+                assert inp.late_deleted == {} and item2 not in inp.humans["b"]
+        live = read.live_annotations()
+        assert sum(map(len, live.values())) == study["rows"] - 2
+        assert effort_quality(store, annotations=live, instances=read.instances) == effort_quality(
+            store
+        )

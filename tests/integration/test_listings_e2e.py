@@ -10,7 +10,9 @@ With page sizes of 2 (so that listings take several pages), one annotator on the
   project's task list: three pages, and the one task missing imported again);
 - a setup rerun with nothing to do asks only for what tells which tasks exist: one listing of
   the server's projects (only the fields setup checks) and one count per run of recorded task
-  ids, nothing else: no task list, no GET per project, no annotations, no change.
+  ids, nothing else: no task list, no GET per project, no annotations, no change;
+- projects whose record was lost (a run that died between creating and recording them) are
+  found by their markers from one listing of the server, however many there are.
 """
 
 from __future__ import annotations
@@ -173,3 +175,27 @@ def test_a_setup_rerun_with_nothing_to_do_asks_only_for_counts(study, capsys):
     assert all("include=id%2Clabel_config" in p for p in listing), listing
     others = [p for _, p in api if not p.startswith(("/api/tasks/", "/api/projects/?"))]
     assert len(others) <= 1, others  # at most the token check
+
+
+def test_projects_found_by_marker_cost_one_listing_of_the_server(study, capsys):
+    """A run that died after creating two projects and before recording them: the rerun finds
+    both by their markers (no project created twice, every task id recovered, nothing
+    imported again) from one listing of the server's projects, not one per subset."""
+    log = study["log"]
+    lost = sorted(study["projects"])[:2]
+    with Store.open(study["dir"]) as store:
+        tasks = {key: store.slot_tasks(key, 1) for key in lost}
+        for key in lost:
+            assert store.forget_slot_project(key, 1) == len(tasks[key]) > 0
+    n_projects = len(study["a"].server.client().list_projects(include="id"))
+    log.mark()
+    capsys.readouterr()
+    assert main(["setup", str(study["dir"])]) == 0
+    assert "0 project(s) created, 0 task(s) imported" in capsys.readouterr().out
+    with Store.open(study["dir"]) as store:
+        recorded = {p.subset_key: p.ls_project_id for p in store.slot_projects()}
+        assert {key: store.slot_tasks(key, 1) for key in lost} == tasks
+    assert recorded == study["projects"]
+    assert len(study["a"].server.client().list_projects(include="id")) == n_projects
+    searched = [p for _, p in log.requests() if "include=id%2Ctitle%2Cdescription" in p]
+    assert len(searched) == math.ceil(n_projects / PAGE), searched  # one listing, paged
