@@ -15,6 +15,7 @@ from hume_sync.task_types.classification import Classification
 from hume_sync.task_types.clustering import Clustering
 from hume_sync.task_types.pair_classification import PairClassification
 from hume_sync.task_types.reranking import Reranking
+from hume_sync.task_types.retrieval import Retrieval
 from hume_sync.task_types.sts import STS
 from ml_backend.llm.task import LLMTask
 from ml_backend.model_procedure import ModelProcedure
@@ -75,5 +76,6 @@ register(Clustering())
 register(Reranking())
 register(STS())
 register(PairClassification())
+register(Retrieval())
 
 __all__ = ["CONCERNS", "RegisteredType", "TaskType", "by_mteb_type", "get", "names", "register"]
