@@ -21,7 +21,15 @@ from typing import Any
 from hume_sync.errors import SourceError
 from hume_sync.study.readers import as_id
 
-__all__ = ["Collection", "Judgment", "beir_collection", "judgments_from_mteb", "read_judgment"]
+__all__ = [
+    "Collection",
+    "Judgment",
+    "beir_collection",
+    "beir_folder",
+    "collection_from",
+    "judgments_from_mteb",
+    "read_judgment",
+]
 
 
 @dataclass(frozen=True, eq=False)
@@ -32,11 +40,15 @@ class Collection:
         docs: per document id, its text as a model reads it, in corpus order.
         queries: per query id, ``(text, instruction or None)``, in the queries' order.
         where: the source's name, for errors.
+        origin: how to read it again (``{"beir": folder}`` or ``{"mteb": name, "hf_subset":
+            ..., "split": ...}``): ``predict`` ranks the whole corpus, which the store does not
+            keep.
     """
 
     docs: Mapping[str, str]
     queries: Mapping[str, tuple[str, str | None]]
     where: str
+    origin: Mapping[str, str] = field(default_factory=dict)
 
     def query_position(self, qid: str) -> int | None:
         """The query's 0-based place in its source (models see queries in that order)."""
@@ -105,7 +117,21 @@ def beir_collection(qrels_path: str | Path) -> Collection:
     Raises:
         SourceError: naming the file and line of a missing file, bad JSON or a duplicate id.
     """
-    folder = Path(qrels_path).resolve().parent.parent
+    return beir_folder(Path(qrels_path).resolve().parent.parent)
+
+
+def beir_folder(folder: Path) -> Collection:
+    """Read a BEIR folder's corpus and queries (once per folder and version).
+
+    Args:
+        folder: the folder holding ``corpus.jsonl`` and ``queries.jsonl``.
+
+    Returns:
+        The folder's collection.
+
+    Raises:
+        SourceError: naming the file and line of a missing file, bad JSON or a duplicate id.
+    """
     corpus_path, queries_path = folder / "corpus.jsonl", folder / "queries.jsonl"
     stamp = tuple(p.stat().st_mtime_ns if p.is_file() else 0 for p in (corpus_path, queries_path))
     key = (str(folder), stamp[0], stamp[1])
@@ -127,7 +153,7 @@ def beir_collection(qrels_path: str | Path) -> Collection:
             raise SourceError(queries_path, f"query {qid!r} has no text", line=line)
         instruction = obj.get("instruction")
         queries[qid] = (text, str(instruction).strip() if instruction else None)
-    _FOLDERS[key] = Collection(docs, queries, str(folder))
+    _FOLDERS[key] = Collection(docs, queries, str(folder), {"beir": str(folder)})
     return _FOLDERS[key]
 
 
@@ -209,7 +235,10 @@ def judgments_from_mteb(split: Mapping[str, Any], *, where: str) -> list[Judgmen
         if not isinstance(text, str) or not text.strip():
             raise SourceError(where, f"query {q!r}: empty text")
         qs[str(q)] = (text.strip(), str(ins).strip() if ins else None)
-    collection = Collection(docs, qs, where)
+    name, _, rest = where.removeprefix("mteb:").partition("/")
+    hf_subset, _, split_name = rest.rpartition("/")
+    origin = {"mteb": name, "hf_subset": hf_subset, "split": split_name}
+    collection = Collection(docs, qs, where, origin)
     out: list[Judgment] = []
     for qid, judged in split["relevant_docs"].items():
         for did, grade in judged.items():
@@ -220,3 +249,30 @@ def judgments_from_mteb(split: Mapping[str, Any], *, where: str) -> list[Judgmen
             )
     check_judgments(out)
     return out
+
+
+def collection_from(origin: Mapping[str, Any]) -> Collection:
+    """Read a collection again from its :attr:`Collection.origin` (``predict``'s whole corpus).
+
+    Args:
+        origin: ``{"beir": folder}`` or ``{"mteb": name, "hf_subset": ..., "split": ...}``.
+
+    Returns:
+        The collection.
+
+    Raises:
+        SourceError: for an origin of neither kind, or a source that cannot be read.
+    """
+    if "beir" in origin:
+        return beir_folder(Path(str(origin["beir"])))
+    if "mteb" in origin:
+        from hume_sync.study.sources import load_mteb
+
+        data = load_mteb(str(origin["mteb"]), str(origin["hf_subset"]), split=str(origin["split"]))
+        if not data.records:
+            raise SourceError(f"mteb:{origin['mteb']}", "no qrels")
+        first = data.records[0]
+        if not isinstance(first, Judgment):
+            raise SourceError(f"mteb:{origin['mteb']}", "not a retrieval task")
+        return first.collection
+    raise SourceError("<corpus>", f"cannot read a corpus from {dict(origin)!r}")

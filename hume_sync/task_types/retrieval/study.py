@@ -30,6 +30,7 @@ from hume_sync.study.sampling import (
     item_id,
     permute,
 )
+from hume_sync.study.sources import file_sha256
 from hume_sync.task_types.retrieval import pooling
 from hume_sync.task_types.retrieval.source import (
     Collection,
@@ -243,7 +244,12 @@ class RetrievalStudy(StudyRules):
         if labels is None:
             top = max((j.grade for j in records if isinstance(j, Judgment)), default=2)
             labels = BINARY_GRADE_LABELS if top <= 1 else DEFAULT_GRADE_LABELS
+        judged = [j for j in records if isinstance(j, Judgment)]
+        corpus = dict(judged[0].collection.origin) if judged else {}
+        if "beir" in corpus:  # a changed corpus must change the stored config (and its hash)
+            corpus["corpus_sha256"] = file_sha256(Path(corpus["beir"]) / "corpus.jsonl")
         return {
+            "corpus": corpus,
             "grade_labels": list(labels),
             "pool_depth": settings.pool_depth,
             "pool_models": list(settings.pool_models),
