@@ -105,5 +105,5 @@ def test_a_source_that_is_not_a_qrels_file_is_one_line(tmp_path: Path) -> None:
             }
         ],
     }
-    with pytest.raises(SpecError, match="retrieval sources must be TSV .*qrels"):
+    with pytest.raises(SpecError, match=r"retrieval sources must be TSV .*qrels"):
         parse_spec(spec, file="s.yaml", base_dir=tmp_path)
