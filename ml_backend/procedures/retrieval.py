@@ -147,13 +147,17 @@ def bm25_top_k(
     """
     import bm25s
 
+    if not queries or not doc_ids:
+        return [{} for _ in queries]
     stopwords = "en" if language == "en" else None
     retriever = bm25s.BM25()
-    retriever.index(
-        bm25s.tokenize(list(doc_texts), stopwords=stopwords, show_progress=False),
-        show_progress=False,
+    corpus_tokens = bm25s.tokenize(list(doc_texts), stopwords=stopwords, show_progress=False)
+    retriever.index(corpus_tokens, show_progress=False)
+    # Queries as token strings, looked up in the corpus's vocabulary (ids of their own would
+    # name other words); a word the corpus lacks matches nothing.
+    tokens = bm25s.tokenize(
+        list(queries), stopwords=stopwords, return_ids=False, show_progress=False
     )
-    tokens = bm25s.tokenize(list(queries), stopwords=stopwords, show_progress=False)
     n = min(k, len(doc_ids))
     docs, scores = retriever.retrieve(tokens, k=n, show_progress=False, n_threads=1)
     return [

@@ -38,6 +38,10 @@ def test_bm25_finds_the_document_sharing_the_rare_term() -> None:
     found = P.bm25_top_k(["c", "d", "s"], docs, ["dog rain", "zebra"], 2)
     assert next(iter(found[0])) == "d"
     assert found[1] == {}  # no shared term: no retrieval
+    # A query of one word is looked up in the corpus's own vocabulary (not numbered anew,
+    # which would make "snow" the corpus's first word, "cat").
+    assert set(P.bm25_top_k(["c", "d", "s"], docs, ["snow"], 3)[0]) == {"s"}
+    assert set(P.bm25_top_k(["c", "d", "s"], docs, ["hills mat"], 3)[0]) == {"s", "c"}
 
 
 def test_pools_are_the_union_of_top_d_and_the_relevant_docs() -> None:

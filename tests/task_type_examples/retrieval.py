@@ -69,7 +69,7 @@ LS_TRANSLATION_KWARGS: dict[str, Any] = {
     "item_ids": [str(n) for n in range(1, 7)],
 }
 LS_ANSWER = {str(n): n % 3 for n in range(1, 7)}
-LS_RENDERED = {(0, "en"): "759c51ff04243e17", (1, "arb_Arab"): "e63bc057c3424235"}
+LS_RENDERED = {(0, "en"): "9975164b49fc4b12", (1, "arb_Arab"): "5ff972cb32ebbffe"}
 LS_RENDER_KW: dict[str, Any] = {}
 LS_RESULT_CASE: tuple[dict[str, Any], Any] = (
     {"item_ids": ["d1", "d2", "d3"], "labels": GRADES},
