@@ -63,7 +63,7 @@ def test_an_ungraded_document_makes_the_answer_invalid() -> None:
 
 
 def test_a_grade_outside_the_labels_is_refused() -> None:
-    with pytest.raises(InvalidAnswerError, match="expected an integer 0..1"):
+    with pytest.raises(InvalidAnswerError, match=r"expected an integer 0\.\.1"):
         retrieval.answer_to_result({"1": 2}, labels=["no", "yes"], item_ids=["1"])
     with pytest.raises(InvalidResultError, match="unknown bucket 'grade_2'"):
         retrieval.result_to_answer(
