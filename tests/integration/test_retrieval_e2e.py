@@ -21,6 +21,7 @@ from hume_sync import task_types
 from hume_sync.cli import main
 from hume_sync.store import Store, gold
 from hume_sync.study.spec import parse_spec
+from hume_sync.task_types.retrieval.judgments import write_judgments
 from hume_sync.task_types.retrieval.pooling import pooling_context
 from hume_sync.workflow.init import init_from_spec
 from hume_sync.workflow.predict import predict_study
@@ -167,3 +168,35 @@ def test_the_model_score_is_its_pooled_score(study) -> None:
     assert s["models"][study["model_version"]] == pytest.approx(stored.main_score, abs=1e-12)
     assert stored.main_score == stored.scores["ndcg_at_10"]
     assert "full_corpus_ndcg_at_10" in stored.scores and "judged_at_10" in stored.scores
+
+
+def test_the_judgments_are_exported_as_trec_qrels(study, tmp_path) -> None:
+    """Each annotator's grades and the aggregate in TREC's format, under the source's ids; B's
+    relevant unjudged documents are the missing judgments; the model's score against qrels is
+    its stored pooled score."""
+    import pytrec_eval
+
+    with Store.open(study["dir"]) as store:
+        files = write_judgments(store, SUBSET, tmp_path)
+        queries = {i.hume_id: i.source_id for i in store.instances(SUBSET)}
+        refs = store.item_refs(SUBSET)
+    names = sorted(p.name for p in files)
+    assert names == [
+        "judgments.json", "qrels.aggregate.txt", "qrels.annotator-1.txt", "qrels.annotator-2.txt"
+    ]  # fmt: skip
+    first = pytrec_eval.parse_qrel((tmp_path / "qrels.annotator-1.txt").read_text().splitlines())
+    to_source = {h: {r.item_id: r.source_id for r in rs} for h, rs in refs.items()}
+    want = {
+        queries[h]: {to_source[h][d]: g for d, g in answer.items()}
+        for h, answer in study["submitted"]["annotator-1"].items()
+    }
+    assert first == want
+    summary = json.loads((tmp_path / "judgments.json").read_text())
+    second = study["submitted"]["annotator-2"]
+    # B's extra "highly" is outvoted by A's 0 in the lower median: no missing judgment
+    assert summary["missing"] == {}
+    assert set(summary["models"]) == {study["model_version"]}
+    model = summary["models"][study["model_version"]]
+    assert model["ndcg_at_10"] == pytest.approx(study["stored"].scores["ndcg_at_10"])
+    assert model["augmented_ndcg_at_10"] == pytest.approx(model["ndcg_at_10"])
+    assert any(2 in a.values() for a in second.values())
