@@ -139,3 +139,39 @@ def test_a_qrels_line_naming_an_unknown_document_is_one_line(tmp_path: Path) -> 
     (tmp_path / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq1\td1\thigh\n")
     with pytest.raises(SourceError, match=r"test.tsv:2: score must be an integer"):
         load_records(KIND, tmp_path / "qrels" / "test.tsv")
+
+
+def test_instruction_retrieval_shows_the_instruction_and_models_read_it_appended() -> None:
+    """mteb's InstructionRetrieval tasks are read by this type; the instruction is shown beside
+    the query, and a model reads ``query + " " + instruction``, as mteb's dataloader builds it."""
+    datasets = pytest.importorskip("datasets")
+    from hume_sync import task_types
+    from hume_sync.study.sources import load_mteb, mteb_kind, provided_mteb_data
+    from ml_backend.model_procedure import SubsetJob
+
+    assert mteb_kind("InstructionRetrieval") is task_types.get("retrieval")
+    collection = beir_collection(QRELS)
+    docs = list(collection.docs.items())[:40]
+    split = {
+        "corpus": datasets.Dataset.from_dict(
+            {"id": [d for d, _ in docs], "text": [t for _, t in docs]}
+        ),
+        "queries": datasets.Dataset.from_dict(
+            {"id": ["a", "b"], "text": ["a girl", "a man"], "instruction": ["Hair only.", None]}
+        ),
+        "relevant_docs": {"a": {docs[0][0]: 1}, "b": {docs[5][0]: 2}},
+    }
+    with provided_mteb_data({"IFIRScifact": {"test": split}}):
+        data = load_mteb("IFIRScifact", "default", kind=task_types.get("retrieval"))
+    records = cast("list[Judgment]", list(data.records))
+    params = SamplingParams(size=2, settings=RetrievalSettings(pool_depth=3))
+    with pooling_context(encoders=[FakeEncoder(dim=8)]):
+        sample = KIND.study_sample_subset(records, np.random.default_rng(0), params)
+    instances = KIND.study_instances(sample.records, SourcePositions.of([]))
+    by_query = {i.content["query"]: i.content for i in instances}
+    assert by_query["a girl"]["instruction"] == "Hair only."
+    assert "instruction" not in by_query["a man"]
+    retrieval = task_types.get("retrieval")
+    job = SubsetJob("k", retrieval, "IFIRScifact", ("1", "2"), tuple(by_query.values()))
+    queries = retrieval.model_encode_groups(job)[0]
+    assert set(queries.texts) == {"a girl Hair only.", "a man"} and queries.role == "query"
