@@ -21,6 +21,7 @@ score with unjudged documents removed first (Sakai 2007), for people as for mode
 from __future__ import annotations
 
 import math
+import statistics
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
@@ -31,6 +32,7 @@ from scoring.validation import choose
 
 __all__ = [
     "GRADE_TIE_RULES",
+    "consensus_grades",
     "human_retrieval",
     "ranking_scores",
 ]
@@ -220,3 +222,28 @@ def human_retrieval(
         per_rater=main,
         details=details,
     )
+
+
+def consensus_grades(answers: Mapping[Any, Mapping[Any, Any]]) -> dict[Hashable, dict[str, int]]:
+    """Per query and document, the lower median of the annotators' grades.
+
+    An ordinal scale has no mean; of two middle grades the lower one is taken, so that one
+    vote of two does not make a document relevant.
+
+    Args:
+        answers: ``{annotator: {query: {document: grade}}}``; ``None`` is no grade.
+
+    Returns:
+        ``{query: {document: grade}}`` over every document anyone graded.
+    """
+    votes: dict[Hashable, dict[str, list[int]]] = {}
+    for given in answers.values():
+        for q, grades in (given or {}).items():
+            if not isinstance(grades, Mapping):
+                continue
+            for d, g in grades.items():
+                if g is not None:
+                    votes.setdefault(q, {}).setdefault(str(d), []).append(int(g))
+    return {
+        q: {d: int(statistics.median_low(v)) for d, v in docs.items()} for q, docs in votes.items()
+    }

@@ -109,3 +109,16 @@ def test_bad_input_is_refused() -> None:
         ranking_scores({"a": 1}, {"a": -1})
     with pytest.raises(InvalidInputError, match="tie rule"):
         ranking_scores({"a": 1}, {"a": 1}, "trec_eval")
+
+
+def test_the_consensus_is_the_lower_median_grade() -> None:
+    from scoring.aggregation.retrieval import consensus_grades
+
+    answers = {
+        "a": {"q": {"x": 2, "y": 0, "z": 1}},
+        "b": {"q": {"x": 1, "y": 2, "z": None}},
+        "c": {"q": {"x": 2, "y": 0}},
+    }
+    # x: 1, 2, 2 -> 2; y: 0, 0, 2 -> 0; z: only a's 1
+    assert consensus_grades(answers) == {"q": {"x": 2, "y": 0, "z": 1}}
+    assert consensus_grades({"a": {"q": {"x": 0}}, "b": {"q": {"x": 2}}}) == {"q": {"x": 0}}

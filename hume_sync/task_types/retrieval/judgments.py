@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import re
-import statistics
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from typing import Any
 from hume_sync.store import Store, gold
 from hume_sync.store.records import ItemRef
 from ml_backend.procedures import retrieval as P
+from scoring.aggregation import retrieval as aggregation
 
 __all__ = [
     "aggregate_grades",
@@ -61,14 +61,7 @@ def aggregate_grades(per_annotator: Mapping[str, Grades]) -> dict[str, dict[str,
     Returns:
         Per query, the aggregate grade per document graded by anyone.
     """
-    votes: dict[str, dict[str, list[int]]] = {}
-    for grades in per_annotator.values():
-        for q, docs in grades.items():
-            for d, g in docs.items():
-                votes.setdefault(q, {}).setdefault(d, []).append(int(g))
-    return {
-        q: {d: int(statistics.median_low(v)) for d, v in docs.items()} for q, docs in votes.items()
-    }
+    return {str(q): docs for q, docs in aggregation.consensus_grades(per_annotator).items()}
 
 
 def missing_judgments(qrels: Grades, humans: Grades) -> dict[str, dict[str, list[str]]]:

@@ -106,6 +106,12 @@ class RetrievalScoring(ScoringRules):
             return {str(k): float(v) for k, v in answer.items()}
         return answer
 
+    def score_consensus(
+        self, answers: Mapping[str, Mapping[Hashable, Any]]
+    ) -> Mapping[Hashable, Any] | None:
+        """Per query and document the lower median grade (the noise ceiling's gold)."""
+        return aggregation.consensus_grades(answers)
+
     def score_ties(self, score: Score) -> Mapping[str, Any] | None:
         """Every query's grades tie (a pool has more documents than grades): the reported
         value is the random tie-break's expectation; the shown order's value beside it."""
