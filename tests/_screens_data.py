@@ -1,11 +1,11 @@
 """A study of every task type in English and Arabic, for the annotator screen test.
 
 Classification and clustering read SIB-200 as it is (``eng_Latn`` and ``arb_Arab``). STS,
-reranking and pair classification have no Arabic data beside the repository, so their sources
-are built here from SIB-200's sentences: the same rows (aligned by ``index_id``) in both
-languages, so that the two screens of a type show the same content in two scripts. The gold of
-these built sets is arbitrary (a screen test reads no scores). Bitext mining pairs each
-subset's sentences with candidate translations (see ``BITEXT_TARGETS``).
+reranking, pair classification and retrieval have no Arabic data beside the repository, so
+their sources are built here from SIB-200's sentences: the same rows (aligned by ``index_id``)
+in both languages, so that the two screens of a type show the same content in two scripts.
+The gold of these built sets is arbitrary (a screen test reads no scores). Bitext mining pairs
+each subset's sentences with candidate translations (see ``BITEXT_TARGETS``).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ SIZES = {
     "reranking": 3,
     "pair_classification": 3,
     "bitext_mining": 3,
+    "retrieval": 2,
 }
 #: Bitext mining: English sentences with their French translations (SIB-200's Flores sentences
 #: aligned by ``index_id``); the Arabic screen pairs Arabic with Arabic, so that the sentence and
@@ -78,6 +79,33 @@ def _write_sources(folder: Path, subset: str) -> None:
             a, b = rows[100 + 2 * n], rows[101 + 2 * n]
             label = SICK_LABEL_SET[n % len(SICK_LABEL_SET)]
             writer.writerow([str(n + 1), a["text"], b["text"], "3.0", label])
+    # Retrieval, a BEIR folder: 3 sentences of three topics as queries (the file is sorted by
+    # topic), the other 197 as the corpus; the first six
+    # corpus sentences of a query's topic judged relevant (2, 2, 1, ...), one of another not.
+    beir = folder / f"retrieval-{subset}"
+    (beir / "qrels").mkdir(parents=True, exist_ok=True)
+    picked = (5, 70, 140)
+    queries = [rows[i] for i in picked]
+    corpus = [r for i, r in enumerate(rows[:200]) if i not in picked]
+    with (beir / "corpus.jsonl").open("w", encoding="utf-8") as f:
+        for r in corpus:
+            f.write(
+                json.dumps({"_id": f"d{r['index_id']}", "text": r["text"]}, ensure_ascii=False)
+                + "\n"
+            )
+    with (beir / "queries.jsonl").open("w", encoding="utf-8") as f:
+        for r in queries:
+            f.write(
+                json.dumps({"_id": f"q{r['index_id']}", "text": r["text"]}, ensure_ascii=False)
+                + "\n"
+            )
+    with (beir / "qrels" / "test.tsv").open("w", encoding="utf-8") as f:
+        f.write("query-id\tcorpus-id\tscore\n")
+        for q in queries:
+            same = [r for r in corpus if r["category"] == q["category"]][:6]
+            other = next(r for r in corpus if r["category"] != q["category"])
+            for r, grade in [*zip(same, (2, 2, 1, 1, 1, 1), strict=False), (other, 0)]:
+                f.write(f"q{q['index_id']}\td{r['index_id']}\t{grade}\n")
 
 
 def screens_spec(folder: Path, name: str = "screens", seed: int = 13) -> dict[str, Any]:
@@ -119,5 +147,9 @@ def screens_spec(folder: Path, name: str = "screens", seed: int = 13) -> dict[st
                   "target_language": BITEXT_TARGETS[s][1]}
                  for s, lang in LANGUAGES.items()
              ]},
+            # BM25 alone pools (no model loads in a screen test)
+            {"name": "SIBRetrieval", "type": "retrieval",
+             "source": {"path": str(folder / "retrieval-{subset}" / "qrels" / "test.tsv")},
+             "pool_depth": 8, "pool_models": [], "subsets": subsets(SIZES["retrieval"])},
         ],
     }  # fmt: skip

@@ -16,6 +16,7 @@ from hume_sync.task_types.classification import Classification
 from hume_sync.task_types.clustering import Clustering
 from hume_sync.task_types.pair_classification import PairClassification
 from hume_sync.task_types.reranking import Reranking
+from hume_sync.task_types.retrieval import Retrieval
 from hume_sync.task_types.sts import STS
 from ml_backend.llm.task import LLMTask
 from ml_backend.model_procedure import ModelProcedure
@@ -77,5 +78,6 @@ register(Reranking())
 register(STS())
 register(PairClassification())
 register(BitextMining())
+register(Retrieval())
 
 __all__ = ["CONCERNS", "RegisteredType", "TaskType", "by_mteb_type", "get", "names", "register"]

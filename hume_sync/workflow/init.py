@@ -16,6 +16,7 @@ from hume_sync.store import (
     dumps,
     refuse_another_spec,
 )
+from hume_sync.study.context import study_embedding_cache
 from hume_sync.study.planning import Loader, load_subset, plan_study
 from hume_sync.study.spec import StudySpec, load_spec
 
@@ -53,7 +54,12 @@ def init_from_spec(
     with Store.open(study_dir / STORE_NAME) as store:
         old_hash = store.study_meta().spec_hash
         refuse_another_spec(store, spec.spec_hash, force=force)
-        plans = plan_study(spec, loader, id_scheme=store.id_scheme)
+        # A type that runs models while sampling (retrieval's pools) embeds through the study's
+        # cache, where predict finds the texts later.
+        from hume_sync.workflow.predict import cache_path
+
+        with study_embedding_cache(cache_path(study_dir)):
+            plans = plan_study(spec, loader, id_scheme=store.id_scheme)
         before = store.total_changes
         summaries = apply_plans(store, study_meta(spec), plans, force=force)
         written = store.total_changes - before

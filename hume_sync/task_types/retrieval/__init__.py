@@ -1,0 +1,27 @@
+"""The retrieval task type: one class composed of its concerns (see base.py).
+
+People grade a TREC-style pool per query (what several systems retrieve from the whole corpus,
+plus qrels' relevant documents; built at ``init``, :mod:`.pooling`), and their grades order the
+pool, scored as mteb scores a model's ranking (nDCG@10); models are scored on the same pool.
+"""
+
+from __future__ import annotations
+
+from hume_sync.task_types.base import TaskType
+from hume_sync.task_types.retrieval.interface import RetrievalInterface
+from hume_sync.task_types.retrieval.llm import RetrievalLLM
+from hume_sync.task_types.retrieval.model import RetrievalModel
+from hume_sync.task_types.retrieval.scoring import RetrievalScoring
+from hume_sync.task_types.retrieval.study import RetrievalStudy
+
+
+class Retrieval(
+    RetrievalStudy, RetrievalInterface, RetrievalModel, RetrievalLLM, RetrievalScoring, TaskType
+):
+    name = "retrieval"
+    mteb_type = "Retrieval"
+
+    @property
+    def study_mteb_types(self) -> tuple[str, ...]:
+        """Retrieval and instruction retrieval (the instruction is shown beside the query)."""
+        return ("Retrieval", "InstructionRetrieval")

@@ -1,0 +1,200 @@
+"""A retrieval study's judgments as a product: TREC qrels, missing judgments, rescored models.
+
+Pooled judging is how TREC builds qrels, so the study's grades are new relevance judgments of
+the source: this module writes them in TREC's qrels format (``query 0 document grade``, one
+file per annotator and one for the aggregate, under the *source's* ids so they can be merged
+with the original qrels), lists per query the documents people judged relevant that qrels
+miss (unjudged, or judged not relevant) -- the retrieval form of candidate gold errors -- and
+rescores every model's pooled ranking against qrels ∪ the people's aggregate (qrels' grade where
+qrels judge a document, the people's otherwise), which answers how much missing judgments move a
+model's score.
+
+The aggregate grade of a document is the lower median of its annotators' grades (an ordinal
+scale has no mean; the lower of two middle grades does not call a document relevant on one
+vote of two). Only valid, complete answers count.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from hume_sync.store import Store, gold
+from hume_sync.store.records import ItemRef
+from ml_backend.procedures import retrieval as P
+from scoring.aggregation import retrieval as aggregation
+
+__all__ = [
+    "aggregate_grades",
+    "augmented_qrels",
+    "missing_judgments",
+    "study_judgments",
+    "trec_qrels",
+    "write_judgments",
+]
+
+Grades = Mapping[str, Mapping[str, int]]
+
+
+def trec_qrels(grades: Grades) -> str:
+    """The judgments in TREC's qrels format: ``query 0 document grade``, sorted.
+
+    Args:
+        grades: per query, the grade per document.
+
+    Returns:
+        The file's text (empty for no judgments).
+    """
+    lines = [f"{q} 0 {d} {int(g)}" for q in sorted(grades) for d, g in sorted(grades[q].items())]
+    return "".join(line + "\n" for line in lines)
+
+
+def aggregate_grades(per_annotator: Mapping[str, Grades]) -> dict[str, dict[str, int]]:
+    """Per query and document, the lower median of the annotators' grades.
+
+    Args:
+        per_annotator: per annotator, per query, the grade per document.
+
+    Returns:
+        Per query, the aggregate grade per document graded by anyone.
+    """
+    return {str(q): docs for q, docs in aggregation.consensus_grades(per_annotator).items()}
+
+
+def missing_judgments(qrels: Grades, humans: Grades) -> dict[str, dict[str, list[str]]]:
+    """Per query, the documents people judged relevant that qrels miss.
+
+    Args:
+        qrels: per query, the original grade per judged document.
+        humans: per query, the people's (aggregate) grade per pooled document.
+
+    Returns:
+        Per query with any: ``unjudged`` (qrels never judged them) and ``judged_not_relevant``
+        (qrels grade 0), each a sorted list of document ids.
+    """
+    out: dict[str, dict[str, list[str]]] = {}
+    for q, docs in humans.items():
+        judged = qrels.get(q, {})
+        relevant = [d for d, g in docs.items() if int(g) > 0]
+        unjudged = sorted(d for d in relevant if d not in judged)
+        not_relevant = sorted(d for d in relevant if d in judged and int(judged[d]) <= 0)
+        if unjudged or not_relevant:
+            out[q] = {"unjudged": unjudged, "judged_not_relevant": not_relevant}
+    return out
+
+
+def augmented_qrels(qrels: Grades, humans: Grades) -> dict[str, dict[str, int]]:
+    """qrels ∪ the people's judgments: qrels' grade where qrels judge, the people's otherwise.
+
+    Args:
+        qrels: per query, the original grades.
+        humans: per query, the people's aggregate grades.
+
+    Returns:
+        Per query, the grade of every document either judged.
+    """
+    out = {q: {d: int(g) for d, g in docs.items()} for q, docs in humans.items()}
+    for q, docs in qrels.items():
+        out.setdefault(q, {}).update({d: int(g) for d, g in docs.items()})
+    return out
+
+
+def _source_ids(store: Store, subset: str) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
+    """Per instance its query's source id, and per instance item id → document source id."""
+    queries = {i.hume_id: i.source_id for i in store.instances(subset)}
+    refs: Mapping[str, tuple[ItemRef, ...]] = store.item_refs(subset)
+    docs = {h: {r.item_id: r.source_id for r in rs} for h, rs in refs.items()}
+    return queries, docs
+
+
+def study_judgments(store: Store, subset: str) -> dict[str, Any]:
+    """Everything this module makes of one retrieval subset, under the source's ids.
+
+    Args:
+        store: the study store (after ``pull``; model answers are read once they are visible).
+        subset: the subset's key.
+
+    Returns:
+        ``annotators`` (per annotator, per query, grade per document), ``aggregate``,
+        ``qrels`` (the original grades of the pooled documents), ``missing``
+        (:func:`missing_judgments`) and ``models`` (per model version, nDCG@10 and MAP
+        against qrels and against qrels ∪ the aggregate, on its pooled ranking).
+    """
+    queries, docs = _source_ids(store, subset)
+
+    def renamed(hume_id: str, by_item: Mapping[str, Any]) -> dict[str, Any]:
+        return {docs[hume_id][k]: v for k, v in by_item.items()}
+
+    per_annotator: dict[str, dict[str, dict[str, int]]] = {}
+    for row in store.annotations(subset):
+        if row.status != "valid" or not isinstance(row.answer, Mapping):
+            continue
+        grades = {k: int(v) for k, v in renamed(row.hume_id, row.answer).items()}
+        per_annotator.setdefault(row.annotator, {})[queries[row.hume_id]] = grades
+    qrels = {queries[h]: renamed(h, g) for h, g in gold(store, subset).items()}
+    aggregate = aggregate_grades(per_annotator)
+    augmented = augmented_qrels(qrels, aggregate)
+    models: dict[str, dict[str, float]] = {}
+    runs: dict[str, dict[str, dict[str, float]]] = {}
+    for p in store.predictions(subset):
+        if p.model_version.startswith("emb:") and isinstance(p.answer, Mapping):
+            sims = {k: float(v) for k, v in renamed(p.hume_id, p.answer).items()}
+            runs.setdefault(p.model_version, {})[queries[p.hume_id]] = sims
+    scored = {q for q, g in qrels.items() if any(int(v) > 0 for v in g.values())}
+    for version, run in sorted(runs.items()):
+        kept = {q: r for q, r in run.items() if q in scored}
+        if not kept:
+            continue
+        plain, _ = P.evaluate(kept, {q: qrels[q] for q in kept})
+        more, _ = P.evaluate(kept, {q: augmented[q] for q in kept})
+        models[version] = {
+            "ndcg_at_10": plain["ndcg_at_10"],
+            "map_at_1000": plain["map_at_1000"],
+            "augmented_ndcg_at_10": more["ndcg_at_10"],
+            "augmented_map_at_1000": more["map_at_1000"],
+        }
+    return {
+        "annotators": per_annotator,
+        "aggregate": aggregate,
+        "qrels": qrels,
+        "missing": missing_judgments(qrels, aggregate),
+        "models": models,
+    }
+
+
+def _file_name(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "unnamed"
+
+
+def write_judgments(store: Store, subset: str, out: str | Path) -> list[Path]:
+    """Write one subset's judgments: TREC qrels per annotator and aggregate, and a summary.
+
+    Args:
+        store: the study store.
+        subset: the subset's key.
+        out: the folder to write into (made if missing).
+
+    Returns:
+        The files written: ``qrels.<annotator>.txt`` for each annotator,
+        ``qrels.aggregate.txt``, and ``judgments.json`` (missing judgments, model scores
+        against qrels and against qrels ∪ the aggregate).
+    """
+    found = study_judgments(store, subset)
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for annotator, grades in sorted(found["annotators"].items()):
+        path = folder / f"qrels.{_file_name(annotator)}.txt"
+        path.write_text(trec_qrels(grades), encoding="utf-8")
+        written.append(path)
+    path = folder / "qrels.aggregate.txt"
+    path.write_text(trec_qrels(found["aggregate"]), encoding="utf-8")
+    written.append(path)
+    summary = {"subset": subset, "missing": found["missing"], "models": found["models"]}
+    path = folder / "judgments.json"
+    path.write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    written.append(path)
+    return written
