@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+import hume_sync.task_types.retrieval.pooling as pooling
 from hume_sync.errors import SamplingError
 from hume_sync.store.records import ItemRef
 from hume_sync.study.records import TextItem
@@ -31,7 +32,6 @@ from hume_sync.study.sampling import (
     permute,
 )
 from hume_sync.study.sources import file_sha256
-from hume_sync.task_types.retrieval import pooling
 from hume_sync.task_types.retrieval.source import (
     Collection,
     Judgment,
