@@ -7,8 +7,9 @@ rules those commands, ``setup`` and ``status`` share.
 An annotator is registered in a study with the languages they annotate (HUME: two annotators
 on English, one native speaker per other language) and gets a *slot*: a Label Studio server
 where only they and the project manager have accounts. ``setup`` then gives each subset to the first
-``overlap`` annotators (in slot order) who speak its language, one project per annotator, so no
-annotator can reach another's answers (why separate servers: ``ls_servers``).
+``overlap`` annotators (in slot order) who read every language of it (its own; a bitext
+subset's translations' too), one project per annotator, so no annotator can reach another's
+answers (why separate servers: ``ls_servers``).
 
 The annotator's account is created through the server's own sign-up form with a generated
 password written to a 0600 file, never printed; API tokens stay in 0600 files too.
@@ -49,20 +50,41 @@ def parse_languages(text: str) -> tuple[str, ...]:
     return tuple(codes)
 
 
+def reading_languages(subset: SubsetRow) -> tuple[str, ...]:
+    """The languages an annotator must read to take a seat of ``subset``, as annotator codes
+    (no repeats, the subset's own first). The subset's type says which
+    (``study_reading_languages``): its ``language``, and for bitext mining the translations'
+    language too, so that nothing here branches on a type."""
+    from hume_sync import task_types
+
+    kind = task_types.get(subset.task_type)
+    tags = kind.study_reading_languages(subset.config, subset.language)
+    return tuple(dict.fromkeys(language_code(t) for t in tags))
+
+
+def seat_languages(subset: SubsetRow) -> str:
+    """What an open seat of ``subset`` waits for, as printed: ``eng``, or ``eng+ara`` when the
+    annotator must read both."""
+    return "+".join(reading_languages(subset))
+
+
 def study_languages(store: Store) -> tuple[str, ...]:
-    """Every language of the study's subsets, in study order."""
+    """Every language an annotator may read for the study's subsets (a bitext subset's target
+    language included), in study order."""
     out: list[str] = []
     for sub in store.subsets():
-        code = language_code(sub.language)
-        if code not in out:
-            out.append(code)
+        for code in reading_languages(sub):
+            if code not in out:
+                out.append(code)
     return tuple(out)
 
 
 def speaks(annotator: AnnotatorRow, subset: SubsetRow) -> bool:
-    """Whether the annotator reads the subset's language. Stored codes are normalised again:
-    an annotator registered before the one language table kept ``nor`` for ``no``."""
-    return language_code(subset.language) in {language_code(x) for x in annotator.languages}
+    """Whether the annotator reads every language of the subset (:func:`reading_languages`).
+    Stored codes are normalised again: an annotator registered before the one language table
+    kept ``nor`` for ``no``."""
+    theirs = {language_code(x) for x in annotator.languages}
+    return all(code in theirs for code in reading_languages(subset))
 
 
 def plan_seats(store: Store) -> dict[str, list[int | None]]:
@@ -70,7 +92,8 @@ def plan_seats(store: Store) -> dict[str, list[int | None]]:
 
     A subset keeps the annotators who already have a project for it (a retired one only if
     they finished it: ``seat_holders``); free seats go to the first annotators still in the
-    study (in slot order) who speak its language and do not have it yet.
+    study (in slot order) who read all of its languages (:func:`speaks`) and do not have it
+    yet.
     """
     everyone = store.annotators()
     taken = seat_holders(store, everyone)  # a retired slot keeps only the seats it finished

@@ -83,6 +83,17 @@ class StudyRules(ABC, Generic[RecordT]):
     def study_check_fields(self, fields: SubsetFields) -> None:
         """Require, default and cross-check the type's fields (``fields.fail`` on a problem)."""
 
+    def study_reading_languages(self, config: Mapping[str, Any], language: str) -> tuple[str, ...]:
+        """The languages a person must read to answer a subset: its ``language`` for most types.
+
+        Who may take a subset's seat and how many seats the spec's per-language policy gives it
+        are decided from these, every one of them (an annotator must read them all), so a type
+        whose items hold a second language (bitext mining's translations) names it here rather
+        than the seat planning branching on the type. ``config`` is the subset's stored config
+        (or, while the spec is read, its settings as a mapping); ``language`` its own tag.
+        """
+        return (language,)
+
     # ---- reading a source
 
     #: The fields a record of this type is read from, in the column order of a CSV/TSV file

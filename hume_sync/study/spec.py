@@ -31,7 +31,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
@@ -294,6 +294,15 @@ def annotators_for(language: str, policy: Mapping[str, int]) -> int:
         if "-" not in key and key != "default" and normalise_language(key) == code:
             return value
     return policy.get("default", 1)
+
+
+def annotators_for_all(languages: Sequence[str], policy: Mapping[str, int]) -> int:
+    """Annotators per item for a subset read in several languages (a bitext subset: the
+    sentence's and the translations'): the fewest that any of them gets by
+    :func:`annotators_for`. Every seat needs a reader of all of them, so the policy never asks
+    such a subset for more seats than its own language alone would give; a subset's own
+    ``annotators`` overrides this as always."""
+    return min(annotators_for(x, policy) for x in languages)
 
 
 # --------------------------------------------------------------------------------------------
@@ -615,10 +624,9 @@ def _parse_subset(
     sampling = merged.get("sampling", "sample")
     if sampling not in SAMPLING_MODES:
         fail("sampling", f"must be one of {', '.join(SAMPLING_MODES)}, got {sampling!r}")
+    n_annot = None
     if "annotators" in merged:
         n_annot = _positive_int(merged["annotators"], file, task, f"{p}annotators")
-    else:
-        n_annot = annotators_for(language, policy)
     size = merged.get("size")
     if size is not None:
         size = _positive_int(size, file, task, f"{p}size")
@@ -634,6 +642,9 @@ def _parse_subset(
         fail=fail,
     )
     kind.study_check_fields(fields)
+    if n_annot is None:  # the policy, over every language a reader of the subset needs
+        config = fields.settings.model_dump() if fields.settings is not None else {}
+        n_annot = annotators_for_all(kind.study_reading_languages(config, language), policy)
 
     instructions = merged.get("instructions")
     if instructions is not None and not isinstance(instructions, str):

@@ -6,8 +6,8 @@ In this order, so that a step that fails leaves the study as it was or resumable
    is in the store, where it stays and counts in every score (``--no-pull`` when their server
    is gone for good);
 2. their slot is marked retired (``annotators.retired_at``): it gets no new seat; the seats
-   they finished stay theirs, and every other one goes to the next annotator who speaks its
-   language or, without one, is listed as open (:mod:`hume_sync.labelstudio.seat_holders`);
+   they finished stay theirs, and every other one goes to the next annotator who reads its
+   languages or, without one, is listed as open (:mod:`hume_sync.labelstudio.seat_holders`);
    ``setup`` then creates the projects of those who took a seat over;
 3. their server is stopped when hume runs it (embedded), and marked retired so that
    ``hume-sync up`` leaves it stopped; its folder (their Label Studio, their login) is kept
@@ -28,11 +28,10 @@ from pathlib import Path
 from hume_sync.errors import AnnotatorError
 from hume_sync.labelstudio import server
 from hume_sync.labelstudio import servers as ls_servers
-from hume_sync.labelstudio.annotators import plan_seats
+from hume_sync.labelstudio.annotators import plan_seats, seat_languages
 from hume_sync.labelstudio.client import LabelStudioClient
 from hume_sync.store import AnnotatorRow, Store
 from hume_sync.workflow.pull import PullSummary, pull_study
-from scoring.languages import annotator_language as language_code
 
 ClientFor = Callable[[str], LabelStudioClient]
 
@@ -40,10 +39,10 @@ ClientFor = Callable[[str], LabelStudioClient]
 @dataclass(frozen=True)
 class Handover:
     """What became of one seat the annotator held: ``to`` is the slot that takes it over,
-    ``None`` when nobody speaks the language yet (an open seat)."""
+    ``None`` when nobody reads its languages yet (an open seat)."""
 
     subset: str
-    language: str
+    language: str  # what the seat needs: ``eng``, or ``eng+ara`` when both must be read
     to: AnnotatorRow | None
 
 
@@ -121,7 +120,7 @@ def remove_annotator(
         store.retire_annotator(annotator.slot)
         after = plan_seats(store)
         everyone = {a.slot: a for a in store.annotators()}
-        languages = {s.key: language_code(s.language) for s in store.subsets()}
+        languages = {s.key: seat_languages(s) for s in store.subsets()}
         for key, slots in before.items():
             if annotator.slot not in slots:
                 continue

@@ -1,8 +1,9 @@
 """`hume-sync setup`: for every subset, one project on each of its annotators' own servers.
 
 Annotators (``hume-sync annotators add``) each have a Label Studio of their own; a subset goes to
-the first ``overlap`` annotators who speak its language (``annotators.plan_seats``), and each of
-them gets a project with every instance of the subset, one annotation per task.
+the first ``overlap`` annotators who read its languages (``annotators.plan_seats``: a bitext
+subset's two), and each of them gets a project with every instance of the subset, one
+annotation per task.
 
 Identity never depends on a title: the store records each project's id per subset and slot, and
 every project carries a marker (``hume:<hash of study, subset, slot>``) in its description, so a
@@ -36,12 +37,11 @@ from typing import Any
 
 from hume_sync import task_types
 from hume_sync.errors import SetupError
-from hume_sync.labelstudio.annotators import plan_seats
+from hume_sync.labelstudio.annotators import plan_seats, seat_languages
 from hume_sync.labelstudio.client import LabelStudioClient
 from hume_sync.labelstudio.ml_backends import Backend, connect
 from hume_sync.progress import progress
 from hume_sync.store import AnnotatorRow, Store, SubsetRow, task_ref
-from scoring.languages import annotator_language as language_code
 
 #: Label Studio's limit on project titles (``Project.title`` max_length).
 TITLE_MAX = 50
@@ -76,7 +76,7 @@ class OpenSeat:
     """A seat of a subset that no registered annotator can take yet."""
 
     subset: str
-    language: str
+    language: str  # what it waits for: ``eng``, or ``eng+ara`` when both must be read
 
 
 @dataclass
@@ -447,7 +447,7 @@ def setup_study(
     marked = MarkedProjects()
     for subset, slot in progress(work, desc="setting up projects", total=len(work)):
         if slot is None:
-            summary.open_seats.append(OpenSeat(subset.key, language_code(subset.language)))
+            summary.open_seats.append(OpenSeat(subset.key, seat_languages(subset)))
             continue
         annotator = annotators[slot]
         if annotator.retired_at is not None:

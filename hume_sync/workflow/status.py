@@ -6,9 +6,10 @@ annotation), and how many tasks hold a valid answer, an invalid one (it does not
 interface: not done) or only a skip, each annotation checked with the same translation as
 ``pull`` (``pull.translate``). Per annotator, including those who have not started: what they
 have done and what they still owe, the work left at their median time per task, and an ETA at
-their pace so far. Seats no registered annotator can take yet are listed with the language
-needed. Every duration is printed in units that fit it (s, min, h, d). ``close`` uses the same
-numbers: a study is done when every seat is filled and no task is left to do.
+their pace so far. Seats no registered annotator can take yet are listed with the languages
+needed (``eng+ara`` where a reader of both is). Every duration is printed in units that fit it
+(s, min, h, d). ``close`` uses the same numbers: a study is done when every seat is filled and
+no task is left to do.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any
 
 from hume_sync.errors import HumeError
 from hume_sync.labelstudio import manager, servers
-from hume_sync.labelstudio.annotators import other_accounts, plan_seats
+from hume_sync.labelstudio.annotators import other_accounts, plan_seats, seat_languages
 from hume_sync.labelstudio.client import LabelStudioClient, LabelStudioNotFoundError
 from hume_sync.labelstudio.ml_backends import configured_url
 from hume_sync.labelstudio.ml_backends import connection as ml_connection
@@ -90,7 +91,7 @@ class AnnotatorStatus:
 @dataclass(frozen=True)
 class OpenSeat:
     subset: str
-    language: str
+    language: str  # what it waits for: ``eng``, or ``eng+ara`` when both must be read
     instances: int
 
 
@@ -324,7 +325,7 @@ def study_status(store: Store, client_for: ClientFor, *, full: bool = False) -> 
         sub = subsets[key]
         n = sizes.setdefault(key, store.instance_count(key))
         if slot is None:
-            result.open_seats.append(OpenSeat(key, language_code(sub.language), n))
+            result.open_seats.append(OpenSeat(key, seat_languages(sub), n))
             continue
         a = annotators[slot]
         project = made.get((key, slot))

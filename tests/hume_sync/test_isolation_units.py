@@ -181,7 +181,7 @@ def test_an_annotator_stored_with_an_older_norwegian_code_still_gets_bokmal_subs
 
     from hume_sync.labelstudio.annotators import speaks
 
-    bokmal = SimpleNamespace(language="nob-Latn")
+    bokmal = SimpleNamespace(language="nob-Latn", task_type="classification", config={})
     assert speaks(SimpleNamespace(languages=("nor",)), bokmal)
     assert speaks(SimpleNamespace(languages=("nob",)), bokmal)
     assert not speaks(SimpleNamespace(languages=("dan",)), bokmal)

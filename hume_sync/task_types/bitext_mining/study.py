@@ -286,6 +286,12 @@ class BitextMiningStudy(StudyRules[Any]):
                 f"got {settings.random_fillers}",
             )
 
+    def study_reading_languages(self, config: Mapping[str, Any], language: str) -> tuple[str, ...]:
+        """The sentence's language and the candidates' (``target_language``): a person who
+        reads only one of them cannot tell a translation from a near miss."""
+        target = config.get("target_language")
+        return (language, target) if isinstance(target, str) and target else (language,)
+
     def study_record_from_row(
         self, row: Mapping[str, Any], where: str | Path, line: int | None
     ) -> BitextPair:
