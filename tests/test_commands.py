@@ -73,6 +73,7 @@ DISPATCH = [
     (["reveal", "s"], True),
     (["export", "s", "--out", "o"], False),
     (["verify", "s"], False),
+    (["types"], False),
     (["demo"], False),
 ]
 

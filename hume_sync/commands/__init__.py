@@ -30,6 +30,7 @@ from hume_sync.commands import (
     reveal,
     setup,
     status,
+    types,
     up,
     verify,
 )
@@ -76,5 +77,6 @@ COMMANDS: tuple[Command, ...] = (
     reveal,
     export,
     verify,
+    types,
     demo,
 )
