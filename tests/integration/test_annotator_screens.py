@@ -150,7 +150,9 @@ def world(annotator_servers, tmp_path_factory) -> Iterator[dict[str, Any]]:
     root = tmp_path_factory.mktemp("screens")
     mp = hume_env(root)
     a = annotator_servers[0]
-    study = set_up_study(root / "study", screens_spec(root / "sources"), [(a, "eng,ara")], mp)
+    # eng,ara,fra: the English bitext subset translates into French, and a bitext seat needs
+    # a reader of both its languages
+    study = set_up_study(root / "study", screens_spec(root / "sources"), [(a, "eng,ara,fra")], mp)
     screens: dict[tuple[str, str], Screen] = {}
     with Store.open(study) as store:
         projects = {p.subset_key: p.ls_project_id for p in store.slot_projects() if p.slot == 1}
