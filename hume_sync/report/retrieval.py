@@ -1,0 +1,235 @@
+"""The retrieval subsets' part of the report: which score is which, and the judgments.
+
+A retrieval model has two scores that are easily confused: its whole-corpus mteb score (what
+the leaderboard shows; stored by ``predict`` as ``full_corpus_ndcg_at_10``) and its score
+within the pool the people graded (what the humans are compared with: pool against pool). This
+module gathers both per model, the people's and every model's judged@10 and condensed nDCG@10,
+each model's nDCG@10 against qrels ∪ the people's judgments, and the documents people judged
+relevant that qrels miss (:mod:`hume_sync.task_types.retrieval.judgments`), while the store is
+open; :func:`section` lays them out and the export writes the judgment files it lists.
+
+Gold is treated as the rest of the report treats it: the report is the team's (like the
+candidate gold errors list); annotators never see it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from hume_sync.report.blocks import Block, Bullets, Cell, Paragraph, Section, Table
+from hume_sync.report.cells import f, noted
+from hume_sync.store import Store
+from hume_sync.task_types.retrieval.judgments import file_name, judgment_files, study_judgments
+from hume_sync.task_types.retrieval.scoring import MARK_TEXT_CHARS
+
+if TYPE_CHECKING:
+    from hume_sync.report.model import StudyReport
+    from scoring.subset_report import SubsetReport
+
+#: The folder, under the export's, that holds every retrieval subset's judgment files.
+JUDGMENTS_DIR = "judgments"
+HEADER = [
+    "Rater",
+    "Whole corpus nDCG@10",
+    "Pool nDCG@10",
+    "judged@10",
+    "Condensed nDCG@10",
+    "Pool nDCG@10, qrels ∪ humans",
+]
+MISSING_HEADER = ["Query", "Document", "qrels", "Humans"]
+HUMANS_NO_CORPUS = "not applicable: people grade only the pool, never the whole corpus"
+HUMANS_NO_AUGMENTED = "not applicable: the people's own judgments are in qrels ∪ humans"
+NOT_STORED = "not estimable: predict stored no such score for this model"
+READING = (
+    "Whole corpus: the model's mteb score over the whole corpus, what the leaderboard shows. "
+    "Pool: the score within the pool the people graded (mteb with the pool as top_ranked); "
+    "verdicts compare people and models pool with pool. judged@10: the share of the top 10 "
+    "that qrels judge; condensed: unjudged documents removed before scoring. qrels ∪ humans: "
+    "the pooled ranking scored against qrels with the people's aggregate grade where qrels "
+    "do not judge a document."
+)
+
+
+@dataclass(frozen=True)
+class RaterRow:
+    """One rater's numbers; None where the rater has none (a reason goes to a footnote)."""
+
+    name: str
+    kind: str  # "human" or "model"
+    full_corpus: float | None
+    pool: float | None
+    judged: float | None
+    condensed: float | None
+    augmented: float | None
+
+
+@dataclass(frozen=True)
+class MissingRow:
+    """A document the people judged relevant that qrels miss."""
+
+    query: str
+    document: str
+    qrels: str  # "unjudged" or qrels' grade
+    humans: int
+
+
+@dataclass(frozen=True)
+class RetrievalFacts:
+    """One retrieval subset's numbers, missing judgments and judgment files."""
+
+    key: str
+    judgments: dict[str, Any]
+    raters: list[RaterRow]
+    missing: list[MissingRow]
+    folder: tuple[str, ...]
+    files: list[str] = field(default_factory=list)
+
+    def paths(self) -> list[str]:
+        """The judgment files, relative to the export's folder."""
+        return ["/".join((*self.folder, name)) for name in self.files]
+
+
+def _short(text: Any) -> str:
+    text = " ".join(str(text or "").split())
+    return text if len(text) <= MARK_TEXT_CHARS else text[: MARK_TEXT_CHARS - 1] + "…"
+
+
+def _texts(store: Store, key: str) -> tuple[dict[str, str], dict[str, str]]:
+    """Per source query id its text, per source document id its text (cut short)."""
+    refs = store.item_refs(key)
+    queries: dict[str, str] = {}
+    docs: dict[str, str] = {}
+    for inst in store.instances(key):
+        queries[inst.source_id] = _short(inst.content.get("query"))
+        shown = {str(c.get("id")): c.get("text") for c in inst.content.get("candidates") or []}
+        for ref in refs.get(inst.hume_id, ()):
+            docs[ref.source_id] = _short(shown.get(ref.item_id))
+    return queries, docs
+
+
+def _missing(found: Mapping[str, Any], store: Store, key: str) -> list[MissingRow]:
+    queries, docs = _texts(store, key)
+    rows = []
+    for q, kinds in sorted(found["missing"].items()):
+        for kind in ("unjudged", "judged_not_relevant"):
+            for d in kinds[kind]:
+                rows.append(
+                    MissingRow(
+                        query=f"{q}: {queries.get(q, '')}",
+                        document=f"{d}: {docs.get(d, '')}",
+                        qrels="unjudged" if kind == "unjudged" else str(found["qrels"][q][d]),
+                        humans=int(found["aggregate"][q][d]),
+                    )
+                )
+    return rows
+
+
+def _raters(
+    rep: SubsetReport, stored: Mapping[str, Mapping[str, Any]], found: Mapping[str, Any]
+) -> list[RaterRow]:
+    rows = []
+    if rep.human is not None:
+        d = rep.human.details
+        rows.append(
+            RaterRow(
+                "Humans",
+                "human",
+                None,
+                rep.human.value,
+                d.get("judged_at_10"),
+                d.get("condensed_ndcg_at_10"),
+                None,
+            )
+        )
+    for name in sorted(rep.input.models):
+        s = stored.get(name) or {}
+        rows.append(
+            RaterRow(
+                name,
+                "model",
+                s.get("full_corpus_ndcg_at_10"),
+                rep.input.models[name],
+                s.get("judged_at_10"),
+                s.get("condensed_ndcg_at_10"),
+                (found["models"].get(name) or {}).get("augmented_ndcg_at_10"),
+            )
+        )
+    return rows
+
+
+def gather(store: Store, reports: list[SubsetReport]) -> list[RetrievalFacts]:
+    """The :class:`RetrievalFacts` of every retrieval subset of ``reports``, read from the
+    open ``store`` (the report is built while it is open; the writers never read it)."""
+    scores = store.model_subset_scores()
+    out = []
+    for rep in reports:
+        key = rep.input.key
+        if rep.input.task_type.name != "retrieval":
+            continue
+        found = study_judgments(store, key)
+        stored = {
+            mv: (s.scores or {}) for mv, by_subset in scores.items() if (s := by_subset.get(key))
+        }
+        out.append(
+            RetrievalFacts(
+                key=key,
+                judgments=found,
+                raters=_raters(rep, stored, found),
+                missing=_missing(found, store, key),
+                folder=(JUDGMENTS_DIR, *(file_name(p) for p in key.split("/"))),
+                files=judgment_files(found),
+            )
+        )
+    return out
+
+
+def _cell(value: float | None, reason: str) -> Cell:
+    return f(value) if value is not None else noted(reason)
+
+
+def rater_table(facts: RetrievalFacts) -> Table:
+    """Humans and models: the whole-corpus, pooled, judged@10, condensed and qrels ∪ humans
+    numbers; a rater without one gets a mark and the reason as a footnote."""
+    rows: list[list[Cell]] = []
+    for r in facts.raters:
+        human = r.kind == "human"
+        rows.append(
+            [
+                r.name,
+                _cell(r.full_corpus, HUMANS_NO_CORPUS if human else NOT_STORED),
+                _cell(r.pool, NOT_STORED),
+                _cell(r.judged, NOT_STORED),
+                _cell(r.condensed, NOT_STORED),
+                _cell(r.augmented, HUMANS_NO_AUGMENTED if human else NOT_STORED),
+            ]
+        )
+    return Table(HEADER, rows, anchor=f"retrieval-{file_name(facts.key)}")
+
+
+def _subsection(facts: RetrievalFacts) -> Section:
+    blocks: list[Block] = [rater_table(facts)]
+    lead = "Missing judgments"
+    if facts.missing:
+        what = "documents the people judged relevant (aggregate grade > 0) that qrels miss:"
+        rows: list[list[Cell]] = [
+            [m.query, m.document, m.qrels, str(m.humans)] for m in facts.missing
+        ]
+        blocks += [Paragraph(what, lead=lead), Table(MISSING_HEADER, rows)]
+    else:
+        blocks.append(
+            Paragraph("none: qrels judge every document the people call relevant.", lead=lead)
+        )
+    blocks.append(Paragraph("Judgments written (TREC qrels, per annotator and aggregate):"))
+    blocks.append(Bullets(facts.paths()))
+    return Section(f"Retrieval: {facts.key}", blocks, level=3)
+
+
+def section(report: StudyReport) -> Section | None:
+    """The retrieval section: one subsection per retrieval subset; None where there is none."""
+    if not report.retrieval:
+        return None
+    blocks: list[Block] = [Paragraph(READING)]
+    blocks += [_subsection(facts) for facts in report.retrieval]
+    return Section("Retrieval: whole corpus, pool and judgments", blocks, anchor="retrieval")
