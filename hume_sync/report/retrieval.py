@@ -161,14 +161,19 @@ def _raters(
 
 def gather(store: Store, reports: list[SubsetReport]) -> list[RetrievalFacts]:
     """The :class:`RetrievalFacts` of every retrieval subset of ``reports``, read from the
-    open ``store`` (the report is built while it is open; the writers never read it)."""
+    open ``store`` (the report is built while it is open; the writers never read it). The
+    judgments are the answers the report scores (``rep.input.humans``): late answers left out
+    unless ``--include-late``, annotators named as the report names them."""
     scores = store.model_subset_scores()
     out = []
     for rep in reports:
         key = rep.input.key
         if rep.input.task_type.name != "retrieval":
             continue
-        found = study_judgments(store, key)
+        humans = {
+            who: {str(h): a for h, a in given.items()} for who, given in rep.input.humans.items()
+        }
+        found = study_judgments(store, key, humans)
         stored = {
             mv: (s.scores or {}) for mv, by_subset in scores.items() if (s := by_subset.get(key))
         }

@@ -113,12 +113,18 @@ def _source_ids(store: Store, subset: str) -> tuple[dict[str, str], dict[str, di
     return queries, docs
 
 
-def study_judgments(store: Store, subset: str) -> dict[str, Any]:
+def study_judgments(
+    store: Store, subset: str, answers: Mapping[str, Mapping[str, Any]] | None = None
+) -> dict[str, Any]:
     """Everything this module makes of one retrieval subset, under the source's ids.
 
     Args:
         store: the study store (after ``pull``; model answers are read once they are visible).
         subset: the subset's key.
+        answers: per annotator, per instance (hume_id), the grades to use; None reads every
+            valid answer in the store. The report passes the answers it scores (late ones left
+            out unless ``--include-late``, annotators named as it names them), so that its
+            files and its scores rest on the same answers.
 
     Returns:
         ``annotators`` (per annotator, per query, grade per document), ``aggregate``,
@@ -131,12 +137,19 @@ def study_judgments(store: Store, subset: str) -> dict[str, Any]:
     def renamed(hume_id: str, by_item: Mapping[str, Any]) -> dict[str, Any]:
         return {docs[hume_id][k]: v for k, v in by_item.items()}
 
+    if answers is None:
+        given: dict[str, dict[str, Any]] = {}
+        for row in store.annotations(subset):
+            if row.status == "valid" and isinstance(row.answer, Mapping):
+                given.setdefault(row.annotator, {})[row.hume_id] = row.answer
+        answers = given
     per_annotator: dict[str, dict[str, dict[str, int]]] = {}
-    for row in store.annotations(subset):
-        if row.status != "valid" or not isinstance(row.answer, Mapping):
-            continue
-        grades = {k: int(v) for k, v in renamed(row.hume_id, row.answer).items()}
-        per_annotator.setdefault(row.annotator, {})[queries[row.hume_id]] = grades
+    for annotator, by_instance in answers.items():
+        for hume_id, answer in by_instance.items():
+            if not isinstance(answer, Mapping):
+                continue
+            grades = {k: int(v) for k, v in renamed(hume_id, answer).items()}
+            per_annotator.setdefault(annotator, {})[queries[hume_id]] = grades
     qrels = {queries[h]: renamed(h, g) for h, g in gold(store, subset).items()}
     aggregate = aggregate_grades(per_annotator)
     augmented = augmented_qrels(qrels, aggregate)

@@ -115,6 +115,7 @@ def study(tmp_path_factory) -> dict[str, Any]:
             queries[h]: {to_source[h][d]: int(g) for d, g in g_.items()} for h, g_ in golds.items()
         }
     return {
+        "dir": study_dir,
         "out": out,
         "report": report,
         "run": run,
@@ -195,3 +196,14 @@ def test_the_section_is_in_the_one_list(study) -> None:
         built.index("Retrieval: whole corpus, pool and judgments")
         == built.index("Models and LLM annotators against the humans") + 1
     )
+
+
+def test_the_judgments_rest_on_the_answers_the_report_scores(study) -> None:
+    """The files are named as the report names annotators: by email only with --with-emails."""
+    with Store.open(study["dir"]) as store:
+        named = build_report(store, with_emails=True).retrieval[0]
+    assert named.files[:2] == ["qrels.a_example.org.txt", "qrels.b_example.org.txt"]
+    assert study["report"].retrieval[0].files[:2] == [
+        "qrels.annotator-1.txt", "qrels.annotator-2.txt"
+    ]  # fmt: skip
+    assert named.judgments["aggregate"] == study["report"].retrieval[0].judgments["aggregate"]
