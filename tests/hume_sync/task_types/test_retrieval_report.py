@@ -22,7 +22,7 @@ import yaml
 from hume_sync.cli import main
 from hume_sync.report import sections
 from hume_sync.report.model import build_report
-from hume_sync.report.retrieval import HEADER
+from hume_sync.report.retrieval_section import HEADER
 from hume_sync.store import AnnotationRecord, Store, gold
 from hume_sync.study.spec import parse_spec
 from hume_sync.task_types.retrieval.pooling import pooling_context
