@@ -120,6 +120,11 @@ def run(args: argparse.Namespace) -> int:
         f"scores: {written.scores_csv}, {written.scores_json}; MTEB result files under "
         f"{written.mteb_dir} ({len(written.mteb_files)} files)"
     )
+    if written.judgment_files:
+        print(
+            f"retrieval judgments (TREC qrels): {len(written.judgment_files)} files under "
+            f"{written.judgment_files[0].parents[2]}"
+        )
     return _seal_status(report.sealing, args.allow_broken_seal)
 
 

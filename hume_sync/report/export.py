@@ -15,13 +15,14 @@ import json
 import os
 import tempfile
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from hume_sync.report.model import HUMAN_MODEL_NAME, StudyReport
 from hume_sync.report.safe_text import csv_records
 from hume_sync.rules.names import llm_file_name
+from hume_sync.task_types.retrieval.judgments import write_found
 from scoring.results import (
     agreement_to_block,
     write_model_meta,
@@ -245,6 +246,8 @@ class Outputs:
     scores_json: Path
     mteb_dir: Path
     mteb_files: list[Path]
+    #: Each retrieval subset's judgments (TREC qrels and a summary), as the report lists them.
+    judgment_files: list[Path] = field(default_factory=list)
 
     @property
     def paths(self) -> list[Path]:
@@ -255,6 +258,7 @@ class Outputs:
             self.report_md,
             self.report_html,
             *self.mteb_files,
+            *self.judgment_files,
         ]
 
 
@@ -279,6 +283,11 @@ def write_outputs(report: StudyReport, out_dir: str | Path) -> Outputs:
         _atomic_text(path, text)
         paths[name] = path
     mteb_dir = confined(out, "mteb_results")
+    judgments = [
+        path
+        for facts in report.retrieval
+        for path in write_found(facts.judgments, facts.key, confined(out, *facts.folder))
+    ]
     return Outputs(
         report_md=paths["report.md"],
         report_html=paths["report.html"],
@@ -286,4 +295,5 @@ def write_outputs(report: StudyReport, out_dir: str | Path) -> Outputs:
         scores_json=paths["scores.json"],
         mteb_dir=mteb_dir,
         mteb_files=write_mteb_results(report, mteb_dir),
+        judgment_files=judgments,
     )

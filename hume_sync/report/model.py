@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from hume_sync import task_types
+from hume_sync.report.retrieval import RetrievalFacts
+from hume_sync.report.retrieval import gather as gather_retrieval
 from hume_sync.rules.effort_quality import EffortQuality, effort_quality
 from hume_sync.rules.late_answers import CLOSED_AT, closed_at, deleted_late, lateness
 from hume_sync.sealing import SealReport, check_study
@@ -92,6 +94,9 @@ class StudyReport:
     annotator_names: dict[str, str] = field(default_factory=dict)
     #: Money per annotator-hour (``export --rate``): the sample-size table prices its hours.
     rate_per_hour: float | None = None
+    #: Per retrieval subset, whole-corpus and pooled scores, missing judgments and the judgment
+    #: files the export writes (:func:`hume_sync.report.retrieval.gather`).
+    retrieval: list[RetrievalFacts] = field(default_factory=list)
 
     @property
     def complete(self) -> bool:
@@ -429,4 +434,5 @@ def build_report(
             **annotator_names(store, with_emails=with_emails),
         },
         rate_per_hour=rate_per_hour,
+        retrieval=gather_retrieval(store, reports),
     )

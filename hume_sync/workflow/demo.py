@@ -1,7 +1,8 @@
 """`hume-sync demo`: the whole product on the project's own demo study, in one command.
 
 Creates the demo study (``hume_sync/demo_data``: a few instances of each task type in English and
-Danish, written for hume), registers two *example* annotators, each with an embedded Label
+Danish, written for hume; a small retrieval subset pooled at ``init`` with the packaged MiniLM
+and BM25), registers two *example* annotators, each with an embedded Label
 Studio of their own (as every annotator has: README "Blind annotation"), sets up their
 projects, precomputes the packaged all-MiniLM-L6-v2's answers, replays the recorded answers of
 the two example annotators through the Label Studio API with their own tokens, pulls, mirrors
@@ -149,6 +150,18 @@ def register_examples(
     return out
 
 
+def graded_pool(store: Store, subset: str, hume_id: str, relevant: dict[str, int]) -> dict:
+    """A recorded retrieval answer as the interface takes it: a grade for every pooled document.
+
+    The recordings list, per query, the documents of the whole demo corpus their annotator
+    judged relevant (source ids); the pool is built at ``init`` by the models, so the recording
+    cannot name it. Every pooled document it does not list is graded 0 (not relevant), and
+    relevant documents outside the pool are not shown, so they are dropped.
+    """
+    pooled = [r.source_id for r in store.item_refs(subset).get(hume_id, ())]
+    return {d: int(relevant.get(d, 0)) for d in pooled}
+
+
 def replay_example_answers(
     store: Store, users: dict[str, tuple[int, str, str]], client_for: ls_servers.Clients
 ) -> int:
@@ -172,8 +185,11 @@ def replay_example_answers(
         if task_id is None or (slot, task_id) in done:
             continue
         task_type = task_types.get(subset.task_type)
+        recorded = rec["answer"]
+        if subset.task_type == "retrieval":
+            recorded = graded_pool(store, subset.key, inst.hume_id, recorded)
         # the recordings name the demo files' own item ids; annotators see opaque ones
-        answer = shown_ids_from_source(store, subset.key, inst.hume_id, rec["answer"])
+        answer = shown_ids_from_source(store, subset.key, inst.hume_id, recorded)
         result = task_type.ls_answer_to_result(
             answer, **task_type.ls_translation_kwargs(subset.config, inst.content)
         )

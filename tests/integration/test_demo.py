@@ -38,7 +38,7 @@ def test_demo_end_to_end_and_rerun(tmp_path, monkeypatch, capsys):
         out = capsys.readouterr().out
         assert "0 project(s) created, 0 task(s) imported" in out
         assert "0 recorded answer(s)" in out and "pulled: 0 new annotation(s)" in out
-        assert "[7/8] mirrored: 0 project(s) created (7 in all, one per subset)" in out
+        assert "[7/8] mirrored: 0 project(s) created (8 in all, one per subset)" in out
         assert "0 task(s) added, 0 updated; 0 answer(s) added, 0 updated, 0 removed" in out
         assert check_manager(study, out) == mirror
         assert server.status(manager.manager_data_dir()).pid == pid  # the same server
@@ -54,7 +54,7 @@ def test_demo_end_to_end_and_rerun(tmp_path, monkeypatch, capsys):
         assert len(dirs) == 2 and not any(server.status(d).running for d in dirs)
         assert {ls_servers.start_embedded(d).url for d in dirs} == urls
         assert main(["status", str(study)]) == 0
-        assert "Total: 50/50 answers valid, 0 to do" in capsys.readouterr().out
+        assert "Total: 58/58 answers valid, 0 to do" in capsys.readouterr().out
     finally:
         for data_dir in [*ls_servers.embedded_annotator_dirs(), manager.manager_data_dir()]:
             server.stop(data_dir)
@@ -85,7 +85,7 @@ def check_manager(study, out) -> dict[str, Counter]:
         slot_of = {a.email.split("@")[0]: a.slot for a in store.annotators()}
         subset_of = {i.hume_id: s.key for s in store.subsets() for i in store.instances(s.key)}
         projects = manager.mirror_projects(ls, store.study_uid(), sorted(set(subset_of.values())))
-    assert len(projects) == 7 and len(ls.list_projects()) == 7  # one per subset, nothing else
+    assert len(projects) == 8 and len(ls.list_projects()) == 8  # one per subset, nothing else
     slot_by_user = {v: k for k, v in manager.pseudonyms(ls, list(slot_of.values())).items()}
     expected: dict[str, Counter] = {}
     for line in (demo_data_dir() / "example_answers.jsonl").read_text().splitlines():
@@ -98,7 +98,7 @@ def check_manager(study, out) -> dict[str, Counter]:
         mirrored[key] = Counter(
             slot_by_user[author_id(a)] for t in tasks for a in t.get("annotations") or []
         )
-    assert mirrored == expected and sum(sum(c.values()) for c in mirrored.values()) == 50
+    assert mirrored == expected and sum(sum(c.values()) for c in mirrored.values()) == 58
     return mirrored
 
 
@@ -120,11 +120,11 @@ def check_demo(study, port, out):
     answers = [
         json.loads(x) for x in (demo_data_dir() / "example_answers.jsonl").read_text().splitlines()
     ]
-    assert "50 recorded answer(s) of the two example annotators replayed" in out
-    assert len(answers) == 50
+    assert "58 recorded answer(s) of the two example annotators replayed" in out
+    assert len(answers) == 58
 
     data = json.loads((study / "report" / "scores.json").read_text())
-    assert data["complete"] is True and len(data["subsets"]) == 7
+    assert data["complete"] is True and len(data["subsets"]) == 8
     # English sentiment: the vote of the two example annotators, computed here from the file.
     with Store.open(study) as store:
         g = gold(store, "DemoSentiment/en")
@@ -142,7 +142,14 @@ def check_demo(study, port, out):
     assert sentiment["human"]["value"] == pytest.approx(acc)
     assert len(sentiment["human"]["per_rater"]) == 2
     assert "emb:sentence-transformers/all-MiniLM-L6-v2" in sentiment["models"]
-    assert len(preds) == 31  # one sealed answer per instance
+    assert len(preds) == 35  # one sealed answer per instance
+    # The retrieval subset: its judgments written, its section in the report.
+    qrels = study / "report" / "judgments" / "DemoSearch" / "en" / "qrels.aggregate.txt"
+    with Store.open(study) as store:
+        pooled = sum(len(refs) for refs in store.item_refs("DemoSearch/en").values())
+    assert len(qrels.read_text().splitlines()) == pooled  # every pooled document, graded
+    md = (study / "report" / "report.md").read_text(encoding="utf-8")
+    assert "### Retrieval: DemoSearch/en" in md
     # Sealed: nothing reached Label Studio; each annotator's server holds her projects only.
     with Store.open(study) as store:
         by_slot = {a.slot: a for a in store.annotators()}

@@ -200,3 +200,81 @@ def test_the_judgments_are_exported_as_trec_qrels(study, tmp_path) -> None:
     assert model["ndcg_at_10"] == pytest.approx(study["stored"].scores["ndcg_at_10"])
     assert model["augmented_ndcg_at_10"] == pytest.approx(model["ndcg_at_10"])
     assert any(2 in a.values() for a in second.values())
+
+
+def _ndcg10(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]]) -> float:
+    """Mean nDCG@10 by pytrec_eval over the queries with a relevant document."""
+    import pytrec_eval
+
+    kept = {q: g for q, g in qrels.items() if any(v > 0 for v in g.values())}
+    per = pytrec_eval.RelevanceEvaluator(kept, {"ndcg_cut.10"}).evaluate(
+        {q: run.get(q, {}) for q in kept}
+    )
+    return sum(v["ndcg_cut_10"] for v in per.values()) / len(per)
+
+
+def _report_row(md: str, name: str) -> list[str]:
+    """A row of the retrieval section's table in report.md, by its first cell."""
+    start = md.index("## Retrieval: whole corpus, pool and judgments")
+    end = md.find("\n## ", start + 1)
+    part = md[start : end if end > 0 else None]
+    line = next(x for x in part.splitlines() if x.startswith(f"| {name} |"))
+    return [c.strip() for c in line.strip("|").split("|")]
+
+
+def test_export_writes_the_judgments_and_the_report_names_each_score(study) -> None:
+    """The export's own qrels files, and the report's retrieval rows: the model's pooled and
+    qrels ∪ humans nDCG@10 recomputed here by pytrec_eval on its recorded pooled ranking, its
+    whole-corpus score as predict stored it, and the humans' pooled and condensed scores."""
+    import pytrec_eval
+
+    out = study["out"]
+    folder = out / "judgments" / "STSBRetrieval" / "default"
+    with Store.open(study["dir"]) as store:
+        queries = {i.hume_id: i.source_id for i in store.instances(SUBSET)}
+        to_source = {
+            h: {r.item_id: r.source_id for r in rs} for h, rs in store.item_refs(SUBSET).items()
+        }
+        run = {
+            queries[p.hume_id]: {to_source[p.hume_id][d]: float(s) for d, s in p.answer.items()}
+            for p in store.predictions(SUBSET, model_version=study["model_version"])
+        }
+    source = {
+        who: {
+            queries[h]: {to_source[h][d]: g for d, g in answer.items()}
+            for h, answer in answers.items()
+        }
+        for who, answers in study["submitted"].items()
+    }
+    for who, grades in source.items():
+        lines = (folder / f"qrels.{who}.txt").read_text().splitlines()
+        assert len(lines) == sum(len(g) for g in grades.values())
+        assert pytrec_eval.parse_qrel(lines) == grades
+    # the lower median of A (as qrels, 0 where unjudged) and B (one unjudged "highly") is A
+    aggregate = pytrec_eval.parse_qrel((folder / "qrels.aggregate.txt").read_text().splitlines())
+    assert aggregate == source["annotator-1"]
+    qrels = {
+        queries[h]: {to_source[h][d]: int(g) for d, g in grades.items()}
+        for h, grades in study["gold"].items()
+    }
+    md = (out / "report.md").read_text(encoding="utf-8")
+    html_page = (out / "report.html").read_text(encoding="utf-8")
+    assert "Retrieval: whole corpus, pool and judgments" in html_page
+    model = _report_row(md, study["model_version"])
+    stored = study["stored"].scores
+    assert model[1] == f"{stored['full_corpus_ndcg_at_10']:.3f}"
+    assert model[2] == f"{_ndcg10(qrels, run):.3f}"
+    assert model[3] == f"{stored['judged_at_10']:.3f}"
+    assert model[4] == f"{stored['condensed_ndcg_at_10']:.3f}"
+    augmented = {q: {**aggregate.get(q, {}), **g} for q, g in qrels.items()}
+    assert model[5] == f"{_ndcg10(augmented, run):.3f}"
+    humans = _report_row(md, "Humans")
+    s = exported(study)
+    assert humans[2] == f"{s['human']['value']:.3f}"
+    assert humans[3] == f"{s['human']['details']['judged_at_10']:.3f}"
+    assert humans[4] == "1.000"  # both graded qrels' documents as qrels do
+    assert humans[1].startswith("n/a") and humans[5].startswith("n/a")
+    # B's unjudged "highly" is outvoted: no missing judgment; every file is listed
+    assert "**Missing judgments** none" in md
+    for name in ("qrels.annotator-1.txt", "qrels.annotator-2.txt", "qrels.aggregate.txt"):
+        assert f"- judgments/STSBRetrieval/default/{name}" in md

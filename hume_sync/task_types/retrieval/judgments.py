@@ -30,9 +30,12 @@ from scoring.aggregation import retrieval as aggregation
 __all__ = [
     "aggregate_grades",
     "augmented_qrels",
+    "file_name",
+    "judgment_files",
     "missing_judgments",
     "study_judgments",
     "trec_qrels",
+    "write_found",
     "write_judgments",
 ]
 
@@ -110,12 +113,18 @@ def _source_ids(store: Store, subset: str) -> tuple[dict[str, str], dict[str, di
     return queries, docs
 
 
-def study_judgments(store: Store, subset: str) -> dict[str, Any]:
+def study_judgments(
+    store: Store, subset: str, answers: Mapping[str, Mapping[str, Any]] | None = None
+) -> dict[str, Any]:
     """Everything this module makes of one retrieval subset, under the source's ids.
 
     Args:
         store: the study store (after ``pull``; model answers are read once they are visible).
         subset: the subset's key.
+        answers: per annotator, per instance (hume_id), the grades to use; None reads every
+            valid answer in the store. The report passes the answers it scores (late ones left
+            out unless ``--include-late``, annotators named as it names them), so that its
+            files and its scores rest on the same answers.
 
     Returns:
         ``annotators`` (per annotator, per query, grade per document), ``aggregate``,
@@ -128,12 +137,19 @@ def study_judgments(store: Store, subset: str) -> dict[str, Any]:
     def renamed(hume_id: str, by_item: Mapping[str, Any]) -> dict[str, Any]:
         return {docs[hume_id][k]: v for k, v in by_item.items()}
 
+    if answers is None:
+        given: dict[str, dict[str, Any]] = {}
+        for row in store.annotations(subset):
+            if row.status == "valid" and isinstance(row.answer, Mapping):
+                given.setdefault(row.annotator, {})[row.hume_id] = row.answer
+        answers = given
     per_annotator: dict[str, dict[str, dict[str, int]]] = {}
-    for row in store.annotations(subset):
-        if row.status != "valid" or not isinstance(row.answer, Mapping):
-            continue
-        grades = {k: int(v) for k, v in renamed(row.hume_id, row.answer).items()}
-        per_annotator.setdefault(row.annotator, {})[queries[row.hume_id]] = grades
+    for annotator, by_instance in answers.items():
+        for hume_id, answer in by_instance.items():
+            if not isinstance(answer, Mapping):
+                continue
+            grades = {k: int(v) for k, v in renamed(hume_id, answer).items()}
+            per_annotator.setdefault(annotator, {})[queries[hume_id]] = grades
     qrels = {queries[h]: renamed(h, g) for h, g in gold(store, subset).items()}
     aggregate = aggregate_grades(per_annotator)
     augmented = augmented_qrels(qrels, aggregate)
@@ -165,8 +181,40 @@ def study_judgments(store: Store, subset: str) -> dict[str, Any]:
     }
 
 
-def _file_name(text: str) -> str:
+def file_name(text: str) -> str:
+    """``text`` made safe as one file or folder name (annotator keys, subset keys)."""
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "unnamed"
+
+
+def judgment_files(found: Mapping[str, Any]) -> list[str]:
+    """The names :func:`write_found` gives its files, in the order it writes them.
+
+    Why apart: the report lists the files before the export writes them (both files are
+    rendered first), and the names must be the ones written.
+    """
+    names = [f"qrels.{file_name(a)}.txt" for a in sorted(found["annotators"])]
+    return [*names, "qrels.aggregate.txt", "judgments.json"]
+
+
+def write_found(found: Mapping[str, Any], subset: str, out: str | Path) -> list[Path]:
+    """Write what :func:`study_judgments` found of ``subset`` into the folder ``out``.
+
+    Returns:
+        The files written, named as :func:`judgment_files` says.
+    """
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    names = judgment_files(found)
+    texts = [trec_qrels(found["annotators"][a]) for a in sorted(found["annotators"])]
+    texts.append(trec_qrels(found["aggregate"]))
+    summary = {"subset": subset, "missing": found["missing"], "models": found["models"]}
+    texts.append(json.dumps(summary, indent=2, sort_keys=True) + "\n")
+    written = []
+    for name, text in zip(names, texts, strict=True):
+        path = folder / name
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+    return written
 
 
 def write_judgments(store: Store, subset: str, out: str | Path) -> list[Path]:
@@ -182,19 +230,4 @@ def write_judgments(store: Store, subset: str, out: str | Path) -> list[Path]:
         ``qrels.aggregate.txt``, and ``judgments.json`` (missing judgments, model scores
         against qrels and against qrels ∪ the aggregate).
     """
-    found = study_judgments(store, subset)
-    folder = Path(out)
-    folder.mkdir(parents=True, exist_ok=True)
-    written = []
-    for annotator, grades in sorted(found["annotators"].items()):
-        path = folder / f"qrels.{_file_name(annotator)}.txt"
-        path.write_text(trec_qrels(grades), encoding="utf-8")
-        written.append(path)
-    path = folder / "qrels.aggregate.txt"
-    path.write_text(trec_qrels(found["aggregate"]), encoding="utf-8")
-    written.append(path)
-    summary = {"subset": subset, "missing": found["missing"], "models": found["models"]}
-    path = folder / "judgments.json"
-    path.write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    written.append(path)
-    return written
+    return write_found(study_judgments(store, subset), subset, out)
