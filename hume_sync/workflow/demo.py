@@ -150,16 +150,18 @@ def register_examples(
     return out
 
 
-def graded_pool(store: Store, subset: str, hume_id: str, relevant: dict[str, int]) -> dict:
-    """A recorded retrieval answer as the interface takes it: a grade for every pooled document.
+def graded_pool(
+    store: Store, subset: str, hume_id: str, listed: dict[str, int], unlisted: int
+) -> dict:
+    """A recording that lists only some items, completed over the items the task shows.
 
-    The recordings list, per query, the documents of the whole demo corpus their annotator
-    judged relevant (source ids); the pool is built at ``init`` by the models, so the recording
-    cannot name it. Every pooled document it does not list is graded 0 (not relevant), and
-    relevant documents outside the pool are not shown, so they are dropped.
+    The retrieval recordings list, per query, the documents of the whole demo corpus their
+    annotator judged relevant (source ids); the pool is built at ``init`` by the models, so the
+    recording cannot name it. A record with ``unlisted`` gives that grade to every shown item it
+    does not list (0: not relevant), and listed items the task does not show are dropped.
     """
-    pooled = [r.source_id for r in store.item_refs(subset).get(hume_id, ())]
-    return {d: int(relevant.get(d, 0)) for d in pooled}
+    shown = [r.source_id for r in store.item_refs(subset).get(hume_id, ())]
+    return {d: int(listed.get(d, unlisted)) for d in shown}
 
 
 def replay_example_answers(
@@ -186,8 +188,8 @@ def replay_example_answers(
             continue
         task_type = task_types.get(subset.task_type)
         recorded = rec["answer"]
-        if subset.task_type == "retrieval":
-            recorded = graded_pool(store, subset.key, inst.hume_id, recorded)
+        if "unlisted" in rec:  # a recording of some items only (retrieval: the relevant ones)
+            recorded = graded_pool(store, subset.key, inst.hume_id, recorded, rec["unlisted"])
         # the recordings name the demo files' own item ids; annotators see opaque ones
         answer = shown_ids_from_source(store, subset.key, inst.hume_id, recorded)
         result = task_type.ls_answer_to_result(
