@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import Any
 
 import numpy as np
@@ -56,7 +57,7 @@ def test_every_query_as_the_per_query_functions_give_it(k: int) -> None:
 
 def test_mean_ranking_scores_unchanged_by_the_batch() -> None:
     """The batched rule and the per-query measures give the same Scores, details included."""
-    queries = {
+    queries: dict[Hashable, Any] = {
         "a": ([1, 0, 0, 1], [1, 1, 0, 0]),
         "b": ([0, 0, 0], [1, 0, 1]),
         "c": ([0, 1, 0, 0, 0, 1, 1], [0, 1, 1, 0, 0, 0, 1]),
@@ -93,7 +94,7 @@ def test_mean_ranking_scores_unchanged_by_the_batch() -> None:
         ({"q": ([], [])}, "queries\\['q'\\]: relevance: expected at least 1"),
     ],
 )
-def test_bad_queries_get_the_per_query_error(queries: dict[str, Any], message: str) -> None:
+def test_bad_queries_get_the_per_query_error(queries: dict[Hashable, Any], message: str) -> None:
     assert ranking_rows.query_values(list(queries.items()), 10) is None
     with pytest.raises(InvalidInputError, match=message):
         metrics.mean_ranking_scores(
