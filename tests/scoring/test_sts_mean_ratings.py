@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+
 import numpy as np
 
 from scoring.aggregation.sts import _mean_ratings
@@ -11,7 +13,7 @@ def test_row_means_are_each_items_own_mean() -> None:
     rng = np.random.default_rng(11)
     for n_raters in range(1, 9):
         items = [f"p{i}" for i in range(200)]
-        ratings = {
+        ratings: dict[str, dict[Hashable, float]] = {
             f"r{j}": {
                 i: float(rng.choice([rng.random() * 5, round(rng.random() * 20) / 4]))
                 for i in items
