@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
@@ -74,6 +75,7 @@ def human_sts(gold: Mapping[Hashable, float], answers: Answers) -> Score:
     per_rater: dict[str, float] = {}
     per_rater_pearson: dict[str, float] = {}
     degenerate: dict[str, str] = {}
+    own: Score | None = None
     for rater, given in ratings.items():
         try:
             score = metrics.spearman([gold[i] for i in given], list(given.values()))
@@ -87,8 +89,21 @@ def human_sts(gold: Mapping[Hashable, float], answers: Answers) -> Score:
             raise rater_error(rater, exc) from None
         per_rater[rater] = score.value
         per_rater_pearson[rater] = score.details["pearson"]
+        own = score
     means = _mean_ratings(col.items, ratings)
-    pooled = metrics.spearman([gold[i] for i in col.items], [means[i] for i in col.items])
+    only = next(iter(ratings.values())) if len(ratings) == 1 else None
+    if (
+        only is not None
+        and own is not None
+        and list(only) == col.items
+        and all(math.copysign(1.0, v) > 0 for v in only.values() if v == 0)
+    ):
+        # One annotator who rated the items in gold's order: the means are their ratings (the
+        # mean of -0.0 alone is 0.0, hence the sign test), so the pooled correlation is theirs,
+        # computed from the very same lists (the panel scores each annotator alone, issue 38).
+        pooled = own
+    else:
+        pooled = metrics.spearman([gold[i] for i in col.items], [means[i] for i in col.items])
     details = {
         "pearson": pooled.details["pearson"],
         "per_rater_pearson": per_rater_pearson,
