@@ -36,7 +36,14 @@ __all__ = ["dcg_discounts", "query_values"]
 
 
 def dcg_discounts(n: int) -> NDArray[Any]:
-    """1 / log2(rank + 1) for ranks 1 … n."""
+    """The DCG discounts 1 / log2(rank + 1) of ranks 1 … n.
+
+    Args:
+        n: how many ranks.
+
+    Returns:
+        The discounts, best rank first.
+    """
     discounts: NDArray[Any] = 1.0 / np.log2(np.arange(2, n + 2))
     return discounts
 
