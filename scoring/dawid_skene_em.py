@@ -145,9 +145,9 @@ def _elbo(
     iteration, issue 38).
     """
     expected = np.log(errors)[a.cell] + np.log(np.maximum(priors, EPS))
-    joint = float(np.sum(given * expected))
+    joint = float((given * expected).sum())
     floored = np.maximum(posteriors, EPS)
-    entropy = -float(np.sum(np.log(floored) * floored))
+    entropy = -float((np.log(floored) * floored).sum())
     return (joint + entropy) / a.task.size, floored
 
 
@@ -198,12 +198,14 @@ def fit_dawid_skene(
 
     votes = a.sum(np.eye(k)[label], a.by_task, a.n_tasks)
     posteriors = votes / votes.sum(axis=1, keepdims=True)
+    n_tasks = np.intp(len(tasks))
     priors = posteriors.mean(axis=0)
     errors = _m_step(posteriors[a.task], a, len(workers))
     loss, history = -np.inf, []
     for _ in range(n_iter):
         posteriors = _e_step(priors, errors, a)
-        priors = posteriors.mean(axis=0)
+        # posteriors.mean(axis=0), the same sum and division without its Python wrapper
+        priors = np.add.reduce(posteriors, axis=0) / n_tasks
         given = posteriors[a.task]
         errors = _m_step(given, a, len(workers))
         new_loss, posteriors = _elbo(posteriors, given, priors, errors, a)

@@ -30,6 +30,7 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 import scoring.kernels as kernels
+import scoring.ranking_rows as ranking_rows
 from scoring._lazy import LazyModule
 from scoring.errors import DegenerateInputError, InvalidInputError
 from scoring.records import Score
@@ -82,6 +83,11 @@ def _labels(values: Any, name: str) -> NDArray[Any]:
     items = list(values)
     if not items:
         raise InvalidInputError(f"{name}: expected at least 1 value(s), got 0")
+    if set(map(type, items)) == {str}:
+        # Every label a plain string (the common case) passes every check below; one C-level
+        # pass instead of a Python loop (each annotator's score is taken several times in an
+        # export, issue 38).
+        return as_1d(items, name)
     for item in items:
         if item is None or (isinstance(item, float) and math.isnan(item)):
             raise InvalidInputError(f"{name}: contains a missing label ({item!r})")
@@ -360,8 +366,7 @@ def _rr_value(rel: NDArray[Any], sc: NDArray[Any], k: int, ties: str) -> float:
 
 
 def _dcg_discounts(n: int) -> NDArray[Any]:
-    discounts: NDArray[Any] = 1.0 / np.log2(np.arange(2, n + 2))
-    return discounts
+    return ranking_rows.dcg_discounts(n)
 
 
 def ndcg_at_k(
@@ -422,16 +427,8 @@ def _ndcg_value(rel: NDArray[Any], sc: NDArray[Any], k: int, ties: str) -> float
 _Measure: TypeAlias = "Callable[[NDArray[Any], NDArray[Any]], float]"
 
 
-def _mean_over_queries(
-    queries: Mapping[Hashable, _Query] | Sequence[_Query],
-    measures: Mapping[str, _Measure],
-    skip_no_relevant: bool,
-) -> list[Score]:
-    """Validate each query once, score it by every measure, and average: one Score each.
-
-    ``measures`` is ``{method name: value of one validated query}``; queries without a relevant
-    candidate are skipped (or scored 0). The Scores come in the measures' order.
-    """
+def _query_items(queries: Mapping[Hashable, _Query] | Sequence[_Query]) -> list[tuple[Any, Any]]:
+    """``(query id, pair)`` of a map or a list of queries (ids: the list's indices)."""
     if isinstance(queries, Mapping):
         items = list(queries.items())
     elif isinstance(queries, str | bytes) or not isinstance(queries, Iterable):
@@ -440,23 +437,56 @@ def _mean_over_queries(
         items = list(enumerate(queries))
     if not items:
         raise InvalidInputError("queries: expected at least one query")
-    values: dict[str, dict[Hashable, float]] = {name: {} for name in measures}
-    no_relevant: list[Hashable] = []
+    return items
+
+
+def _one_by_one(
+    items: list[tuple[Any, Any]], measures: Mapping[str, _Measure]
+) -> list[list[float] | None]:
+    """Each query validated and scored by every measure; None without a relevant candidate."""
+    out: list[list[float] | None] = []
     for qid, pair in items:
         if not isinstance(pair, Sequence) or len(pair) != 2:
             raise InvalidInputError(f"queries[{qid!r}]: expected a (relevance, scores) pair")
         try:
             rel, sc = _ranking_inputs(pair[0], pair[1])
         except DegenerateInputError:
-            no_relevant.append(qid)
-            if not skip_no_relevant:
-                for per_query in values.values():
-                    per_query[qid] = 0.0  # trec_eval, hence mteb v2, scores such a query 0
+            out.append(None)
             continue
         except InvalidInputError as exc:
             raise InvalidInputError(f"queries[{qid!r}]: {exc}") from None
-        for name, measure in measures.items():
-            values[name][qid] = measure(rel, sc)
+        out.append([measure(rel, sc) for measure in measures.values()])
+    return out
+
+
+def _mean_over_queries(
+    queries: Mapping[Hashable, _Query] | Sequence[_Query],
+    measures: Mapping[str, _Measure],
+    skip_no_relevant: bool,
+    batched: Callable[[list[tuple[Any, Any]]], Sequence[Sequence[float] | None] | None]
+    | None = None,
+) -> list[Score]:
+    """Validate each query once, score it by every measure, and average: one Score each.
+
+    ``measures`` is ``{method name: value of one validated query}``; queries without a relevant
+    candidate are skipped (or scored 0). The Scores come in the measures' order. ``batched``,
+    where given, scores every query at once (each measure's value in the measures' order, None
+    for a query without a relevant candidate) or returns None to leave them to ``measures``.
+    """
+    items = _query_items(queries)
+    rows = None if batched is None else batched(items)
+    if rows is None:
+        rows = _one_by_one(items, measures)
+    values: dict[str, dict[Hashable, float]] = {name: {} for name in measures}
+    no_relevant: list[Hashable] = []
+    for (qid, _), row in zip(items, rows, strict=True):
+        if row is None:
+            no_relevant.append(qid)
+            if skip_no_relevant:
+                continue
+            row = [0.0] * len(values)  # trec_eval, hence mteb v2, scores such a query 0
+        for per_query, v in zip(values.values(), row, strict=True):
+            per_query[qid] = v
     if not any(values.values()):
         raise DegenerateInputError("queries: no query has a relevant candidate")
     out = []
@@ -604,7 +634,10 @@ def mean_ranking_scores(
         f"mrr@{k}{suffix}": lambda r, s: _rr_value(r, s, k, ties),
         f"ndcg@{k}{suffix}": lambda r, s: _ndcg_value(r, s, k, ties),
     }
-    ap, rr, ndcg = _mean_over_queries(queries, measures, skip_no_relevant)
+    batched = None
+    if ap_method == "sklearn" and ties == "input_order":  # HUME's rule: all queries at once
+        batched = lambda items: ranking_rows.query_values(items, k)  # noqa: E731
+    ap, rr, ndcg = _mean_over_queries(queries, measures, skip_no_relevant, batched)
     return ap, rr, ndcg
 
 

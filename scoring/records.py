@@ -15,6 +15,7 @@ __all__ = [
     "Interval",
     "Score",
     "plain_dict",
+    "plain_summary",
 ]
 
 
@@ -114,6 +115,35 @@ def plain_dict(obj: Any) -> dict[str, Any]:
     d = _plain(obj)
     assert isinstance(d, dict)
     return d
+
+
+def _nested(obj: Any) -> bool:
+    """Whether :func:`_plain` makes ``obj`` a dict or a list."""
+    return (is_dataclass(obj) and not isinstance(obj, type)) or isinstance(
+        obj, Mapping | list | tuple
+    )
+
+
+def plain_summary(obj: Any) -> dict[str, Any]:
+    """``plain_dict(obj)`` with only the ``details`` entries that are no dict or list once plain.
+
+    The summary a report shows of a record whose details hold per-item tables; those tables
+    are skipped before they are converted, not converted and then dropped (the per-item votes
+    and ratings were most of the conversions of an export, issue 38). The keys keep the order
+    and the last-given value per string key that the full conversion gives.
+
+    Args:
+        obj: a dataclass instance with a ``details`` mapping.
+
+    Returns:
+        Its fields as plain data, ``details`` without nested entries.
+    """
+    details: dict[str, Any] = {}
+    for k, v in obj.details.items():
+        details[str(k)] = v
+    d = {f.name: _plain(getattr(obj, f.name)) for f in fields(obj) if f.name != "details"}
+    d["details"] = {k: _plain(v) for k, v in details.items() if not _nested(v)}
+    return {f.name: d[f.name] for f in fields(obj)}
 
 
 def _plain(obj: Any) -> Any:

@@ -30,6 +30,7 @@ from typing import Any, Literal
 
 from scoring.agreement import correlation_band, kappa_band
 from scoring.errors import InvalidInputError, ResultFileError
+from scoring.indented_json import dumps_indented
 from scoring.records import Agreement
 from scoring.rules import ScoringRules
 from scoring.safe_paths import check_component, confined
@@ -431,8 +432,9 @@ def _atomic_write_json(path: Path, obj: Any) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            # one write of the whole text (json.dump would write every token separately)
-            fh.write(json.dumps(obj, indent=2, ensure_ascii=False, sort_keys=False) + "\n")
+            # one write of the whole text (json.dump would write every token separately), as
+            # json.dumps(indent=2, ensure_ascii=False) writes it, faster (scoring.indented_json)
+            fh.write(dumps_indented(obj) + "\n")
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -25,7 +25,7 @@ import scoring.intervals as intervals
 import scoring.panel as panel
 from scoring.alt_test import AltTestResult, alt_tests
 from scoring.errors import ScoringError
-from scoring.records import Agreement, Interval, Score
+from scoring.records import Agreement, Interval, Score, plain_summary
 from scoring.rules import ScoringRules, items_by_bootstrap_scaling
 
 TARGET_HALF_WIDTH = 0.05
@@ -188,11 +188,9 @@ class SubsetReport:
 
 
 def _score_dict(s: Score) -> dict[str, Any]:
-    d = s.to_dict()
     # Per-item details (votes, mean ratings, per-query APs) are bulky: keep them out of the
     # summary; they stay on the Score object.
-    d["details"] = {k: v for k, v in d["details"].items() if not isinstance(v, dict | list)}
-    return d
+    return plain_summary(s)
 
 
 def _flag(a: Agreement | None, fn: Any) -> bool | None:

@@ -11,7 +11,6 @@ humans (and each annotator) and for each LLM annotator, in the results-repositor
 
 from __future__ import annotations
 
-import json
 import os
 import tempfile
 from collections.abc import Mapping
@@ -23,6 +22,7 @@ from hume_sync.report.model import HUMAN_MODEL_NAME, StudyReport
 from hume_sync.report.safe_text import csv_records
 from hume_sync.rules.names import llm_file_name
 from hume_sync.task_types.retrieval.judgments import write_found
+from scoring.indented_json import dumps_indented
 from scoring.results import (
     agreement_to_block,
     write_model_meta,
@@ -272,7 +272,7 @@ def write_outputs(report: StudyReport, out_dir: str | Path) -> Outputs:
     data = report_json(report)
     report_md, report_html = report_render.markdown_and_html(report)
     files = {
-        "scores.json": json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n",
+        "scores.json": dumps_indented(data, default=str) + "\n",
         "scores.csv": csv_records(score_rows(report)),
         "report.md": report_md,
         "report.html": report_html,

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+import math
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -23,6 +24,28 @@ def _rating(rater: str, item: Hashable, value: Any) -> float:
     if not np.isfinite(value):
         raise InvalidInputError(f"answers[{rater!r}][{item!r}]: not a finite number")
     return float(value)
+
+
+def _mean_ratings(
+    items: Sequence[Hashable], ratings: Mapping[str, Mapping[Hashable, float]]
+) -> dict[Hashable, float]:
+    """Each item's mean rating over the annotators who rated it, as ``np.mean`` of their list.
+
+    The items every annotator rated are averaged in one ``np.mean`` over the rows of a table
+    (a row's mean is the same float as the mean of its list; numpy reduces each row alike),
+    the others one by one: a per-item ``np.mean`` was most of an STS score's time, and an
+    export takes it for every annotator several times (issue 38).
+    """
+    raters = list(ratings.values())
+    everyone = [i for i in items if all(i in r for r in raters)] if raters else []
+    full: dict[Hashable, float] = {}
+    if everyone:
+        table = np.array([[r[i] for r in raters] for i in everyone], dtype=float)
+        full = dict(zip(everyone, np.mean(table, axis=1).tolist(), strict=True))
+    return {
+        item: full[item] if item in full else float(np.mean([r[item] for r in raters if item in r]))
+        for item in items
+    }
 
 
 def human_sts(gold: Mapping[Hashable, float], answers: Answers) -> Score:
@@ -52,6 +75,7 @@ def human_sts(gold: Mapping[Hashable, float], answers: Answers) -> Score:
     per_rater: dict[str, float] = {}
     per_rater_pearson: dict[str, float] = {}
     degenerate: dict[str, str] = {}
+    own: Score | None = None
     for rater, given in ratings.items():
         try:
             score = metrics.spearman([gold[i] for i in given], list(given.values()))
@@ -65,10 +89,21 @@ def human_sts(gold: Mapping[Hashable, float], answers: Answers) -> Score:
             raise rater_error(rater, exc) from None
         per_rater[rater] = score.value
         per_rater_pearson[rater] = score.details["pearson"]
-    means = {
-        item: float(np.mean([r[item] for r in ratings.values() if item in r])) for item in col.items
-    }
-    pooled = metrics.spearman([gold[i] for i in col.items], [means[i] for i in col.items])
+        own = score
+    means = _mean_ratings(col.items, ratings)
+    only = next(iter(ratings.values())) if len(ratings) == 1 else None
+    if (
+        only is not None
+        and own is not None
+        and list(only) == col.items
+        and all(math.copysign(1.0, v) > 0 for v in only.values() if v == 0)
+    ):
+        # One annotator who rated the items in gold's order: the means are their ratings (the
+        # mean of -0.0 alone is 0.0, hence the sign test), so the pooled correlation is theirs,
+        # computed from the very same lists (the panel scores each annotator alone, issue 38).
+        pooled = own
+    else:
+        pooled = metrics.spearman([gold[i] for i in col.items], [means[i] for i in col.items])
     details = {
         "pearson": pooled.details["pearson"],
         "per_rater_pearson": per_rater_pearson,
