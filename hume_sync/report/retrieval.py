@@ -146,7 +146,7 @@ def gather(store: Store, reports: list[SubsetReport]) -> list[RetrievalFacts]:
     out = []
     for rep in reports:
         key = rep.input.key
-        if rep.input.task_type.name != "retrieval":
+        if not getattr(rep.input.task_type, "exports_judgments", False):
             continue
         humans = {
             who: {str(h): a for h, a in given.items()} for who, given in rep.input.humans.items()

@@ -25,6 +25,9 @@ class TaskType:
     name: str = ""
     #: mteb's name of the type (``TaskMetadata.type``).
     mteb_type: str = ""
+    #: The type's answers are relevance judgments of pooled documents, a product of their own:
+    #: export writes them as TREC qrels and the report gathers them (retrieval sets it).
+    exports_judgments: bool = False
 
     def quality_view(
         self, answer: Any, content: Mapping[str, Any], config: Mapping[str, Any]

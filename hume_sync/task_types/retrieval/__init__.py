@@ -20,6 +20,7 @@ class Retrieval(
 ):
     name = "retrieval"
     mteb_type = "Retrieval"
+    exports_judgments = True
 
     @property
     def study_mteb_types(self) -> tuple[str, ...]:
