@@ -259,10 +259,10 @@ def _mark_missing(
                     "INSERT OR IGNORE INTO temp.hume_scope (slot, ls_task_id) VALUES (?, ?)",
                     ((int(slot), int(t)) for t in task_ids),
                 )
-        in_scope = (
-            " AND EXISTS (SELECT 1 FROM temp.hume_scope c WHERE c.slot = a.slot "
-            "AND c.ls_task_id = a.ls_task_id)"
-        )
+        # a row-value IN, not a correlated EXISTS: SQLite then walks the scope's tasks through
+        # annotations_by_task instead of every annotation of the subset (a pull of a few changed
+        # tasks in a 100,000-task study: 0.5 s → milliseconds)
+        in_scope = " AND (a.slot, a.ls_task_id) IN (SELECT slot, ls_task_id FROM temp.hume_scope)"
     return conn.execute(
         "UPDATE annotations AS a SET deleted_at = ? WHERE a.deleted_at IS NULL "
         "AND a.hume_id IN (SELECT hume_id FROM instances WHERE subset_key = ?) "

@@ -297,6 +297,8 @@ MIGRATIONS: dict[int, tuple[Step, ...]] = {
             synced_at TEXT NOT NULL,
             PRIMARY KEY (subset_key, slot)
         )""",
+        # a read of the changes marks deletions task by task (store/annotations._mark_missing)
+        """CREATE INDEX annotations_by_task ON annotations (slot, ls_task_id)""",
     ),
 }
 

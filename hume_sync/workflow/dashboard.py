@@ -82,6 +82,7 @@ class Snapshots:
         self._model: dict[str, Any] | None = None
         self._read_at = 0.0
         self._headline: tuple[tuple[str | None, str | None], Any] | None = None
+        self._effort: tuple[tuple[Any, ...], dict[str, Any]] | None = None
 
     def get(self) -> dict[str, Any]:
         with self._lock:
@@ -98,7 +99,7 @@ class Snapshots:
             status: dict[str, Any] | None = None
             error: str | None = None
             try:
-                status = status_json(store, self.clients())
+                status = status_json(store, self.clients(), effort=self._cached_effort)
             except HumeError as exc:  # Label Studio down, a refused token, no connection set
                 error = _one_line(f"Label Studio could not be read, counts not shown: {exc}")
             stored = store_part(store, with_headline=False)
@@ -115,6 +116,22 @@ class Snapshots:
         if self._headline is None or self._headline[0] != key:
             self._headline = (key, headline(store))
         return self._headline[1]
+
+    def _cached_effort(self, store: Store) -> dict[str, Any]:
+        """The effort and quality signals, recomputed only when what they are computed from
+        changed: a pull (its time and the store's annotation rows) or the annotators (added,
+        retired, languages). They read every stored answer and instance (about 5 s at
+        100,000 answers), so once per refresh would cost more than the refresh itself."""
+        from hume_sync.workflow.status_effort import effort_json
+
+        key = (
+            store.meta().get(PULLED_AT),
+            store.annotation_count(),
+            tuple((a.slot, a.retired_at, tuple(a.languages)) for a in store.annotators()),
+        )
+        if self._effort is None or self._effort[0] != key:
+            self._effort = (key, effort_json(store))
+        return self._effort[1]
 
 
 def _handler(snapshots: Snapshots) -> type[BaseHTTPRequestHandler]:

@@ -248,6 +248,9 @@ def _read_changes(
         return None
     ids = [int(t["id"]) for t in tasks]
     seen = ProjectSeen.continuing(state, ids, started)
+    if not ids:  # nothing changed: nothing to write; the counts still tell what escaped
+        live = store.live_annotation_count(subset.key, annotator.slot)
+        return (AnnotationCounts(), seen) if changes.counts_add_up(live, seen, counted) else None
     got = upsert(
         _records(
             tasks,

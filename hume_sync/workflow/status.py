@@ -170,7 +170,7 @@ def project_status(
     instances: int | None = None,
     *,
     full: bool = False,
-) -> tuple[ProjectStatus, list[float], list[datetime]]:
+) -> tuple[ProjectStatus, list[float], Span]:
     """Status of one project, plus its valid answers' lead times and creation times.
 
     Label Studio's own counters come first (one small request): a project without a single
@@ -202,55 +202,85 @@ def project_status(
         info = client.get_project(project.ls_project_id)
     except LabelStudioNotFoundError:
         status.missing = True
-        return status, [], []
+        return status, [], Span()
     status.tasks = int(info.get("task_number") or 0)
     status.finished = int(info.get("finished_task_number") or 0)
     status.interface_changed = (
         str(info.get("label_config") or "").strip() != render_subset_config(subset).strip()
     )
-    leads: list[float] = []
-    times: list[datetime] = []
     answers = int(info.get("total_annotations_number") or 0)
     skips = int(info.get("skipped_annotations_number") or 0)
     if not answers and not skips and "total_annotations_number" in info:
-        return status, leads, times  # Label Studio counts nothing done: no export needed
+        return status, [], Span()  # Label Studio counts nothing done: no export needed
     state = changes.usable(
         store.sync_state(subset.key, annotator.slot), project.ls_project_id, full
     )
-    found = None
+    tally = None
     if state is not None:
-        found = _since_pull(
+        tally = _since_pull(
             client, store, subset, annotator, state, changes.label_studio_count(info)
         )
-    if found is None:
+    if tally is None:
         try:
-            found = _exported(client, store, subset, project, annotator)
+            tally = _exported(client, store, subset, project, annotator)
         except LabelStudioNotFoundError:
             status.missing = True
-            return status, [], []
-    for answers_of_task in found.values():
-        kinds = {kind for kind, _, _ in answers_of_task}
-        for kind, lead, created in answers_of_task:
+            return status, [], Span()
+    status.answered, status.invalid, status.skipped = tally.answered, tally.invalid, tally.skipped
+    status.to_do = n - status.answered
+    status.median_lead_time_s = _median(tally.leads)
+    return status, tally.leads, tally.span
+
+
+@dataclass
+class Span:
+    """When a seat's valid answers were given: how many have a time, the first and the last
+    (all that the pace needs, so that no list of times is kept)."""
+
+    n: int = 0
+    first: datetime | None = None
+    last: datetime | None = None
+
+    def add(self, when: datetime | None, n: int = 1, last: datetime | None = None) -> None:
+        if when is None:
+            return
+        last = when if last is None else last
+        self.n += n
+        self.first = when if self.first is None else min(self.first, when)
+        self.last = last if self.last is None else max(self.last, last)
+
+    def merge(self, other: Span) -> None:
+        self.add(other.first, other.n, other.last)
+
+
+@dataclass
+class Tally:
+    """What status counts of one project: tasks answered / invalid / only skipped, the valid
+    answers' lead times and when they were given, and how many answers it saw."""
+
+    answered: int = 0
+    invalid: int = 0
+    skipped: int = 0
+    leads: list[float] = field(default_factory=list)
+    span: Span = field(default_factory=Span)
+    answers: int = 0
+
+    def add_task(self, answers: list[tuple[str, Any, Any]]) -> None:
+        """One task's answers, each (status, lead time, created at), as pull checks them."""
+        self.answers += len(answers)
+        kinds = {kind for kind, _, _ in answers}
+        for kind, lead, created in answers:
             if kind != "valid":
                 continue
             if isinstance(lead, int | float):
-                leads.append(float(lead))
-            t = _time(created)
-            if t is not None:
-                times.append(t)
+                self.leads.append(float(lead))
+            self.span.add(_time(created))
         if "valid" in kinds:
-            status.answered += 1
+            self.answered += 1
         elif "invalid" in kinds:
-            status.invalid += 1
+            self.invalid += 1
         elif "cancelled" in kinds:
-            status.skipped += 1
-    status.to_do = n - status.answered
-    status.median_lead_time_s = _median(leads)
-    return status, leads, times
-
-
-#: Per LS task of a project: (status, lead time, created at) of each of the slot's answers.
-TaskAnswers = dict[int, list[tuple[str, Any, Any]]]
+            self.skipped += 1
 
 
 def _answer(subset: SubsetRow, instance: Any, ann: dict[str, Any]) -> tuple[str, Any, Any]:
@@ -264,18 +294,19 @@ def _exported(
     subset: SubsetRow,
     project: SlotProject,
     annotator: AnnotatorRow,
-) -> TaskAnswers:
-    """The project's answers from one export, each checked as pull checks it; nothing of the
-    project is held in memory but three fields per answer."""
+) -> Tally:
+    """The project's answers from one export, each checked as pull checks it; one task's
+    answers are held at a time."""
     exported = client.export_annotated_tasks(project.ls_project_id)
     ours = store.project_instances(subset.key, annotator.slot)  # one query, not one per task
     seen = changes.ProjectSeen()
-    found: TaskAnswers = {}
+    tally = Tally()
     for task in exported:
         task_id = int(task["id"])
-        for ann in seen.split(task, changes.ours(ours, task, subset.key), annotator):
-            found.setdefault(task_id, []).append(_answer(subset, ours[task_id], ann))
-    return found
+        mine = seen.split(task, changes.ours(ours, task, subset.key), annotator)
+        if mine:
+            tally.add_task([_answer(subset, ours[task_id], ann) for ann in mine])
+    return tally
 
 
 def _since_pull(
@@ -285,27 +316,27 @@ def _since_pull(
     annotator: AnnotatorRow,
     state: SyncState,
     counted: int | None,
-) -> TaskAnswers | None:
-    """The answers as the last pull stored them, with the tasks changed since read from Label
-    Studio in their place (:mod:`hume_sync.workflow.changes`); None when a change may have
-    escaped that view (the caller reads the export). Status writes nothing: the store stays as
-    the last pull left it."""
+) -> Tally | None:
+    """The answers as the last pull stored them (counted in the store, :meth:`answer_tally`),
+    with the tasks changed since read from Label Studio in their place
+    (:mod:`hume_sync.workflow.changes`); None when a change may have escaped that view (the
+    caller reads the export). Status writes nothing: the store stays as the last pull left it."""
     tasks = changes.changed_tasks(client, state.ls_project_id, state)
     if tasks is None:
         return None
     ids = [int(t["id"]) for t in tasks]
     seen = changes.ProjectSeen.continuing(state, ids, changes.now_text())
-    found: TaskAnswers = {}
-    for a in store.live_answers(subset.key, annotator.slot):
-        found.setdefault(a.ls_task_id, []).append((a.status, a.lead_time, a.created_at))
+    stored = store.answer_tally(subset.key, annotator.slot, ids)
+    tally = Tally(stored.answered, stored.invalid, stored.skipped, stored.leads)
+    tally.answers = stored.answers
+    tally.span.add(_time(stored.first), stored.times, _time(stored.last))
     instances = store.project_instances(subset.key, annotator.slot, ids)
     for task in tasks:
         task_id = int(task["id"])
-        found.pop(task_id, None)
-        for ann in seen.split(task, changes.ours(instances, task, subset.key), annotator):
-            found.setdefault(task_id, []).append(_answer(subset, instances[task_id], ann))
-    stored = sum(len(v) for v in found.values())
-    return found if changes.counts_add_up(stored, seen, counted) else None
+        mine = seen.split(task, changes.ours(instances, task, subset.key), annotator)
+        if mine:
+            tally.add_task([_answer(subset, instances[task_id], ann) for ann in mine])
+    return tally if changes.counts_add_up(tally.answers, seen, counted) else None
 
 
 def study_status(store: Store, client_for: ClientFor, *, full: bool = False) -> StudyStatus:
@@ -316,7 +347,7 @@ def study_status(store: Store, client_for: ClientFor, *, full: bool = False) -> 
     subsets = {s.key: s for s in store.subsets()}
     made = {(p.subset_key, p.slot): p for p in store.slot_projects()}
     per: dict[int, dict[str, Any]] = {
-        slot: {"leads": [], "times": [], "projects": []} for slot in annotators
+        slot: {"leads": [], "times": Span(), "projects": []} for slot in annotators
     }
     seats = [(key, slot) for key, slots in plan_seats(store).items() for slot in slots]
     sizes: dict[str, int] = {}
@@ -340,11 +371,11 @@ def study_status(store: Store, client_for: ClientFor, *, full: bool = False) -> 
                 None, False, n, n, n, n, 0, 0, 0, retired=True,
             )  # fmt: skip
         else:
-            st, leads, times = project_status(
+            st, leads, given = project_status(
                 client_for(a.ls_url), store, sub, project, a, n, full=full
             )
             per[slot]["leads"] += leads
-            per[slot]["times"] += times
+            per[slot]["times"].merge(given)
         if backend_url is not None and st.project_id is not None and not (st.missing or st.retired):
             seen = ml_connection(client_for(a.ls_url), st.project_id)
             st.ml_backend, st.ml_backend_reason = seen.state, seen.reason
@@ -352,7 +383,7 @@ def study_status(store: Store, client_for: ClientFor, *, full: bool = False) -> 
         result.projects.append(st)
     for slot, a in annotators.items():
         projects = per[slot]["projects"]
-        times = sorted(per[slot]["times"])
+        times: Span = per[slot]["times"]
         ann = AnnotatorStatus(
             slot=slot,
             annotator=a.key,
@@ -364,17 +395,17 @@ def study_status(store: Store, client_for: ClientFor, *, full: bool = False) -> 
             invalid=sum(p.invalid for p in projects),
             skipped=sum(p.skipped for p in projects),
             to_do=sum(p.to_do for p in projects),
-            started=bool(times) or any(p.invalid or p.skipped for p in projects),
+            started=bool(times.n) or any(p.invalid or p.skipped for p in projects),
             median_lead_time_s=_median(per[slot]["leads"]),
             other_accounts=[] if a.retired_at else other_accounts(client_for(a.ls_url), a.email),
             retired=a.retired_at is not None,
         )
         if ann.median_lead_time_s is not None:
             ann.work_left_s = ann.to_do * ann.median_lead_time_s
-        if len(times) >= 2:
-            span_h = (times[-1] - times[0]).total_seconds() / 3600
+        if times.n >= 2 and times.first is not None and times.last is not None:
+            span_h = (times.last - times.first).total_seconds() / 3600
             if span_h > 0:
-                ann.pace_per_hour = (len(times) - 1) / span_h
+                ann.pace_per_hour = (times.n - 1) / span_h
                 # calendar time to finish: at their pace, and never less than the work itself
                 ann.eta_s = max(ann.to_do / ann.pace_per_hour * 3600, ann.work_left_s or 0.0)
         result.annotators.append(ann)
@@ -435,13 +466,20 @@ def to_json(status: StudyStatus) -> dict[str, Any]:
     }
 
 
-def status_json(store: Store, client_for: ClientFor, *, full: bool = False) -> dict[str, Any]:
+def status_json(
+    store: Store,
+    client_for: ClientFor,
+    *,
+    full: bool = False,
+    effort: Callable[[Store], dict[str, Any]] | None = None,
+) -> dict[str, Any]:
     """The dict ``hume-sync status --json`` prints: progress read from Label Studio now, and
-    the effort and quality signals of the answers the last pull stored (``effort_quality``)."""
+    the effort and quality signals of the answers the last pull stored (``effort_quality``;
+    ``effort``: how to get them, the dashboard's cache, else computed now)."""
     from hume_sync.workflow.status_effort import effort_json
 
     out = to_json(study_status(store, client_for, full=full))
-    out["effort_quality"] = effort_json(store)
+    out["effort_quality"] = (effort or effort_json)(store)
     return out
 
 

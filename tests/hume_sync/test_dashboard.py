@@ -322,3 +322,30 @@ def test_non_loopback_host_is_refused_without_the_flag(study, capsys):
 def test_not_a_study_is_a_one_line_error(tmp_path, capsys):
     assert main(["dashboard", str(tmp_path)]) == 2
     assert "not a study" in capsys.readouterr().err
+
+
+def test_effort_is_recomputed_only_when_a_pull_or_the_annotators_changed(study, monkeypatch):
+    """The effort and quality signals read every stored answer: the dashboard keeps them until
+    a pull writes (its time, the store's annotation rows) or the annotators change."""
+    from hume_sync.workflow import status_effort
+
+    calls: list[int] = []
+    real = status_effort.effort_json
+
+    def counted(store: Store) -> dict[str, Any]:
+        calls.append(1)
+        return real(store)
+
+    monkeypatch.setattr(status_effort, "effort_json", counted)
+    snaps = dashboard.Snapshots(study["dir"] / "study.sqlite", lambda: None, refresh_s=30)
+    with Store.open(study["dir"]) as store:
+        first = snaps._cached_effort(store)
+        assert snaps._cached_effort(store) is first and len(calls) == 1
+        store.upsert_annotations([_rec(107, study["eng"][0], 500, 1, study["labels"][2])])
+        store.set_meta({PULLED_AT: "2026-03-02T11:00:00Z"})  # a pull edited an answer
+        second = snaps._cached_effort(store)
+        assert len(calls) == 2 and second == real(store)
+        store.retire_annotator(2)
+        snaps._cached_effort(store)
+        assert len(calls) == 3
+        assert snaps._cached_effort(store) == real(store) and len(calls) == 3
