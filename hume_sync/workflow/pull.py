@@ -242,7 +242,9 @@ def _read_changes(
     the complete state of its own annotations; None when a change may have escaped: the caller
     then reads the project in full, which completes whatever this wrote."""
     started = changes.now_text()
-    counted = changes.label_studio_count(client.get_project(project.ls_project_id))
+    counted = changes.label_studio_count(
+        client.get_project(project.ls_project_id, changes.COUNT_FIELDS)
+    )
     tasks = changes.changed_tasks(client, project.ls_project_id, state)
     if tasks is None:
         return None

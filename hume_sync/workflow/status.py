@@ -37,6 +37,9 @@ from scoring.languages import annotator_language as language_code
 
 ClientFor = Callable[[str], LabelStudioClient]
 
+#: What status reads of a project record: its counters, and the interface to compare.
+STATUS_FIELDS = ("id", "task_number", "finished_task_number", "label_config", *changes.COUNT_FIELDS)
+
 
 @dataclass
 class ProjectStatus:
@@ -199,7 +202,7 @@ def project_status(
         to_do=n,
     )
     try:
-        info = client.get_project(project.ls_project_id)
+        info = client.get_project(project.ls_project_id, STATUS_FIELDS)
     except LabelStudioNotFoundError:
         status.missing = True
         return status, [], Span()

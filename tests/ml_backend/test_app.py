@@ -100,7 +100,7 @@ class FakeLabelStudio:
     def user_emails(self) -> dict[int, str]:
         return {1: "manager@x.org"}  # nobody but the manager and the slot's annotator
 
-    def get_project(self, pid: int) -> dict[str, Any]:
+    def get_project(self, pid: int, fields: Any = ()) -> dict[str, Any]:
         from hume_sync.workflow.setup import render_subset_config
 
         [key] = [p.subset_key for p in self.store.slot_projects() if p.ls_project_id == pid]
