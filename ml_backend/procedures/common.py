@@ -11,7 +11,7 @@ of studies or jobs. This module holds only what several of them use, so that it 
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Mapping
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -26,6 +26,7 @@ __all__ = [
     "SIMILARITY_FUNCTIONS",
     "Label",
     "ProcedureResult",
+    "candidate_similarities",
     "pairwise_similarity",
     "similarity_matrix",
 ]
@@ -189,3 +190,42 @@ def pairwise_similarity(a: np.ndarray, b: np.ndarray, fn: str = "cosine") -> np.
     else:
         out = -xp.abs(ta - tb).sum(-1)
     return np.asarray(out)
+
+
+def candidate_similarities(
+    query_embeddings: np.ndarray,
+    candidate_embeddings: Sequence[np.ndarray],
+    candidate_ids: Sequence[Sequence[Any]],
+    query_ids: Sequence[Any] | None,
+    similarity: str,
+) -> tuple[list[str], list[dict[str, float]]]:
+    """Each query's similarity to each of its own candidates, as mteb's ``top_ranked`` path.
+
+    One query against its own candidates only, never the whole corpus; used by every type
+    whose models rank a shown list of candidates.
+
+    Args:
+        query_embeddings: one row per query.
+        candidate_embeddings: per query, one row per candidate.
+        candidate_ids: per query, the candidate ids in the rows' order.
+        query_ids: the query ids; None numbers the queries from 0.
+        similarity: the model's similarity function.
+
+    Returns:
+        The query ids as text, and per query ``{candidate id: similarity}``.
+
+    Raises:
+        ValueError: when the inputs differ in length or a similarity is NaN.
+    """
+    q = np.asarray(query_embeddings)
+    if not (len(q) == len(candidate_embeddings) == len(candidate_ids)):
+        raise ValueError("queries, candidate embeddings and candidate ids differ in length")
+    qids = [str(x) for x in (query_ids if query_ids is not None else range(len(q)))]
+    answers: list[dict[str, float]] = []
+    for i, qid in enumerate(qids):
+        sims = similarity_matrix(q[i], np.asarray(candidate_embeddings[i]), similarity)[0]
+        if np.isnan(sims).any():
+            raise ValueError(f"NaN similarity for query {qid!r}")
+        ids = [str(c) for c in candidate_ids[i]]
+        answers.append({c: float(v) for c, v in zip(ids, sims.tolist(), strict=True)})
+    return qids, answers

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ml_backend.procedures.common import ProcedureResult, similarity_matrix
+from ml_backend.procedures.common import ProcedureResult, candidate_similarities
 
 RETRIEVAL_K_VALUES = (1, 3, 5, 10, 20, 100, 1000)  # AbsTaskRetrieval.k_values
 
@@ -161,20 +161,10 @@ def rerank(
     Raises:
         ValueError: when the inputs differ in length or a similarity is NaN.
     """
-    q = np.asarray(query_embeddings)
-    if not (len(q) == len(candidate_embeddings) == len(candidate_ids)):
-        raise ValueError("queries, candidate embeddings and candidate ids differ in length")
-    qids = [str(x) for x in (query_ids if query_ids is not None else range(len(q)))]
-    answers: list[dict[str, float]] = []
-    rankings: list[list[str]] = []
-    for i, qid in enumerate(qids):
-        ids = [str(c) for c in candidate_ids[i]]
-        sims = similarity_matrix(q[i], np.asarray(candidate_embeddings[i]), similarity)[0]
-        if np.isnan(sims).any():
-            raise ValueError(f"NaN similarity for query {qid!r}")
-        doc_scores = {cid: float(s) for cid, s in zip(ids, sims.tolist(), strict=True)}
-        answers.append(doc_scores)
-        rankings.append(_ranking(doc_scores))
+    qids, answers = candidate_similarities(
+        query_embeddings, candidate_embeddings, candidate_ids, query_ids, similarity
+    )
+    rankings = [_ranking(doc_scores) for doc_scores in answers]
     scores: dict[str, float] | None = None
     per_query: dict[str, dict[str, float]] = {}
     if gold is not None:

@@ -24,7 +24,11 @@ from typing import Any
 
 import numpy as np
 
-from ml_backend.procedures.common import ProcedureResult, similarity_matrix
+from ml_backend.procedures.common import (
+    ProcedureResult,
+    candidate_similarities,
+    similarity_matrix,
+)
 
 #: ``AbsTaskRetrieval.k_values``: the cut-offs mteb reports.
 RETRIEVAL_K_VALUES = (1, 3, 5, 10, 20, 100, 1000)
@@ -385,18 +389,9 @@ def score_pool(
     Raises:
         ValueError: when the inputs differ in length or a similarity is NaN.
     """
-    q = np.asarray(query_embeddings)
-    if not (len(q) == len(candidate_embeddings) == len(candidate_ids)):
-        raise ValueError("queries, candidate embeddings and candidate ids differ in length")
-    qids = [str(x) for x in (query_ids if query_ids is not None else range(len(q)))]
-    answers: list[dict[str, float]] = []
-    for i, qid in enumerate(qids):
-        sims = similarity_matrix(q[i], np.asarray(candidate_embeddings[i]), similarity)[0]
-        if np.isnan(sims).any():
-            raise ValueError(f"NaN similarity for query {qid!r}")
-        answers.append(
-            {str(c): float(s) for c, s in zip(candidate_ids[i], sims.tolist(), strict=True)}
-        )
+    qids, answers = candidate_similarities(
+        query_embeddings, candidate_embeddings, candidate_ids, query_ids, similarity
+    )
     scores: dict[str, Any] | None = None
     if gold is not None:
         if len(gold) != len(qids):
