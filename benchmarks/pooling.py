@@ -11,9 +11,11 @@ peak resident memory (``ru_maxrss``); the model load is outside the timing on bo
 The corpus: the distinct sentences of STS Benchmark and SICK (tests/data/source), numbered
 copies beyond them (``<sentence> [k]``: distinct texts, so every one is embedded) up to
 ``--sizes``; queries: the first ``--queries`` STS-B first sentences, each with its partner
-relevant. Model: the packaged all-MiniLM-L6-v2. Usage::
+relevant. Model: the packaged all-MiniLM-L6-v2. Each round runs the three sides in
+turn, the order reversed every other round; ``--repeat`` rounds give medians. Usage::
 
-    HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/pooling.py [--sizes 10000 100000] [--queries 50]
+    HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/pooling.py [--sizes 10000 100000] \\
+        [--queries 50] [--repeat 3]
 """
 
 from __future__ import annotations
@@ -115,11 +117,20 @@ def child(side: str, size: int, n_queries: int, depth: int) -> dict[str, Any]:
     return json.loads(out.strip().splitlines()[-1])
 
 
+SIDES = ("mteb", "ours", "ours+bm25")
+
+
+def median_run(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The run with the median wall time (the lower middle one for an even count)."""
+    return sorted(runs, key=lambda run: run["seconds"])[(len(runs) - 1) // 2]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--queries", type=int, default=50)
     parser.add_argument("--depth", type=int, default=10)
+    parser.add_argument("--repeat", type=int, default=1, help="rounds per size (medians)")
     parser.add_argument("--child", choices=("ours", "ours+bm25", "mteb"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -133,12 +144,17 @@ def main() -> None:
         return
     rows = []
     for size in args.sizes:
-        ours = child("ours", size, args.queries, args.depth)
-        both = child("ours+bm25", size, args.queries, args.depth)
-        theirs = child("mteb", size, args.queries, args.depth)
+        runs: dict[str, list[dict[str, Any]]] = {side: [] for side in SIDES}
+        for round_ in range(args.repeat):
+            # Alternate the order round by round, so that a load that drifts during the run
+            # falls on both sides alike; the medians are reported.
+            for side in SIDES if round_ % 2 == 0 else SIDES[::-1]:
+                runs[side].append(child(side, size, args.queries, args.depth))
+        ours, both, theirs = (median_run(runs[side]) for side in SIDES)
         rows.append((size, ours, both, theirs))
         print(
-            f"{size:>7} docs: pooling {ours['seconds']:.1f} s ({ours['peak_rss_mib']:.0f} MiB), "
+            f"{size:>7} docs ({args.repeat} rounds, medians): "
+            f"pooling {ours['seconds']:.1f} s ({ours['peak_rss_mib']:.0f} MiB), "
             f"+ bm25 {both['seconds']:.1f} s ({both['peak_rss_mib']:.0f} MiB); "
             f"mteb {theirs['seconds']:.1f} s ({theirs['peak_rss_mib']:.0f} MiB); "
             f"ratio {ours['seconds'] / theirs['seconds']:.2f}; pool {ours['pool']}",
