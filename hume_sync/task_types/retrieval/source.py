@@ -20,6 +20,7 @@ from typing import Any
 
 from hume_sync.errors import SourceError
 from hume_sync.study.readers import as_id
+from hume_sync.study.sources import file_sha256
 
 __all__ = [
     "Collection",
@@ -251,6 +252,30 @@ def judgments_from_mteb(split: Mapping[str, Any], *, where: str) -> list[Judgmen
     return out
 
 
+_DIGESTS: dict[tuple[str, int, int], str] = {}
+
+
+def _check_unchanged(path: Path, expected: Any) -> None:
+    """Refuse a corpus file whose digest is not the one recorded at ``init``.
+
+    The whole-corpus score ranks every document of the file as it is now; a corpus edited
+    after the pools were drawn would give a score of another corpus under the study's name.
+    The digest is cached per path, size and modification time, as the collection is.
+    """
+    if not expected:
+        return
+    stat = path.stat()
+    key = (str(path), stat.st_size, stat.st_mtime_ns)
+    if key not in _DIGESTS:
+        _DIGESTS[key] = file_sha256(path)
+    if _DIGESTS[key] != expected:
+        raise SourceError(
+            path,
+            "changed since the study was made (its sha256 differs from the one recorded at "
+            "init); restore the corpus the pools were drawn from",
+        )
+
+
 def collection_from(origin: Mapping[str, Any]) -> Collection:
     """Read a collection again from its :attr:`Collection.origin` (``predict``'s whole corpus).
 
@@ -261,10 +286,14 @@ def collection_from(origin: Mapping[str, Any]) -> Collection:
         The collection.
 
     Raises:
-        SourceError: for an origin of neither kind, or a source that cannot be read.
+        SourceError: for an origin of neither kind, a source that cannot be read, or a BEIR
+            corpus whose digest differs from the one recorded at ``init``.
     """
     if "beir" in origin:
-        return beir_folder(Path(str(origin["beir"])))
+        folder = Path(str(origin["beir"]))
+        collection = beir_folder(folder)
+        _check_unchanged(folder / "corpus.jsonl", origin.get("corpus_sha256"))
+        return collection
     if "mteb" in origin:
         from hume_sync.study.sources import load_mteb
 

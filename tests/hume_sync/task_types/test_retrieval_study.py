@@ -175,3 +175,25 @@ def test_instruction_retrieval_shows_the_instruction_and_models_read_it_appended
     job = SubsetJob("k", retrieval, "IFIRScifact", ("1", "2"), tuple(by_query.values()))
     queries = retrieval.model_encode_groups(job)[0]
     assert set(queries.texts) == {"a girl Hair only.", "a man"} and queries.role == "query"
+
+
+def test_a_corpus_edited_after_init_is_refused_when_read_again(tmp_path: Path) -> None:
+    """``predict`` reads the whole corpus again from the subset's stored origin: a corpus
+    changed since ``init`` would be scored under the study's name, so it is refused."""
+    import shutil
+
+    from hume_sync.task_types.retrieval.source import collection_from
+
+    folder = tmp_path / "stsb"
+    shutil.copytree(STSB, folder)
+    records = _judgments(folder / "qrels" / "test.tsv")
+    params = SamplingParams(size=2, settings=RetrievalSettings())
+    config = KIND.study_subset_config(params, records, [], [])
+    origin = config["corpus"]
+    assert origin["beir"] == str(folder.resolve())
+    assert len(collection_from(origin).docs) == 455  # unchanged: read again
+    corpus = folder / "corpus.jsonl"
+    lines = corpus.read_text(encoding="utf-8").splitlines(keepends=True)
+    corpus.write_text("".join(lines[:-1]), encoding="utf-8")  # one document fewer
+    with pytest.raises(SourceError, match=r"corpus.jsonl: changed since the study was made"):
+        collection_from(origin)
