@@ -129,4 +129,7 @@ def shown_ids_from_source(store: Store, subset: str, hume_id: str, answer: Any) 
     """An answer written against an instance's *source* item ids, renamed to the ids shown
     (e.g. the demo's recorded answers, which name the demo files' own item ids)."""
     refs = store.item_refs(subset).get(hume_id, ())
-    return rename_items(answer, {r.source_id: r.item_id for r in refs})
+    names = {r.source_id: r.item_id for r in refs}
+    if isinstance(answer, str) and answer in names:  # an answer that chooses one item
+        return names[answer]
+    return rename_items(answer, names)

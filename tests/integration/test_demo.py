@@ -16,6 +16,19 @@ from hume_sync.workflow.demo import demo_data_dir
 pytestmark = [pytest.mark.labelstudio, pytest.mark.model]
 
 
+def recorded_answers() -> list[dict]:
+    """The demo's recorded example answers, as the file holds them."""
+    text = (demo_data_dir() / "example_answers.jsonl").read_text(encoding="utf-8")
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def spec_subsets() -> int:
+    """How many subsets the demo's spec declares."""
+    from hume_sync.study.spec import load_spec
+
+    return sum(len(t.subsets) for t in load_spec(demo_data_dir() / "study.yaml").tasks)
+
+
 def test_demo_end_to_end_and_rerun(tmp_path, monkeypatch, capsys):
     """The real `make demo` path: two embedded Label Studio servers, one per example annotator,
     and the manager's, where the demo opens."""
@@ -38,7 +51,9 @@ def test_demo_end_to_end_and_rerun(tmp_path, monkeypatch, capsys):
         out = capsys.readouterr().out
         assert "0 project(s) created, 0 task(s) imported" in out
         assert "0 recorded answer(s)" in out and "pulled: 0 new annotation(s)" in out
-        assert "[7/8] mirrored: 0 project(s) created (8 in all, one per subset)" in out
+        assert (
+            f"[7/8] mirrored: 0 project(s) created ({spec_subsets()} in all, one per subset)" in out
+        )
         assert "0 task(s) added, 0 updated; 0 answer(s) added, 0 updated, 0 removed" in out
         assert check_manager(study, out) == mirror
         assert server.status(manager.manager_data_dir()).pid == pid  # the same server
@@ -54,7 +69,8 @@ def test_demo_end_to_end_and_rerun(tmp_path, monkeypatch, capsys):
         assert len(dirs) == 2 and not any(server.status(d).running for d in dirs)
         assert {ls_servers.start_embedded(d).url for d in dirs} == urls
         assert main(["status", str(study)]) == 0
-        assert "Total: 58/58 answers valid, 0 to do" in capsys.readouterr().out
+        n = len(recorded_answers())
+        assert f"Total: {n}/{n} answers valid, 0 to do" in capsys.readouterr().out
     finally:
         for data_dir in [*ls_servers.embedded_annotator_dirs(), manager.manager_data_dir()]:
             server.stop(data_dir)
@@ -85,11 +101,11 @@ def check_manager(study, out) -> dict[str, Counter]:
         slot_of = {a.email.split("@")[0]: a.slot for a in store.annotators()}
         subset_of = {i.hume_id: s.key for s in store.subsets() for i in store.instances(s.key)}
         projects = manager.mirror_projects(ls, store.study_uid(), sorted(set(subset_of.values())))
-    assert len(projects) == 8 and len(ls.list_projects()) == 8  # one per subset, nothing else
+    n_subsets = spec_subsets()
+    assert len(projects) == n_subsets and len(ls.list_projects()) == n_subsets  # nothing else
     slot_by_user = {v: k for k, v in manager.pseudonyms(ls, list(slot_of.values())).items()}
     expected: dict[str, Counter] = {}
-    for line in (demo_data_dir() / "example_answers.jsonl").read_text().splitlines():
-        rec = json.loads(line)
+    for rec in recorded_answers():
         expected.setdefault(subset_of[rec["hume_id"]], Counter())[slot_of[rec["annotator"]]] += 1
     mirrored: dict[str, Counter] = {}
     for key, project_id in projects.items():
@@ -98,7 +114,8 @@ def check_manager(study, out) -> dict[str, Counter]:
         mirrored[key] = Counter(
             slot_by_user[author_id(a)] for t in tasks for a in t.get("annotations") or []
         )
-    assert mirrored == expected and sum(sum(c.values()) for c in mirrored.values()) == 58
+    total = sum(sum(c.values()) for c in mirrored.values())
+    assert mirrored == expected and total == len(recorded_answers())
     return mirrored
 
 
@@ -117,18 +134,16 @@ def check_demo(study, port, out):
     for a in annotators:
         assert f"Label Studio: {a.ls_url} ({a.email}'s own)" in out
         assert ls_servers.token_for(a.ls_url) not in out
-    answers = [
-        json.loads(x) for x in (demo_data_dir() / "example_answers.jsonl").read_text().splitlines()
-    ]
-    assert "58 recorded answer(s) of the two example annotators replayed" in out
-    assert len(answers) == 58
+    answers = recorded_answers()
+    assert f"{len(answers)} recorded answer(s) of the two example annotators replayed" in out
 
     data = json.loads((study / "report" / "scores.json").read_text())
-    assert data["complete"] is True and len(data["subsets"]) == 8
+    assert data["complete"] is True and len(data["subsets"]) == spec_subsets()
     # English sentiment: the vote of the two example annotators, computed here from the file.
     with Store.open(study) as store:
         g = gold(store, "DemoSentiment/en")
         preds = store.predictions(model_version="emb:sentence-transformers/all-MiniLM-L6-v2")
+        n_instances = sum(len(store.instances(sub.key)) for sub in store.subsets())
     by_item: dict[str, list[str]] = {}
     for a in answers:
         if a["hume_id"].startswith("DemoSentiment/en/"):
@@ -142,7 +157,7 @@ def check_demo(study, port, out):
     assert sentiment["human"]["value"] == pytest.approx(acc)
     assert len(sentiment["human"]["per_rater"]) == 2
     assert "emb:sentence-transformers/all-MiniLM-L6-v2" in sentiment["models"]
-    assert len(preds) == 35  # one sealed answer per instance
+    assert len(preds) == n_instances  # one sealed answer per instance
     # The retrieval subset: its judgments written, its section in the report.
     qrels = study / "report" / "judgments" / "DemoSearch" / "en" / "qrels.aggregate.txt"
     with Store.open(study) as store:
@@ -150,6 +165,18 @@ def check_demo(study, port, out):
     assert len(qrels.read_text().splitlines()) == pooled  # every pooled document, graded
     md = (study / "report" / "report.md").read_text(encoding="utf-8")
     assert "### Retrieval: DemoSearch/en" in md
+    # The bitext subset: only the annotator who reads English and Danish has a seat; her F1 is
+    # scikit-learn's weighted F1 of her recorded choices against the translations' own ids.
+    from sklearn.metrics import f1_score
+
+    chosen = {
+        a["hume_id"]: a["answer"] for a in answers if a["hume_id"].startswith("DemoTranslation/")
+    }
+    bitext = next(s for s in data["subsets"] if s["subset"] == "DemoTranslation/en_da")
+    truth = [h.rsplit("/", 1)[1] for h in chosen]  # a translation's id is its sentence's
+    f1 = f1_score(truth, list(chosen.values()), average="weighted")
+    assert bitext["human"]["value"] == pytest.approx(f1) and f1 < 1.0
+    assert len(bitext["human"]["per_rater"]) == 1
     # Sealed: nothing reached Label Studio; each annotator's server holds her projects only.
     with Store.open(study) as store:
         by_slot = {a.slot: a for a in store.annotators()}
@@ -158,3 +185,4 @@ def check_demo(study, port, out):
             assert all(not t.get("predictions") for t in client.list_tasks(p.ls_project_id))
         assert {p.slot for p in store.slot_projects("DemoSentiment/da")} == {1}
         assert {p.slot for p in store.slot_projects("DemoSentiment/en")} == {1, 2}
+        assert {p.slot for p in store.slot_projects("DemoTranslation/en_da")} == {1}
