@@ -31,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
 
     with study_store(args.study_dir) as store:
         summary = pull_study(store, clients(), full=args.full)
-        mirror(store)
+        mirror(store, full=args.full)
     for problem in summary.invalid:
         print(f"warning: invalid answer, not counted: {problem}", file=sys.stderr)
     for foreign in summary.foreign:

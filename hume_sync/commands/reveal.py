@@ -32,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
 
     with study_store(args.study_dir) as store:
         summary = reveal_study(store, clients(), force=args.force, rule=args.rerank_rule)
-        mirror(store)
+        mirror(store, full=True)  # predictions appear on every task
     if summary.closed_now:
         say("every task of every annotator is answered: the study is now closed")
     for s in summary.subsets:

@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
             study_dir=args.study_dir,
             ml_backend=study_backend(store, args.ml_backend),
         )
-        mirror(store)  # the manager's projects, with the ML backend connected, from the start
+        mirror(store, full=True)  # the manager's projects, the ML backend connected, at once
     for p in summary.projects:
         what = "created again" if p.recreated else "created" if p.created else "found"
         print(

@@ -71,8 +71,14 @@ class AnnotationStore(AnnotatorStore):
     """Annotations: readers and the batch upsert ``pull`` streams into."""
 
     def annotations(
-        self, subset: str | None = None, *, include_deleted: bool = False
+        self,
+        subset: str | None = None,
+        *,
+        include_deleted: bool = False,
+        hume_ids: Collection[str] | None = None,
     ) -> list[AnnotationRow]:
+        """The stored annotations (of ``subset``, of the instances ``hume_ids``), live only
+        unless ``include_deleted``, by slot and Label Studio's numbering."""
         sql = (
             "SELECT a.ls_annotation_id, a.hume_id, a.ls_task_id, a.annotator, a.answer, a.status, "
             "a.error, a.lead_time, a.created_at, a.updated_at, a.slot, a.deleted_at "
@@ -84,6 +90,9 @@ class AnnotationStore(AnnotatorStore):
             args.append(subset)
         if not include_deleted:
             sql += " AND a.deleted_at IS NULL"
+        if hume_ids is not None:
+            sql += " AND a.hume_id IN (SELECT value FROM json_each(?))"
+            args.append(json.dumps(sorted(hume_ids)))
         sql += " ORDER BY a.slot, a.ls_annotation_id"
         return [
             AnnotationRow(

@@ -79,7 +79,7 @@ from typing import Any
 from hume_sync.errors import StoreError
 from hume_sync.store.records import dumps
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 ANNOTATION_STATUSES: tuple[str, ...] = ("valid", "invalid", "cancelled")
 
 #: ``meta`` key prefixes of schema 6 and earlier, moved into tables by migration 7.
@@ -299,6 +299,22 @@ MIGRATIONS: dict[int, tuple[Step, ...]] = {
         )""",
         # a read of the changes marks deletions task by task (store/annotations._mark_missing)
         """CREATE INDEX annotations_by_task ON annotations (slot, ls_task_id)""",
+    ),
+    # what the last mirror wrote into the manager's server (store/mirror_state.py): the next
+    # mirror reads back only the tasks whose mark moved
+    9: (
+        """CREATE TABLE mirror_state (
+            subset_key TEXT PRIMARY KEY,
+            ls_project_id INTEGER NOT NULL,
+            context TEXT NOT NULL,
+            mirrored_at TEXT NOT NULL
+        )""",
+        """CREATE TABLE mirror_tasks (
+            hume_ref TEXT PRIMARY KEY,
+            subset_key TEXT NOT NULL,
+            ls_task_id INTEGER NOT NULL,
+            mark TEXT NOT NULL
+        )""",
     ),
 }
 

@@ -70,13 +70,14 @@ def print_json(obj: object) -> None:
     print(json.dumps(obj, indent=2, ensure_ascii=False, default=str))
 
 
-def mirror(store: Store) -> None:
-    """Mirror the study into the manager's Label Studio, where one was set up. The command's
-    own work is done and kept when the mirror fails: a warning, and the next run mirrors."""
+def mirror(store: Store, *, full: bool = False) -> None:
+    """Mirror the study into the manager's Label Studio, where one was set up (what changed,
+    or every subset whole with ``full``). The command's own work is done and kept when the
+    mirror fails: a warning, and the next run mirrors."""
     from hume_sync.workflow.mirror import mirror_if_set_up
 
     try:
-        summary = mirror_if_set_up(store)
+        summary = mirror_if_set_up(store, full=full)
     except HumeError as exc:
         print(f"warning: the manager's Label Studio was not updated: {exc}", file=sys.stderr)
         return

@@ -11,10 +11,20 @@ on are added to each task's data: ``hume_answers`` (valid answers so far), ``hum
 0 when they agree, null with fewer than two), ``hume_invalid``, ``hume_skipped`` and
 ``hume_late`` (valid answers given or changed after the close).
 
-Reconciled against what the manager's server holds, so no bookkeeping is kept in the store: a
-task whose data already equals what it should be is not written, an annotation whose result
-and skip flag are unchanged is not written, one whose answer changed is updated, one whose
-answer is gone is deleted. A second mirror of an unchanged study writes nothing. The slot's
+Reconciled against what the manager's server holds: a task whose data already equals what it
+should be is not written, an annotation whose result and skip flag are unchanged is not
+written, one whose answer changed is updated, one whose answer is gone is deleted. A second
+mirror of an unchanged study writes nothing.
+
+It costs what changed (:mod:`hume_sync.store.mirror_state`): the store records, per instance,
+the manager's task id and a mark of what the task was made from, and per subset the context
+(the manager's server and accounts, whether predictions are shown, the subset's config). A later
+mirror reads from the manager's server only the tasks whose mark moved, chosen by id, and
+nothing at all for a subset where none did. A subset is reconciled whole (every task listed,
+missing ones imported, the ML backend connected) the first time, when its context changed, when
+an instance is new, when a chosen task is not where it was recorded, and on ``full`` (``pull
+--full``, ``reveal``, ``setup``). What someone changed by hand on the manager's server is put
+right at the next whole reconciliation, not before. The slot's
 answers and the account's annotations on a task are paired in the order Label Studio numbered
 them. Model and LLM answers go in as predictions only once predictions may be shown
 (:func:`hume_sync.store.predictions_visible`), one per ``model_version``, never twice. Gold is
@@ -29,16 +39,27 @@ cannot be connected does not stop the mirror: it is listed in ``backend_failures
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from hume_sync import task_types
-from hume_sync.errors import SetupError
+from hume_sync.errors import LabelStudioError, SetupError
 from hume_sync.labelstudio import manager
 from hume_sync.labelstudio.client import LabelStudioClient
 from hume_sync.labelstudio.ml_backends import Backend, connect, study_backend
 from hume_sync.rules.late_answers import late_answers
-from hume_sync.store import AnnotationRow, Store, SubsetRow, dumps, predictions_visible, task_ref
+from hume_sync.store import (
+    AnnotationRow,
+    InstanceRow,
+    PredictionRecord,
+    Store,
+    SubsetRow,
+    dumps,
+    predictions_visible,
+    task_ref,
+)
+from hume_sync.store.mirror_state import digest
 from hume_sync.workflow.changes import author_id
 from hume_sync.workflow.reveal import ls_prediction_of
 from hume_sync.workflow.setup import project_title, render_subset_config
@@ -156,46 +177,64 @@ def _sync_annotations(
             found.annotations_created += 1
 
 
-def _mirror_subset(
-    ls: LabelStudioClient,
-    store: Store,
-    sub: SubsetRow,
-    users: dict[int, int],
-    late: dict[str, int],
-    show_predictions: bool,
-    found: MirrorSummary,
-) -> int:
-    """Reconcile one subset's mirror project; its id."""
-    project_id = _project(ls, store, sub, found)
-    task_type = task_types.get(sub.task_type)
+@dataclass
+class _SubsetWork:
+    """One subset's mirror inputs, read from the store once."""
+
+    sub: SubsetRow
+    instances: list[InstanceRow]
+    marks: dict[str, str]  # hume_ref → mark of what its task is made from
+    late: dict[str, int]
+    predictions: dict[str, list[PredictionRecord]]
+
+
+def _subset_work(
+    store: Store, sub: SubsetRow, late: dict[str, int], show_predictions: bool
+) -> _SubsetWork:
     instances = store.instances(sub.key)
-    rows: dict[str, list[AnnotationRow]] = defaultdict(list)
-    for row in store.annotations(sub.key):
-        rows[row.hume_id].append(row)
-    place = {i.hume_id: (n, len(instances)) for n, i in enumerate(instances, 1)}
-    data = {
-        i.hume_ref: {
-            **task_type.ls_task_data(i.hume_ref, i.content, position=place[i.hume_id]),
-            **_fields(sub, rows[i.hume_id], late.get(i.hume_id, 0)),
-        }
-        for i in instances
-    }
-    tasks = {task_ref(t.get("data")): t for t in ls.list_tasks(project_id)}
-    missing = [{"data": d} for ref, d in data.items() if ref not in tasks]
-    if missing:
-        ls.import_tasks(project_id, missing)
-        found.tasks_created += len(missing)
-        tasks = {task_ref(t.get("data")): t for t in ls.list_tasks(project_id)}
-    preds: list[dict[str, Any]] = []
-    by_hume = defaultdict(list)
+    answers = store.answer_marks(sub.key)
+    by_hume: dict[str, list[PredictionRecord]] = defaultdict(list)
     if show_predictions:
         for p in store.predictions(sub.key):
             if p.answer is not None:
                 by_hume[p.hume_id].append(p)
-    for inst in instances:
+    marks = {}
+    for n, inst in enumerate(instances, 1):
+        shown = ",".join(sorted(p.model_version for p in by_hume.get(inst.hume_id, ())))
+        parts = (str(n), answers.get(inst.hume_id, ""), str(late.get(inst.hume_id, 0)), shown)
+        marks[inst.hume_ref] = digest("\x1d".join(parts))
+    return _SubsetWork(sub, instances, marks, late, by_hume)
+
+
+def _reconcile_tasks(
+    ls: LabelStudioClient,
+    store: Store,
+    work: _SubsetWork,
+    chosen: list[InstanceRow],
+    tasks: Mapping[str | None, dict[str, Any]],
+    project_id: int,
+    users: dict[int, int],
+    found: MirrorSummary,
+) -> None:
+    """Make the tasks of the ``chosen`` instances (read from the manager's server, by
+    hume_ref) hold what the store says: data, annotations, predictions."""
+    sub = work.sub
+    task_type = task_types.get(sub.task_type)
+    rows: dict[str, list[AnnotationRow]] = defaultdict(list)
+    wanted_ids = {i.hume_id for i in chosen}
+    only = None if len(chosen) == len(work.instances) else wanted_ids
+    for row in store.annotations(sub.key, hume_ids=only):
+        rows[row.hume_id].append(row)
+    place = {i.hume_id: (n, len(work.instances)) for n, i in enumerate(work.instances, 1)}
+    preds: list[dict[str, Any]] = []
+    for inst in chosen:
+        data = {
+            **task_type.ls_task_data(inst.hume_ref, inst.content, position=place[inst.hume_id]),
+            **_fields(sub, rows[inst.hume_id], work.late.get(inst.hume_id, 0)),
+        }
         task = tasks[inst.hume_ref]
-        if dumps(task.get("data")) != dumps(data[inst.hume_ref]):
-            ls.update_task(int(task["id"]), data[inst.hume_ref])
+        if dumps(task.get("data")) != dumps(data):
+            ls.update_task(int(task["id"]), data)
             found.tasks_updated += 1
         wanted: dict[int, list[dict[str, Any]]] = {uid: [] for uid in users.values()}
         for row in rows[inst.hume_id]:
@@ -203,7 +242,7 @@ def _mirror_subset(
                 wanted[users[row.slot]].append(_desired_annotation(sub, inst.content, row))
         _sync_annotations(ls, task, wanted, found)
         have = {str(x.get("model_version")) for x in task.get("predictions") or []}
-        for p in by_hume[inst.hume_id]:
+        for p in work.predictions.get(inst.hume_id, ()):
             if p.model_version not in have:
                 item = ls_prediction_of(
                     sub, inst, p.model_version, p.answer, p.score, DEFAULT_RERANK_RULE
@@ -211,6 +250,70 @@ def _mirror_subset(
                 preds.append({"task": int(task["id"]), **item})
     if preds:
         found.predictions_created += ls.import_predictions(project_id, preds)
+
+
+def _changed_only(
+    ls: LabelStudioClient,
+    store: Store,
+    work: _SubsetWork,
+    context: str,
+    users: dict[int, int],
+    found: MirrorSummary,
+) -> int | None:
+    """Reconcile only the tasks whose mark moved since the last mirror; the project's id, or
+    None when the subset must be reconciled whole (see the module doc)."""
+    known = store.mirrored_subset(work.sub.key)
+    if known is None or known.context != context:
+        return None
+    if any(ref not in known.tasks for ref in work.marks):
+        return None
+    chosen = [i for i in work.instances if known.tasks[i.hume_ref][1] != work.marks[i.hume_ref]]
+    if not chosen:
+        return known.ls_project_id
+    ids = [known.tasks[i.hume_ref][0] for i in chosen]
+    try:
+        listed = ls.tasks_by_id(known.ls_project_id, ids)
+    except LabelStudioError as exc:
+        if exc.status_code not in (400, 404):
+            raise
+        return None  # the project is gone (a new server, or removed by hand)
+    tasks = {task_ref(t.get("data")): t for t in listed}
+    if any(
+        int(tasks.get(i.hume_ref, {}).get("id", -1)) != known.tasks[i.hume_ref][0] for i in chosen
+    ):
+        return None  # not where it was recorded: the manager's server changed under the mirror
+    _reconcile_tasks(ls, store, work, chosen, tasks, known.ls_project_id, users, found)
+    marks = {i.hume_ref: (known.tasks[i.hume_ref][0], work.marks[i.hume_ref]) for i in chosen}
+    store.record_mirrored(work.sub.key, known.ls_project_id, context, marks, whole=False)
+    return known.ls_project_id
+
+
+def _mirror_whole(
+    ls: LabelStudioClient,
+    store: Store,
+    work: _SubsetWork,
+    context: str,
+    users: dict[int, int],
+    found: MirrorSummary,
+) -> int:
+    """Reconcile every task of the subset's mirror project (made where missing); its id."""
+    sub = work.sub
+    project_id = _project(ls, store, sub, found)
+    task_type = task_types.get(sub.task_type)
+    tasks = {task_ref(t.get("data")): t for t in ls.list_tasks(project_id)}
+    n = len(work.instances)
+    missing = [
+        {"data": task_type.ls_task_data(i.hume_ref, i.content, position=(k, n))}
+        for k, i in enumerate(work.instances, 1)
+        if i.hume_ref not in tasks
+    ]
+    if missing:
+        ls.import_tasks(project_id, missing)
+        found.tasks_created += len(missing)
+        tasks = {task_ref(t.get("data")): t for t in ls.list_tasks(project_id)}
+    _reconcile_tasks(ls, store, work, work.instances, tasks, project_id, users, found)
+    marks = {ref: (int(tasks[ref]["id"]), mark) for ref, mark in work.marks.items()}
+    store.record_mirrored(sub.key, project_id, context, marks, whole=True)
     return project_id
 
 
@@ -224,8 +327,20 @@ def _connect_backend(
         found.backend_failures.append(f"{sub.key} (manager's project {project_id}): {exc}")
 
 
-def mirror_study(store: Store, ls: LabelStudioClient) -> MirrorSummary:
-    """Reconcile the manager's server with the store (see the module doc); what was written."""
+def _context(ls: LabelStudioClient, users: dict[int, int], show: bool, backend: Any) -> str:
+    """What every mirrored task of the study was written under, but the subset's own part: the
+    manager's server (its address and its admin account's creation, which a server made again
+    at the same address does not share), the pseudonymous accounts, whether predictions are
+    shown, and where the ML backend is (its address only: no secret goes into the store)."""
+    me = ls.whoami()
+    server = [ls.url, me.get("id"), me.get("date_joined")]
+    where = None if backend is None else backend.url
+    return dumps({"server": server, "users": sorted(users.items()), "show": show, "ml": where})
+
+
+def mirror_study(store: Store, ls: LabelStudioClient, *, full: bool = False) -> MirrorSummary:
+    """Bring the manager's server up to the store (see the module doc): only what changed since
+    the last mirror, or every subset whole with ``full``; what was written."""
     found = MirrorSummary()
     users = manager.pseudonyms(ls, [a.slot for a in store.annotators()])
     late: dict[str, int] = defaultdict(int)
@@ -237,15 +352,21 @@ def mirror_study(store: Store, ls: LabelStudioClient) -> MirrorSummary:
     except SetupError as exc:  # half of the backend's auth in the environment
         backend = None
         found.backend_failures.append(str(exc))
+    study_context = _context(ls, users, show, backend)
     for sub in store.subsets():
-        project_id = _mirror_subset(ls, store, sub, users, late, show, found)
-        if backend is not None:
-            _connect_backend(ls, project_id, sub, backend, found)
+        work = _subset_work(store, sub, late, show)
+        context = digest(dumps([study_context, sub.config, sub.overlap, len(work.instances)]))
+        project_id = None if full else _changed_only(ls, store, work, context, users, found)
+        if project_id is None:
+            project_id = _mirror_whole(ls, store, work, context, users, found)
+            if backend is not None:
+                _connect_backend(ls, project_id, sub, backend, found)
     return found
 
 
-def mirror_if_set_up(store: Store) -> MirrorSummary | None:
+def mirror_if_set_up(store: Store, *, full: bool = False) -> MirrorSummary | None:
     """Mirror into the manager's server when one was set up (``hume-sync manager up``), else
-    None: what ``pull`` and ``reveal`` call after their own work."""
+    None: what ``pull``, ``reveal`` and ``setup`` call after their own work (``full``: every
+    subset reconciled whole)."""
     ls = manager.client()
-    return None if ls is None else mirror_study(store, ls)
+    return None if ls is None else mirror_study(store, ls, full=full)

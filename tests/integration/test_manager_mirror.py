@@ -265,6 +265,63 @@ def test_edit_updates_and_deletion_removes(study, answered) -> None:
     assert tasks[inst[1].hume_ref]["data"]["hume_answers"] == 1
 
 
+def _counting(ls: Any) -> list[tuple[str, int]]:
+    """Record each read of tasks from the manager's server (name, tasks returned) on ``ls``."""
+    reads: list[tuple[str, int]] = []
+    for name in ("list_tasks", "tasks_by_id", "find_projects_by_marker"):
+        real = getattr(ls, name)
+
+        def spy(*args: Any, _real: Any = real, _name: str = name, **kwargs: Any) -> Any:
+            out = _real(*args, **kwargs)
+            reads.append((_name, len(out)))
+            return out
+
+        setattr(ls, name, spy)
+    return reads
+
+
+def test_a_mirror_reads_only_the_tasks_that_changed(study, answered) -> None:
+    """After one answer changes, the mirror asks the manager's server for that one task, by
+    id, and writes what a whole reconciliation would: a whole one afterwards finds nothing to
+    do. With nothing changed it reads no task at all. A task removed by hand on the manager's
+    server is found missing when it next changes, and the subset is reconciled whole."""
+    from hume_sync.workflow.cli_support import clients
+    from hume_sync.workflow.pull import pull_study
+
+    inst = study["instances"]
+    b_ls = study["b"].server.client(study["b"].token)
+    new = _other_label(study, study["gold"][inst[0].hume_id])  # A moved to it already
+    b_ls.sdk.annotations.update(id=answered["b"][inst[0].hume_ref], result=_choice(new))
+    ls = study["manager"].client()
+    reads = _counting(ls)
+    with Store.open(study["dir"]) as store:
+        pull_study(store, clients())
+        changed = mirror_study(store, ls)
+        assert reads == [("tasks_by_id", 1)]
+        assert (changed.annotations_updated, changed.tasks_updated, changed.writes()) == (1, 1, 2)
+        assert _mirror_tasks(study, CLASSIFICATION)[inst[0].hume_ref]["data"]["hume_disagree"] == 0
+        reads.clear()
+        assert mirror_study(store, ls).writes() == 0 and reads == []  # nothing changed
+        assert mirror_study(store, ls, full=True).writes() == 0  # nothing left to put right
+        assert ("list_tasks", study["n"][CLASSIFICATION]) in reads
+    task_id = _mirror_tasks(study, CLASSIFICATION)[inst[0].hume_ref]["id"]
+    ls.sdk.tasks.delete(id=task_id)  # by hand, on the manager's server
+    b_ls.sdk.annotations.update(
+        id=answered["b"][inst[0].hume_ref], result=_choice(study["gold"][inst[0].hume_id])
+    )
+    reads.clear()
+    with Store.open(study["dir"]) as store:
+        pull_study(store, clients())
+        again = mirror_study(store, ls)
+    assert reads[0] == ("tasks_by_id", 0) and again.tasks_created == 1
+    tasks = _mirror_tasks(study, CLASSIFICATION)
+    assert len(tasks) == study["n"][CLASSIFICATION] and tasks[inst[0].hume_ref]["id"] != task_id
+    assert (
+        tasks[inst[0].hume_ref]["data"]["hume_disagree"] == 1
+        and len(tasks[inst[0].hume_ref]["annotations"]) == 2
+    )
+
+
 def test_predictions_appear_once_the_study_is_closed(study, answered) -> None:
     """docs/deployment.md and docs/running-a-study.md: predictions reach the manager's mirror
     once the study is closed, at the next pull (reveal is not needed), and never twice."""
