@@ -85,7 +85,7 @@ def plan_subset(
     data = loader(task, subset)
     check_gold_against_spec(spec, task, subset, data)
     rng = subset_rng(spec.seed, task.name, subset.name)
-    params = SamplingParams.of(subset)
+    params = SamplingParams.of(subset, task.name)
     try:
         sample = kind.study_sample_subset(data.records, rng, params)
     except SamplingError as exc:

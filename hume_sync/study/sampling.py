@@ -149,11 +149,16 @@ class SamplingParams:
     sampling: str = "sample"
     size: int | None = None
     settings: Any = None
+    #: The spec's task name: the encoding context a type that embeds while sampling uses, so
+    #: that ``predict`` (which encodes under the same name) finds those embeddings cached.
+    task_name: str | None = None
 
     @classmethod
-    def of(cls, subset: Any) -> SamplingParams:
-        """The settings of a parsed subset (anything with these attributes: a ``SubsetSpec``)."""
-        return cls(**{f.name: getattr(subset, f.name) for f in fields(cls)})
+    def of(cls, subset: Any, task_name: str | None = None) -> SamplingParams:
+        """The settings of a parsed subset (anything with the attributes but ``task_name``: a
+        ``SubsetSpec``) of the task ``task_name``."""
+        given = {f.name: getattr(subset, f.name) for f in fields(cls) if f.name != "task_name"}
+        return cls(**given, task_name=task_name)
 
 
 def label_counts(records: Sequence[Record]) -> dict[str, int]:

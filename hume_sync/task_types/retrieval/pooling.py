@@ -106,6 +106,7 @@ def dense_runs(
     depth: int,
     *,
     chunk: int = SEARCH_CHUNK,
+    task_name: str | None = None,
 ) -> list[dict[str, float]]:
     """One embedding model's top ``depth`` of the whole corpus for each query.
 
@@ -120,6 +121,8 @@ def dense_runs(
         docs: per document id, its text, in corpus order.
         depth: how many documents per query.
         chunk: documents read from the cache per search step.
+        task_name: the task's name, as ``predict`` encodes it (a model with a prompt per task
+            reads it with that prompt, as mteb runs it, and ``predict`` finds it cached).
 
     Returns:
         Per query, ``{doc_id: similarity}`` of its top ``depth``.
@@ -130,18 +133,20 @@ def dense_runs(
     cache.ensure(
         encoder,
         [
-            EncodeRequest(tuple(queries), "query", task_type=TASK_TYPE),
-            EncodeRequest(tuple(texts), "passage", task_type=TASK_TYPE),
+            EncodeRequest(tuple(queries), "query", task_type=TASK_TYPE, task_name=task_name),
+            EncodeRequest(tuple(texts), "passage", task_type=TASK_TYPE, task_name=task_name),
         ],
     )
-    q = cache.lookup(encoder, list(queries), role="query", task_type=TASK_TYPE)
+    q = cache.lookup(encoder, list(queries), role="query", task_type=TASK_TYPE, task_name=task_name)
 
     def chunks() -> Iterator[tuple[list[str], Any]]:
         for start in range(0, len(ids), chunk):
             part = texts[start : start + chunk]
             yield (
                 ids[start : start + chunk],
-                cache.lookup(encoder, part, role="passage", task_type=TASK_TYPE),
+                cache.lookup(
+                    encoder, part, role="passage", task_type=TASK_TYPE, task_name=task_name
+                ),
             )
 
     similarity = str(getattr(encoder, "similarity_fn_name", None) or "cosine")
@@ -157,6 +162,7 @@ def build_pools(
     models: Sequence[str],
     bm25: bool,
     language: str | None = "en",
+    task_name: str | None = None,
 ) -> P.PoolResult:
     """Pool each query: every system's top ``depth`` of the whole corpus, plus its relevant docs.
 
@@ -168,6 +174,7 @@ def build_pools(
         models: the embedding models to pool (unless :func:`pooling_context` gives encoders).
         bm25: whether BM25 is pooled too.
         language: the subset's language (BM25's stop words are English only).
+        task_name: the task's name, the encoding context ``predict`` uses (:func:`dense_runs`).
 
     Returns:
         The pools, with each system's contribution.
@@ -179,7 +186,7 @@ def build_pools(
     if encoders:
         with _cache() as cache:
             for encoder in encoders:
-                found = dense_runs(encoder, cache, texts, docs, depth)
+                found = dense_runs(encoder, cache, texts, docs, depth, task_name=task_name)
                 runs[encoder.model_version] = dict(zip(qids, found, strict=True))
     if bm25:
         lang = "en" if (language or "en").split("_")[0].split("-")[0] in ("en", "eng") else ""

@@ -161,6 +161,7 @@ class RetrievalStudy(StudyRules):
             depth=settings.pool_depth,
             models=settings.pool_models,
             bm25=settings.pool_lexical,
+            task_name=params.task_name,
         )
         doc_pos = _doc_positions(collection, {d for p in result.pools.values() for d in p.docs})
         queries = []

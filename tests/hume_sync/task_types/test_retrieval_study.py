@@ -197,3 +197,31 @@ def test_a_corpus_edited_after_init_is_refused_when_read_again(tmp_path: Path) -
     corpus.write_text("".join(lines[:-1]), encoding="utf-8")  # one document fewer
     with pytest.raises(SourceError, match=r"corpus.jsonl: changed since the study was made"):
         collection_from(origin)
+
+
+def test_pools_embed_under_the_task_name_predict_reads(tmp_path: Path) -> None:
+    """A model keyed by task (a prompt per mteb task, as instruct models have) must pool the
+    corpus as ``predict`` runs it: under the subset's task name. The cache then holds exactly
+    the rows ``predict`` looks up, and none under no task name."""
+    from ml_backend.embedding_cache import EmbeddingCache, EmbeddingCacheError
+
+    class PromptPerTask(FakeEncoder):
+        """An instruct model's prompt table: a prompt for the task by name."""
+
+        def prompt_for(self, *, role: Any, task_type: Any, task_name: Any) -> str | None:
+            return "Find the sentence that says the same: " if task_name == "StsbSearch" else None
+
+    records = _judgments()
+    encoder = PromptPerTask(dim=16)
+    params = SamplingParams(size=3, settings=RetrievalSettings(), task_name="StsbSearch")
+    cache_path = tmp_path / "cache.sqlite"
+    with pooling_context(cache_path=cache_path, encoders=[encoder]):
+        KIND.study_sample_subset(records, np.random.default_rng(3), params)
+    docs = list(beir_collection(QRELS).docs.values())
+    with EmbeddingCache(cache_path) as cache:
+        rows = cache.lookup(
+            encoder, docs, role="passage", task_type="Retrieval", task_name="StsbSearch"
+        )
+        assert rows.shape == (len(docs), 16)
+        with pytest.raises(EmbeddingCacheError):
+            cache.lookup(encoder, docs[:1], role="passage", task_type="Retrieval")
