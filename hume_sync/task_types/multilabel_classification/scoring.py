@@ -60,6 +60,9 @@ class MultilabelScoring(ScoringRules):
     score_main_label = "exact-match accuracy"
     score_mteb_main_name = "accuracy"
     score_main_range = (0.0, 1.0)
+    #: mteb's multilabel block holds ``lrap`` and ``hamming`` beside ``accuracy``, which a
+    #: single-label block shares: they tell the two apart (:func:`scoring.tasks.task_type`).
+    score_metric_keys = ("accuracy", "lrap", "hamming")
     score_annotator_method = "exact_match_accuracy"
     score_headline_agreement = aggregation.ALPHA_METHOD
     #: Sets compared as categories: chance-corrected exact match of a machine with each human.
