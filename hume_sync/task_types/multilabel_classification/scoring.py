@@ -108,13 +108,19 @@ class MultilabelScoring(ScoringRules):
                     per_item.setdefault(item, []).append(aggregation.as_label_set(value))
         return {item: aggregation.label_vote(sets)[0] for item, sets in per_item.items()}
 
+    def score_agreement_answers(
+        self, gold: Mapping[Hashable, Any], answers: Mapping[str, Any]
+    ) -> Mapping[str, Any]:
+        """Each set as a sorted tuple: a category the pairwise statistics can count."""
+        return {
+            r: {i: None if v is None else aggregation.as_label_set(v) for i, v in a.items()}
+            for r, a in answers.items()
+        }
+
     def score_agreements(
         self, gold: Mapping[Hashable, Any], humans: Mapping[str, Mapping[Hashable, Any]]
     ) -> list[Agreement]:
-        sets = {
-            r: {i: None if v is None else aggregation.as_label_set(v) for i, v in a.items()}
-            for r, a in humans.items()
-        }
+        sets = self.score_agreement_answers(gold, humans)
         return [
             aggregation.set_alpha(sets, distance="masi"),
             aggregation.set_alpha(sets, distance="jaccard"),
