@@ -201,3 +201,28 @@ def test_model_answers_are_scored_like_an_annotator(tmp_path: Path) -> None:
     score = TYPE.score_model(gold, {"i0": ["b", "a"], "i1": []})
     assert score is not None and score.value == 0.5
     assert np.array_equal(TYPE.score_per_item(gold, score)[0], [1.0, 0.0])
+
+
+def test_alpha_equals_nltk_on_random_complete_data() -> None:
+    """Property: on any complete table of sets with some variation, α equals nltk's."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+    from nltk.metrics.agreement import AnnotationTask
+
+    sets = st.frozensets(st.sampled_from("abcd"), max_size=3)
+
+    @settings(max_examples=40, deadline=None)
+    @given(st.lists(st.lists(sets, min_size=3, max_size=3), min_size=2, max_size=8))
+    def check(table: list[list[frozenset[str]]]) -> None:
+        answers = {
+            f"r{j}": {f"i{k}": sorted(row[j]) for k, row in enumerate(table)} for j in range(3)
+        }
+        ours = set_alpha(answers, n_resamples=10)
+        if len({s for row in table for s in row}) < 2:
+            assert math.isnan(ours.value)
+            return
+        triples = [(f"r{j}", f"i{k}", row[j]) for k, row in enumerate(table) for j in range(3)]
+        theirs = AnnotationTask(data=triples, distance=masi_distance).alpha()
+        assert ours.value == pytest.approx(theirs, abs=1e-9)
+
+    check()
