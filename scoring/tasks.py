@@ -34,8 +34,9 @@ def task_type(
 ) -> ScoringRules:
     """Type of ``task_name`` among ``types``.
 
-    From the HUME table, else the first type (in the order given) whose
-    :attr:`~scoring.rules.ScoringRules.score_metric_keys` the block reports.
+    From the HUME table, else the type that has the most of its
+    :attr:`~scoring.rules.ScoringRules.score_metric_keys` in the block (the first in the order
+    given among equals).
 
     Args:
         task_name: the MTEB task name.
@@ -56,7 +57,11 @@ def task_type(
             raise InvalidInputError(f"{task_name!r} is a {name} task, not a known task type")
         return by_name[name]
     if score_block:
-        for t in types:
-            if any(key in score_block for key in t.score_metric_keys):
-                return t
+        # The type whose identifying keys the block holds most of; a tie goes to the type
+        # registered first. Two types may share a main score (mteb's multilabel tasks report
+        # ``accuracy`` as single-label ones do), and then the block's other keys tell them apart.
+        held = [sum(key in score_block for key in t.score_metric_keys) for t in types]
+        best = max(held, default=0)
+        if best > 0:
+            return types[held.index(best)]
     raise InvalidInputError(f"cannot tell the task type of {task_name!r}")

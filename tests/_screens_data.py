@@ -17,7 +17,12 @@ from typing import Any
 
 from hume_sync.task_types.pair_classification.study import SICK_COLUMNS, SICK_LABEL_SET
 from label_studio_configs.pair_classification import ENTAILMENT_INSTRUCTIONS
+from tests._paths import REPO_ROOT
 from tests._studies import SIB, SIB_COLUMNS
+
+#: Multilabel classification: SIB-200 passages (two sentences, their topics' union), derived in
+#: the repository by tests/data/multilabel/make_sib200_multilabel.py.
+MULTILABEL = REPO_ROOT / "tests" / "data" / "multilabel" / "sib200"
 
 LANGUAGES = {"eng_Latn": "eng-Latn", "arb_Arab": "arb-Arab"}
 #: HUME's clustering sets: 30 texts in 5 topics.
@@ -29,6 +34,7 @@ SIZES = {
     "pair_classification": 3,
     "bitext_mining": 3,
     "retrieval": 2,
+    "multilabel_classification": 3,
 }
 #: Bitext mining: English sentences with their French translations (SIB-200's Flores sentences
 #: aligned by ``index_id``); the Arabic screen pairs Arabic with Arabic, so that the sentence and
@@ -151,5 +157,9 @@ def screens_spec(folder: Path, name: str = "screens", seed: int = 13) -> dict[st
             {"name": "SIBRetrieval", "type": "retrieval",
              "source": {"path": str(folder / "retrieval-{subset}" / "qrels" / "test.tsv")},
              "pool_depth": 8, "pool_models": [], "subsets": subsets(SIZES["retrieval"])},
+            {"name": "SIB200Multilabel", "type": "multilabel_classification",
+             "source": {"path": str(MULTILABEL / "{subset}" / "test.jsonl"),
+                        "train_path": str(MULTILABEL / "{subset}" / "train.jsonl")},
+             "subsets": subsets(SIZES["multilabel_classification"])},
         ],
     }  # fmt: skip
