@@ -177,6 +177,20 @@ def check_demo(study, port, out):
     f1 = f1_score(truth, list(chosen.values()), average="weighted")
     assert bitext["human"]["value"] == pytest.approx(f1) and f1 < 1.0
     assert len(bitext["human"]["per_rater"]) == 1
+    # The multilabel subset: per text the labels both example annotators ticked (a label ticked
+    # by one of two is a tie, left out), then exact-match accuracy against the file's gold.
+    gold_sets = {
+        f"DemoTags/en/{r['id']}": sorted(r["labels"])
+        for r in map(json.loads, (demo_data_dir() / "tags_en_test.jsonl").read_text().splitlines())
+    }
+    ticks: dict[str, Counter] = {}
+    for a in answers:
+        if a["hume_id"] in gold_sets:
+            ticks.setdefault(a["hume_id"], Counter()).update(a["answer"])
+    voted = {h: sorted(k for k, v in c.items() if v > 1) for h, c in ticks.items()}
+    exact = sum(voted[h] == g for h, g in gold_sets.items()) / len(gold_sets)
+    tags = next(s for s in data["subsets"] if s["subset"] == "DemoTags/en")
+    assert tags["human"]["value"] == pytest.approx(exact) and 0 < exact < 1
     # Sealed: nothing reached Label Studio; each annotator's server holds her projects only.
     with Store.open(study) as store:
         by_slot = {a.slot: a for a in store.annotators()}
