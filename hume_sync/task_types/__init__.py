@@ -18,6 +18,7 @@ from hume_sync.task_types.pair_classification import PairClassification
 from hume_sync.task_types.reranking import Reranking
 from hume_sync.task_types.retrieval import Retrieval
 from hume_sync.task_types.sts import STS
+from hume_sync.task_types.summarization import Summarization
 from ml_backend.llm.task import LLMTask
 from ml_backend.model_procedure import ModelProcedure
 from ml_backend.reveal import RevealedInterface
@@ -79,5 +80,6 @@ register(STS())
 register(PairClassification())
 register(BitextMining())
 register(Retrieval())
+register(Summarization())
 
 __all__ = ["CONCERNS", "RegisteredType", "TaskType", "by_mteb_type", "get", "names", "register"]
