@@ -9,7 +9,8 @@ Task data: ``{"hume_ref": str, "text": str, "references": str,
 "summaries": [{"id": str, "title": "#1", "body": str}, ...]}``.
 Result: ``[{"from_name": "ratings", "to_name": "summaries", "type": "ranker",
 "value": {"ranker": {"rating_5": [ids], ..., "rating_1": [ids]}}}]``.
-Answer: ``{summary_id: rating}`` for every summary.
+Answer: ``{summary_id: rating}`` for every summary. An instance's content lists its summaries
+under ``candidates`` (the store's key for listed items) beside ``text`` and ``references``.
 """
 
 from __future__ import annotations
@@ -104,13 +105,13 @@ def task_data(hume_ref: str, content: Mapping[str, Any]) -> dict[str, Any]:
         "hume_ref": check_ref(hume_ref),
         "text": check_text(content, "text"),
         "references": REFERENCE_SEPARATOR.join(_references(content)),
-        "summaries": list_items(check_items(content, "summaries")),
+        "summaries": list_items(check_items(content, "candidates")),
     }
 
 
 def item_ids(content: Mapping[str, Any]) -> list[str]:
     """The summary ids of an instance, in order (what `result_to_answer` checks against)."""
-    return [it["id"] for it in check_items(content, "summaries")]
+    return [it["id"] for it in check_items(content, "candidates")]
 
 
 def result_to_answer(

@@ -15,7 +15,7 @@ SUMMARIES = [
 
 CONTENT: dict[str, Any] = {
     "text": "The cat slept all day on the sofa, then ate its dinner.",
-    "summaries": SUMMARIES,
+    "candidates": SUMMARIES,
     "references": ["A cat sleeps, then eats.", "The cat naps and dines."],
 }
 CONFIG: dict[str, Any] = {"show_references": False, "rating_scale": [1, 5]}
@@ -80,7 +80,7 @@ MODEL_JOB: dict[str, Any] = {
     "contents": (
         {
             "text": "a cat sleeps on the mat",
-            "summaries": [
+            "candidates": [
                 {"id": "0", "text": "a cat sleeps"},
                 {"id": "1", "text": "the rain falls"},
                 {"id": "2", "text": "a mat"},
@@ -89,7 +89,7 @@ MODEL_JOB: dict[str, Any] = {
         },
         {
             "text": "the rain falls on the town",
-            "summaries": [
+            "candidates": [
                 {"id": "0", "text": "the rain falls"},
                 {"id": "1", "text": "a town"},
                 {"id": "2", "text": "a cat sleeps"},

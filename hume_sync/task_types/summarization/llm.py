@@ -61,7 +61,7 @@ class SummarizationLLM(LLMTask):
 
     def llm_prompt(self, spec: TaskSpec, content: Mapping[str, Any]) -> Prompt:
         text = check_text(content, "text")
-        items = check_items(content, "summaries")
+        items = check_items(content, "candidates")
         ids = tuple(it["id"] for it in items)
         ratings = config_module.RATINGS
         lo, hi = min(ratings), max(ratings)

@@ -32,13 +32,13 @@ def _references(job: SubsetJob, n: int, value: Any) -> list[str]:
 class SummarizationModel(ModelProcedure):
     """Summarization's model procedure (best cosine to the references, per-text Spearman)."""
 
-    model_items_key = "summaries"
+    model_items_key = "candidates"
     model_needs_train_pool = False
 
     def model_encode_groups(self, job: SubsetJob) -> list[TextGroup]:
         n_texts = range(len(job.contents))
         refs = [_references(job, n, self.model_field(job, n, "references")) for n in n_texts]
-        summaries = [self.model_field(job, n, "summaries") for n in n_texts]
+        summaries = [self.model_field(job, n, "candidates") for n in n_texts]
         return [
             TextGroup(tuple(r for per_text in refs for r in per_text)),
             TextGroup(tuple(str(s["text"]) for per_text in summaries for s in per_text)),
@@ -47,7 +47,7 @@ class SummarizationModel(ModelProcedure):
     def model_answers(
         self, job: SubsetJob, embeddings: Embeddings, similarity: str
     ) -> ModelAnswers:
-        ids = [[str(s["id"]) for s in c["summaries"]] for c in job.contents]
+        ids = [[str(s["id"]) for s in c["candidates"]] for c in job.contents]
         gold = None
         if job.gold is not None:
             gold = []
@@ -59,7 +59,7 @@ class SummarizationModel(ModelProcedure):
                 gold.append([float(g[s]) for s in sids])
         result = P.summarize(
             [embeddings(_references(job, n, c["references"])) for n, c in enumerate(job.contents)],
-            [embeddings([str(s["text"]) for s in c["summaries"]]) for c in job.contents],
+            [embeddings([str(s["text"]) for s in c["candidates"]]) for c in job.contents],
             gold,
             similarity=similarity,
         )

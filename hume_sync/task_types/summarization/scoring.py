@@ -167,7 +167,7 @@ class SummarizationScoring(ScoringRules):
         """One line per summary: its text, the experts' score, then each rater's rating."""
         lines = []
         gold = gold if isinstance(gold, Mapping) else {}
-        for s in content.get("summaries") or []:
+        for s in content.get("candidates") or []:
             sid = str(s.get("id"))
             text = " ".join(str(s.get("text", "")).split())
             text = text if len(text) <= MARK_TEXT_CHARS else text[: MARK_TEXT_CHARS - 1] + "…"

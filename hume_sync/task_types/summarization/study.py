@@ -149,7 +149,7 @@ def text_instance(r: SummarizedText, pos: SourcePositions, id_scheme: str) -> In
         source_id=r.id,
         content={
             "text": r.text,
-            "summaries": [
+            "candidates": [
                 {"id": ref.item_id, "text": s.text}
                 for ref, s in zip(refs, r.summaries, strict=True)
             ],
@@ -186,7 +186,7 @@ class SummarizationStudy(StudyRules[Any]):
     study_record_fields: tuple[str, ...] = FIELDS
     study_formats = ("jsonl",)
     study_formats_reason = "summaries and their scores are nested lists"
-    study_item_list = "summaries"
+    study_item_list = "candidates"
 
     def study_check_fields(self, fields: SubsetFields) -> None:
         if fields.size is None and fields.sampling == "sample":

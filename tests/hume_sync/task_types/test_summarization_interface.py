@@ -16,7 +16,7 @@ from label_studio_configs.errors import InvalidAnswerError, InvalidResultError
 TYPE = Summarization()
 CONTENT = {
     "text": "Two dogs are wrestling and hugging",
-    "summaries": [{"id": "1", "text": "Dogs play"}, {"id": "2", "text": "A cat sleeps"}],
+    "candidates": [{"id": "1", "text": "Dogs play"}, {"id": "2", "text": "A cat sleeps"}],
     "references": ["Two dogs wrestle", "Dogs hug"],
 }
 

@@ -15,7 +15,7 @@ from ml_backend.llm.task import Reject, build_prompt
 TYPE = Summarization()
 CONTENT = {
     "text": "A man is playing a guitar on a stage in front of a crowd",
-    "summaries": [
+    "candidates": [
         {"id": "1", "text": "A man is playing a guitar"},
         {"id": "2", "text": "A woman is slicing an onion"},
         {"id": "3", "text": "Someone plays music for people"},
@@ -35,7 +35,7 @@ def text_of(show: bool) -> str:
 
 def test_the_prompt_holds_the_text_and_every_summary_and_the_references_when_shown() -> None:
     hidden, shown = text_of(False), text_of(True)
-    for s in CONTENT["summaries"]:
+    for s in CONTENT["candidates"]:
         assert f"[{s['id']}] {s['text']}" in hidden
     assert CONTENT["text"] in hidden and "5 – highly relevant" in hidden
     assert "A guitarist performs" not in hidden and "A guitarist performs" in shown

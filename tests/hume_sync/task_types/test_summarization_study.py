@@ -154,7 +154,7 @@ def test_instances_name_summaries_opaquely_and_keep_gold_apart() -> None:
     instances = TYPE.study_instances(sample.records, SourcePositions.of(records))
     for inst in instances:
         source = next(r for r in records if r.id == inst.source_id)
-        shown = inst.content["summaries"]
+        shown = inst.content["candidates"]
         assert [s["id"] for s in shown] == [str(n) for n in range(1, len(shown) + 1)]
         assert "score" not in json.dumps(inst.content) and "relevance" not in inst.content
         by_text = {s.text: s for s in source.summaries}
@@ -196,5 +196,5 @@ def test_a_spec_is_planned_into_the_store(tmp_path: Path) -> None:
         instances = store.instances(sub.key)
         assert len(instances) == 6
         for inst in instances:
-            ids = [s["id"] for s in inst.content["summaries"]]
+            ids = [s["id"] for s in inst.content["candidates"]]
             assert sorted(golds[inst.hume_id]) == sorted(ids)
