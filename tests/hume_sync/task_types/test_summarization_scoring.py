@@ -14,12 +14,15 @@ from scipy.stats import spearmanr
 
 from hume_sync.task_types.summarization import Summarization
 from scoring.aggregation.summarization import (
+    _alpha_of,
+    _coincidences,
     alpha_by_texts,
     flatten,
     human_summarization,
     summarization_metrics,
     text_correlations,
 )
+from scoring.agreement import krippendorff_alpha
 from scoring.errors import DegenerateInputError, InvalidInputError
 
 TYPE = Summarization()
@@ -136,6 +139,10 @@ def test_mteb_s_skip_rule_and_metrics() -> None:
     assert rho == pytest.approx(0.8) and math.isfinite(pearson)  # 1 − 6·2/(4·15) = 0.8
 
 
+def got_domain(answers) -> list[float]:
+    return _coincidences(answers, sorted(answers["a"]))[0]
+
+
 def test_alpha_matches_the_krippendorff_package_and_its_interval_is_seeded() -> None:
     krippendorff = pytest.importorskip("krippendorff")
     rng = np.random.default_rng(2)
@@ -161,6 +168,18 @@ def test_alpha_matches_the_krippendorff_package_and_its_interval_is_seeded() -> 
         assert iv["low"] <= got.value <= iv["high"] and iv["low"] < iv["high"]
         again = alpha_by_texts(answers, level=level, n_resamples=300, seed=1)
         assert again.details["interval"] == iv
+        # a resample's α from the per-text coincidence parts equals α recomputed from the
+        # resampled ratings (a text drawn twice counts twice)
+        ids = sorted(answers["a"])
+        _, parts = _coincidences(answers, ids)
+        draw = np.random.default_rng(9).integers(0, len(ids), len(ids))
+        resampled = {
+            w: {f"{k}:{ids[t]}": answers[w][ids[t]] for k, t in enumerate(draw)} for w in answers
+        }
+        weights = np.bincount(draw, minlength=len(ids)).astype(float)
+        fast = _alpha_of(np.tensordot(weights, parts, axes=1)[None], got_domain(answers), level)
+        slow = krippendorff_alpha(flatten(resampled), level=level).value
+        assert fast[0] == pytest.approx(slow, abs=1e-9)
 
 
 def test_the_type_reports_interval_agreement_and_per_text_records() -> None:
