@@ -200,7 +200,19 @@ class SummarizationStudy(StudyRules[Any]):
     def study_mteb_records(
         self, mteb_task: Any, data: Any, train_data: Any, where: str
     ) -> tuple[list[Any], tuple[TextItem, ...] | None]:
-        """The texts of one split of an mteb ``Summarization`` task (no train pool)."""
+        """The texts of one split of an mteb ``Summarization`` task (no train pool).
+
+        mteb's v1 tasks (``SummEval``, ``SummEvalFr``) score with its deprecated evaluator,
+        which averages scipy result objects (mteb issue 1156): a model's hume score would not
+        be their number, so they are refused in favour of the ``.v2`` task on the same data.
+        """
+        evaluator = getattr(mteb_task, "evaluator", None)
+        if getattr(evaluator, "__name__", "").startswith("Deprecated"):
+            metadata = getattr(mteb_task, "metadata", None)
+            newer = getattr(metadata, "superseded_by", None) or "its .v2 task"
+            raise SourceError(
+                where, f"mteb scores this task with its deprecated evaluator; read {newer}"
+            )
         return records_from_mteb(data, mteb_task, where=where), None
 
     def study_sample(

@@ -124,6 +124,27 @@ def test_an_mteb_task_is_read_by_name_through_its_own_class() -> None:
     ]
 
 
+def test_a_v1_task_scored_by_mteb_s_deprecated_evaluator_is_refused() -> None:
+    datasets = pytest.importorskip("datasets")
+    sample = rows(4)
+    columns = ("text", "human_summaries", "machine_summaries", "relevance")
+    split = datasets.Dataset.from_dict({c: [r[c] for r in sample] for c in columns})
+    with (
+        provided_mteb_data({"SummEval": {"test": split}}),
+        pytest.raises(SourceError, match=r"deprecated evaluator; read SummEvalSummarization\.v2"),
+    ):
+        load_mteb("SummEval", "default", kind=TYPE)
+
+
+def test_hume_sync_types_names_the_type_for_mteb_s_summarization() -> None:
+    pytest.importorskip("mteb")
+    from hume_sync.workflow.families import families
+
+    rows_ = {f.mteb_type: f for f in families()}
+    assert rows_["Summarization"].hume_type == "summarization"
+    assert rows_["Summarization"].tasks >= 2  # SummEval and SummEvalFr (v2)
+
+
 # ------------------------------------------------------------------------------- sampling
 
 
