@@ -4,7 +4,8 @@ Classification and clustering read SIB-200 as it is (``eng_Latn`` and ``arb_Arab
 reranking, pair classification and retrieval have no Arabic data beside the repository, so
 their sources are built here from SIB-200's sentences: the same rows (aligned by ``index_id``)
 in both languages, so that the two screens of a type show the same content in two scripts.
-The gold of these built sets is arbitrary (a screen test reads no scores). Bitext mining pairs
+The gold of these built sets is arbitrary (a screen test reads no scores); summarization's
+texts are SIB-200 sentences with the three that follow each as its "summaries". Bitext mining pairs
 each subset's sentences with candidate translations (see ``BITEXT_TARGETS``).
 """
 
@@ -35,6 +36,7 @@ SIZES = {
     "bitext_mining": 3,
     "retrieval": 2,
     "multilabel_classification": 3,
+    "summarization": 3,
 }
 #: Bitext mining: English sentences with their French translations (SIB-200's Flores sentences
 #: aligned by ``index_id``); the Arabic screen pairs Arabic with Arabic, so that the sentence and
@@ -85,6 +87,15 @@ def _write_sources(folder: Path, subset: str) -> None:
             a, b = rows[100 + 2 * n], rows[101 + 2 * n]
             label = SICK_LABEL_SET[n % len(SICK_LABEL_SET)]
             writer.writerow([str(n + 1), a["text"], b["text"], "3.0", label])
+    # Summarization: a sentence as the text (and its one reference), three sentences that
+    # follow it as its "machine summaries", expert scores cycling 1, 3, 5
+    with (folder / f"summ-{subset}.jsonl").open("w", encoding="utf-8") as f:
+        for t in range(4):
+            text, summaries = rows[150 + 4 * t], rows[151 + 4 * t : 154 + 4 * t]
+            record = {"id": f"s{t}", "text": text["text"], "human_summaries": [text["text"]],
+                      "machine_summaries": [r["text"] for r in summaries],
+                      "relevance": [1.0, 3.0, 5.0]}  # fmt: skip
+            f.write(json.dumps(record, ensure_ascii=False) + "\n")
     # Retrieval, a BEIR folder: 3 sentences of three topics as queries (the file is sorted by
     # topic), the other 197 as the corpus; the first six
     # corpus sentences of a query's topic judged relevant (2, 2, 1, ...), one of another not.
@@ -161,5 +172,8 @@ def screens_spec(folder: Path, name: str = "screens", seed: int = 13) -> dict[st
              "source": {"path": str(MULTILABEL / "{subset}" / "test.jsonl"),
                         "train_path": str(MULTILABEL / "{subset}" / "train.jsonl")},
              "subsets": subsets(SIZES["multilabel_classification"])},
+            {"name": "SIBSummarization", "type": "summarization",
+             "source": {"path": str(folder / "summ-{subset}.jsonl")}, "show_references": True,
+             "subsets": subsets(SIZES["summarization"])},
         ],
     }  # fmt: skip

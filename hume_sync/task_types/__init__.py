@@ -19,6 +19,7 @@ from hume_sync.task_types.pair_classification import PairClassification
 from hume_sync.task_types.reranking import Reranking
 from hume_sync.task_types.retrieval import Retrieval
 from hume_sync.task_types.sts import STS
+from hume_sync.task_types.summarization import Summarization
 from ml_backend.llm.task import LLMTask
 from ml_backend.model_procedure import ModelProcedure
 from ml_backend.reveal import RevealedInterface
@@ -81,5 +82,6 @@ register(PairClassification())
 register(BitextMining())
 register(Retrieval())
 register(MultilabelClassification())
+register(Summarization())
 
 __all__ = ["CONCERNS", "RegisteredType", "TaskType", "by_mteb_type", "get", "names", "register"]

@@ -202,7 +202,7 @@ def test_every_type_names_its_config_module_and_unknown_types_are_refused() -> N
         assert task_types.get(module.TASK_TYPE).ls_module is module
     for name in task_types.names():
         assert name == task_types.get(name).ls_module.TASK_TYPE
-    for bad in ("summarization", "STS", "", None):
+    for bad in ("image_captioning", "STS", "", None):
         with pytest.raises(UnknownTaskTypeError, match="unknown task type") as err:
             task_types.get(bad)  # type: ignore[arg-type]
         assert isinstance(err.value, LookupError)
