@@ -191,6 +191,24 @@ def check_demo(study, port, out):
     exact = sum(voted[h] == g for h, g in gold_sets.items()) / len(gold_sets)
     tags = next(s for s in data["subsets"] if s["subset"] == "DemoTags/en")
     assert tags["human"]["value"] == pytest.approx(exact) and 0 < exact < 1
+    # The summarization subset: each summary's mean rating over the two annotators, scipy's
+    # Spearman against the panel's scores per text, averaged over texts.
+    from scipy.stats import spearmanr
+
+    panel = {
+        f"DemoDigest/en/{r['id']}": r["relevance"]
+        for r in map(json.loads, (demo_data_dir() / "digest_en.jsonl").read_text().splitlines())
+    }
+    given: dict[str, list[dict]] = {}
+    for a in answers:
+        if a["hume_id"] in panel:
+            given.setdefault(a["hume_id"], []).append(a["answer"])
+    rhos = []
+    for h, expert in panel.items():
+        mean = [sum(r[str(k)] for r in given[h]) / len(given[h]) for k in range(len(expert))]
+        rhos.append(spearmanr(mean, expert).statistic)
+    digest = next(s for s in data["subsets"] if s["subset"] == "DemoDigest/en")
+    assert digest["human"]["value"] == pytest.approx(sum(rhos) / len(rhos))
     # Sealed: nothing reached Label Studio; each annotator's server holds her projects only.
     with Store.open(study) as store:
         by_slot = {a.slot: a for a in store.annotators()}
