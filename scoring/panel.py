@@ -26,6 +26,7 @@ import scoring.intervals as intervals
 from scoring.dawid_skene_em import dawid_skene_labels, fit_dawid_skene_many
 from scoring.errors import ScoringError
 from scoring.records import Interval, Score
+from scoring.resample_counts import counts_form, counts_form_of
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -97,6 +98,8 @@ class _ResampleMemo:
         """
         rec = np.asarray(records)
         if rec.dtype.kind not in "biuf" or not intervals.is_vectorized(statistic):
+            return None
+        if counts_form_of(statistic) is not None:  # cheaper from the draw counts than kept
             return None
         key = (statistic, rec.dtype.str, rec.shape, rec.tobytes())
 
@@ -258,6 +261,19 @@ def mean_of_statistics(
         The vectorised statistic: index arrays (resamples, n) to one mean per resample.
     """
 
+    def of_counts(_items: Any, counts: NDArray[Any]) -> NDArray[Any] | None:
+        """The same means, each statistic from its form over draw counts where all have one."""
+        columns = []
+        for records, statistic in parts:
+            form = counts_form_of(statistic)
+            column = None if form is None else form(records, counts)
+            if column is None:
+                return None
+            columns.append(np.asarray(column, dtype=float))
+        means: NDArray[Any] = np.mean(np.ascontiguousarray(np.stack(columns, axis=1)), axis=1)
+        return means
+
+    @counts_form(of_counts)
     def values(idx: NDArray[Any]) -> NDArray[Any]:
         columns = []
         for records, statistic in parts:
