@@ -250,6 +250,9 @@ def annotator_range(
 #: Most values one call of a vectorised statistic receives (resamples x items x record size):
 #: 2**22 float64 values, 32 MiB. Resamples beyond it are evaluated in further calls.
 BATCH_VALUES = 1 << 22
+#: Most draw counts (resamples x items) a statistic is taken from, 8 MiB of float64: the counts
+#: are cached beside the draws, so a larger subset's statistic is gathered as before.
+COUNTS_VALUES = 1 << 20
 
 
 def _take(items: Any, idx: NDArray[Any]) -> Any:
@@ -326,10 +329,11 @@ def _of_counts(
     """The statistic's values from its form over draw counts, or None where it has none.
 
     ``counts()`` makes the (rows, n) counts, only where the form exists; a form that gives no
-    values (records it cannot take) sends the caller to the gathered records.
+    values (records it cannot take) sends the caller to the gathered records, and so do more
+    than :data:`COUNTS_VALUES` counts.
     """
     form = counts_form_of(statistic)
-    if form is None or rows * len(items) > BATCH_VALUES:
+    if form is None or rows * len(items) > COUNTS_VALUES:
         return None
     values = form(items, counts())
     if values is None:

@@ -108,3 +108,19 @@ def test_classification_hits_and_the_mean_annotator_carry_the_form() -> None:
     a = intervals.bootstrap(np.arange(30), counted, **kw)
     b = intervals.bootstrap(np.arange(30), gathered, **kw)
     assert a == b and _bits([a.low, a.high, a.estimate]) == _bits([b.low, b.high, b.estimate])
+
+
+def test_a_subset_past_the_counts_cap_is_gathered(monkeypatch: pytest.MonkeyPatch) -> None:
+    """More than COUNTS_VALUES draw counts (here: a cap of 1,000 against 300 x 30): the
+    statistic is gathered, no counts made, and the interval is the same."""
+    rng = np.random.default_rng(2)
+    hits = (rng.random(30) < 0.6).astype(float)
+    want = intervals.bootstrap(hits, _counted_mean, n_resamples=300, seed=1, vectorized=True)
+    monkeypatch.setattr(intervals, "COUNTS_VALUES", 1000)
+
+    def no_counts(*_args: Any) -> None:
+        raise AssertionError("counts made")
+
+    monkeypatch.setattr(intervals, "_draw_counts", no_counts)
+    got = intervals.bootstrap(hits, _counted_mean, n_resamples=300, seed=1, vectorized=True)
+    assert got == want
