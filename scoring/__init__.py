@@ -94,6 +94,7 @@ if TYPE_CHECKING:
     from scoring.metrics import v_measure as v_measure
     from scoring.panel import annotator_scores as annotator_scores
     from scoring.panel import dawid_skene as dawid_skene
+    from scoring.panel import dawid_skene_many as dawid_skene_many
     from scoring.panel import human_panel as human_panel
     from scoring.panel import noise_ceiling as noise_ceiling
     from scoring.panel import verdicts_against_best as verdicts_against_best
@@ -124,6 +125,7 @@ if TYPE_CHECKING:
     from scoring.subset_report import SubsetReport as SubsetReport
     from scoring.subset_report import degenerate as degenerate
     from scoring.subset_report import evaluate_subset as evaluate_subset
+    from scoring.subset_report import evaluate_subsets as evaluate_subsets
     from scoring.tasks import task_type as task_type
 
 #: Where each re-exported name lives: its module under ``scoring``.
@@ -205,6 +207,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "panel": (
         "annotator_scores",
         "dawid_skene",
+        "dawid_skene_many",
         "human_panel",
         "noise_ceiling",
         "verdicts_against_best",
@@ -223,6 +226,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "SubsetReport",
         "degenerate",
         "evaluate_subset",
+        "evaluate_subsets",
     ),
     "results": (
         "Problem",

@@ -138,8 +138,6 @@ def _one_test(
     align: ItemAlignment,
     epsilon: float,
 ) -> AnnotatorTest:
-    from scipy import stats
-
     w_h: list[float] = []
     w_f: list[float] = []
     for item, mine in humans[j].items():
@@ -160,6 +158,8 @@ def _one_test(
     if max(d) == min(d):
         test.reason = f"every item gives the same difference W_h − W_f = {d[0]:g} (no variance)"
         return test
+    from scipy import stats  # imported where a test runs: 2 s of a cold export otherwise
+
     res = stats.ttest_1samp(d, popmean=epsilon, alternative="less")
     test.t, test.pvalue = float(res.statistic), float(res.pvalue)
     return test
@@ -170,8 +170,6 @@ def _pairwise(
     llm: Mapping[Hashable, Any],
     align: ItemAlignment,
 ) -> list[PairAgreement]:
-    from scipy import stats
-
     out = []
     for j, answers in sorted(humans.items()):
         values = [align.measure(llm[i], v) for i, v in answers.items() if i in llm]
@@ -190,6 +188,8 @@ def _pairwise(
         if sd == 0.0:
             pair.reason = "every shared item aligns the same (no variance for an interval)"
             continue
+        from scipy import stats  # only for a t interval: label matches take Wilson's
+
         half = float(stats.t.ppf(0.975, n - 1)) * sd / math.sqrt(n)
         pair.low, pair.high, pair.method = pair.agreement - half, pair.agreement + half, "t"
     return out
@@ -253,8 +253,6 @@ def alt_test(
         The result; its ``status`` says whether the test ran ("tested", "not applicable",
         "fewer than 3 annotators", "not estimable") and ``reason`` why not.
     """
-    from scipy import stats
-
     align = rules.score_item_alignment
     if align is None:
         return AltTestResult(llm_name, "not applicable", rules.score_alignment_missing)
@@ -280,6 +278,8 @@ def alt_test(
             + "; ".join(f"{t.annotator}: {t.reason}" for t in result.annotators if t.reason)
         )
         return result
+    from scipy import stats  # imported only where tests ran (see _one_test)
+
     adjusted = stats.false_discovery_control([t.pvalue for t in tested], method="by")
     for t, p in zip(tested, adjusted, strict=True):
         t.p_adjusted = float(p)

@@ -22,6 +22,7 @@ from scipy.special import ndtr, ndtri
 from scoring.errors import DegenerateInputError, InvalidInputError
 from scoring.kernels import is_vectorized, vectorized
 from scoring.records import Interval
+from scoring.resample_counts import counts_form_of
 from scoring.validation import choose
 
 if TYPE_CHECKING:
@@ -249,6 +250,9 @@ def annotator_range(
 #: Most values one call of a vectorised statistic receives (resamples x items x record size):
 #: 2**22 float64 values, 32 MiB. Resamples beyond it are evaluated in further calls.
 BATCH_VALUES = 1 << 22
+#: Most draw counts (resamples x items) a statistic is taken from, 8 MiB of float64: the counts
+#: are cached beside the draws, so a larger subset's statistic is gathered as before.
+COUNTS_VALUES = 1 << 20
 
 
 def _take(items: Any, idx: NDArray[Any]) -> Any:
@@ -303,6 +307,44 @@ def _take_rows(seed: int, n: int, n_resamples: int) -> NDArray[Any]:
     Only for ``np.take`` (or an index into a list), never handed to a statistic.
     """
     return _drawn(seed, n, n_resamples)[0]
+
+
+@functools.lru_cache(maxsize=4)
+def _draw_counts(seed: int, n: int, n_resamples: int) -> NDArray[Any]:
+    """How often each item is in each resample of :func:`_drawn`: shape (resamples, n), read-only.
+
+    For statistics with a form over draw counts (:mod:`scoring.resample_counts`); kept, like the
+    draws, for the next bootstrap of the same seed and item count.
+    """
+    rows = np.arange(n_resamples)[:, None] * n
+    flat = np.bincount((rows + _take_rows(seed, n, n_resamples)).ravel(), minlength=n_resamples * n)
+    counts = flat.reshape(n_resamples, n).astype(np.float64)
+    counts.setflags(write=False)
+    return counts
+
+
+def _of_counts(
+    items: Any, statistic: Callable[[Any], Any], counts: Callable[[], NDArray[Any]], rows: int
+) -> NDArray[Any] | None:
+    """The statistic's values from its form over draw counts, or None where it has none.
+
+    ``counts()`` makes the (rows, n) counts, only where the form exists; a form that gives no
+    values (records it cannot take) sends the caller to the gathered records, and so do more
+    than :data:`COUNTS_VALUES` counts.
+    """
+    form = counts_form_of(statistic)
+    if form is None or rows * len(items) > COUNTS_VALUES:
+        return None
+    values = form(items, counts())
+    if values is None:
+        return None
+    values = np.asarray(values, dtype=float)
+    if values.shape != (rows,):
+        raise InvalidInputError(
+            f"statistic: counts form, expected one value per resample, shape ({rows},), got "
+            f"shape {values.shape}"
+        )
+    return values
 
 
 def _leave_one_out(rows: NDArray[Any], n: int) -> NDArray[Any]:
@@ -496,15 +538,27 @@ def bootstrap(
     n = len(items)
     if n < 2:
         raise DegenerateInputError(f"bootstrap: needs at least 2 items, got {n}")
-    if vectorized:
+    # a statistic with a form over draw counts (scoring.resample_counts) is taken from the
+    # counts, the same floats without gathering the records (issue 38)
+    counted = vectorized and counts_form_of(statistic) is not None
+    whole = _of_counts(items, statistic, lambda: np.ones((1, n)), 1) if counted else None
+    if whole is None and vectorized:
         whole = _statistics(items, statistic, 1, lambda _a, _b: np.arange(n)[None, :], True)
+    if whole is not None:
         theta_hat = float(whole[0])
     else:
+        counted = False
         theta_hat = _call(statistic, items)
     if not math.isfinite(theta_hat):
         raise DegenerateInputError("bootstrap: the statistic is not finite on the full sample")
-    draws = _take_rows(seed, n, n_resamples)
-    boot_all = _statistics(items, statistic, n_resamples, lambda a, b: draws[a:b], vectorized)
+    boot_all = (
+        _of_counts(items, statistic, lambda: _draw_counts(seed, n, n_resamples), n_resamples)
+        if counted
+        else None
+    )
+    if boot_all is None:
+        draws = _take_rows(seed, n, n_resamples)
+        boot_all = _statistics(items, statistic, n_resamples, lambda a, b: draws[a:b], vectorized)
     finite = np.isfinite(boot_all)
     boot = boot_all[finite]
     n_dropped = int(n_resamples - finite.sum())
@@ -524,9 +578,11 @@ def bootstrap(
     used = method
     levels = np.array([alpha, 1.0 - alpha])
     if method == "bca":
-        jack = _statistics(
-            items, statistic, n, lambda a, b: _leave_one_out(np.arange(a, b), n), vectorized
-        )
+        jack = _of_counts(items, statistic, lambda: 1.0 - np.eye(n), n) if counted else None
+        if jack is None:
+            jack = _statistics(
+                items, statistic, n, lambda a, b: _leave_one_out(np.arange(a, b), n), vectorized
+            )
         bca, reason, extra = _bca_levels(boot, theta_hat, jack, alpha)
         details.update(extra)
         if bca is None:

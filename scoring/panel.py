@@ -23,9 +23,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 import scoring.intervals as intervals
-from scoring.dawid_skene_em import dawid_skene_labels
+from scoring.dawid_skene_em import dawid_skene_labels, fit_dawid_skene_many
 from scoring.errors import ScoringError
 from scoring.records import Interval, Score
+from scoring.resample_counts import counts_form, counts_form_of
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -97,6 +98,8 @@ class _ResampleMemo:
         """
         rec = np.asarray(records)
         if rec.dtype.kind not in "biuf" or not intervals.is_vectorized(statistic):
+            return None
+        if counts_form_of(statistic) is not None:  # cheaper from the draw counts than kept
             return None
         key = (statistic, rec.dtype.str, rec.shape, rec.tobytes())
 
@@ -258,6 +261,19 @@ def mean_of_statistics(
         The vectorised statistic: index arrays (resamples, n) to one mean per resample.
     """
 
+    def of_counts(_items: Any, counts: NDArray[Any]) -> NDArray[Any] | None:
+        """The same means, each statistic from its form over draw counts where all have one."""
+        columns = []
+        for records, statistic in parts:
+            form = counts_form_of(statistic)
+            column = None if form is None else form(records, counts)
+            if column is None:
+                return None
+            columns.append(np.asarray(column, dtype=float))
+        means: NDArray[Any] = np.mean(np.ascontiguousarray(np.stack(columns, axis=1)), axis=1)
+        return means
+
+    @counts_form(of_counts)
     def values(idx: NDArray[Any]) -> NDArray[Any]:
         columns = []
         for records, statistic in parts:
@@ -272,8 +288,59 @@ def mean_of_statistics(
     return intervals.vectorized(values)
 
 
+def _dawid_skene_rows(
+    t: Any, gold: Mapping[Hashable, Any], humans: Mapping[str, Mapping[Hashable, Any]]
+) -> tuple[list[tuple[Hashable, str, Any]] | None, dict[str, Any] | None]:
+    """The ``(item, annotator, label)`` answers Dawid–Skene is fitted to.
+
+    Or None and the entry saying why there is no fit.
+    """
+    if not getattr(t, "score_answers_are_labels", False):
+        return None, _entry(None, None, "not applicable: answers are not labels")
+    if len(humans) < 2:
+        return None, _entry(None, None, "not estimable: one annotator")
+    rows = [
+        (i, r, v)
+        for r, a in sorted(humans.items())
+        for i, v in a.items()
+        if v is not None and i in gold
+    ]
+    if len({v for _, _, v in rows}) < 2:
+        return None, _entry(None, None, "not estimable: one label only")
+    return rows, None
+
+
+def dawid_skene_many(
+    subsets: Sequence[tuple[Any, Mapping[Hashable, Any], Mapping[str, Mapping[Hashable, Any]]]],
+) -> list[dict[Hashable, Any] | None]:
+    """Each subset's Dawid–Skene labels, the EMs of all subsets run together.
+
+    Why: one subset's EM is a hundred-odd small NumPy steps whatever its size, so a study's
+    label subsets one by one cost a tenth of an export (issue 38); fitted together
+    (:func:`scoring.dawid_skene_em.fit_dawid_skene_many`) each subset gets the labels it gets
+    alone, bit for bit. Pass each to :func:`dawid_skene` (or :func:`human_panel`) as
+    ``labels``.
+
+    Args:
+        subsets: Per subset, its task type (scoring rules), gold and ``{annotator: {item:
+            answer}}``.
+
+    Returns:
+        Per subset, ``{item: label}``, or None where :func:`dawid_skene` fits nothing.
+    """
+    rows = [_dawid_skene_rows(t, gold, humans)[0] for t, gold, humans in subsets]
+    fitted = iter(
+        fit_dawid_skene_many([r for r in rows if r is not None], n_iter=DAWID_SKENE_ITERATIONS)
+    )
+    return [None if r is None else next(fitted).labels_by_task() for r in rows]
+
+
 def dawid_skene(
-    t: Any, gold: Mapping[Hashable, Any], humans: Mapping[str, Mapping[Hashable, Any]], seed: int
+    t: Any,
+    gold: Mapping[Hashable, Any],
+    humans: Mapping[str, Mapping[Hashable, Any]],
+    seed: int,
+    labels: Mapping[Hashable, Any] | None = None,
 ) -> dict[str, Any]:
     """Dawid–Skene (1979) aggregate of label answers, scored as one rater.
 
@@ -285,29 +352,26 @@ def dawid_skene(
         gold: ``{item: gold answer}``.
         humans: ``{annotator: {item: answer}}``.
         seed: seed of the bootstrap.
+        labels: the fitted labels where :func:`dawid_skene_many` gave them; fitted here if None.
 
     Returns:
         An entry: ``value``, ``interval`` and ``note`` (why there is no value or interval);
         not applicable where answers are not labels, not estimable with one annotator or one
         label.
     """
-    if not getattr(t, "score_answers_are_labels", False):
-        return _entry(None, None, "not applicable: answers are not labels")
-    if len(humans) < 2:
-        return _entry(None, None, "not estimable: one annotator")
-    rows = [
-        (i, r, v)
-        for r, a in sorted(humans.items())
-        for i, v in a.items()
-        if v is not None and i in gold
-    ]
-    if len({v for _, _, v in rows}) < 2:
-        return _entry(None, None, "not estimable: one label only")
-    answers = dawid_skene_labels(rows, n_iter=DAWID_SKENE_ITERATIONS)
+    rows, why = _dawid_skene_rows(t, gold, humans)
+    if rows is None:
+        assert why is not None
+        return why
+    answers = (
+        dict(labels)
+        if labels is not None
+        else dawid_skene_labels(rows, n_iter=DAWID_SKENE_ITERATIONS)
+    )
     g = {i: gold[i] for i in gold if i in answers}
     s = t.score_human(g, {"dawid_skene": answers})
-    iv, why = _rater_bootstrap(t, g, s, seed)
-    return _entry(s.value, iv, why, method=DAWID_SKENE_METHOD)
+    iv, why_not = _rater_bootstrap(t, g, s, seed)
+    return _entry(s.value, iv, why_not, method=DAWID_SKENE_METHOD)
 
 
 def noise_ceiling(
@@ -366,6 +430,7 @@ def human_panel(
     aggregate_interval: Interval | None,
     aggregate_note: str | None,
     seed: int,
+    fitted_labels: Mapping[Hashable, Any] | None = None,
 ) -> dict[str, Any]:
     """The panel: aggregate, mean / best / worst annotator, Dawid–Skene, with intervals.
 
@@ -377,6 +442,7 @@ def human_panel(
         aggregate_interval: its reported interval, if any.
         aggregate_note: why it has no interval, if it has none.
         seed: seed of the bootstrap.
+        fitted_labels: the Dawid–Skene labels where :func:`dawid_skene_many` fitted them.
 
     Returns:
         One entry per kind of human (``aggregate``, ``annotators``, ``mean_annotator``,
@@ -402,7 +468,7 @@ def human_panel(
         panel["mean_annotator"] = _mean_annotator(t, gold, humans, scores, seed, memo)
         panel["best_annotator"] = {**panel["annotators"][best], "annotator": best}
         panel["worst_annotator"] = {**panel["annotators"][worst], "annotator": worst}
-    panel["dawid_skene"] = dawid_skene(t, gold, humans, seed)
+    panel["dawid_skene"] = dawid_skene(t, gold, humans, seed, fitted_labels)
     panel["noise_ceiling"] = noise_ceiling(t, humans)
     return panel
 
@@ -458,6 +524,7 @@ def verdicts_against_best(
 __all__ = [
     "annotator_scores",
     "dawid_skene",
+    "dawid_skene_many",
     "human_panel",
     "mean_of_statistics",
     "noise_ceiling",

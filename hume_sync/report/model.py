@@ -2,7 +2,7 @@
 
 Reads gold, the valid human annotations, the LLM annotators' answers and the embedding models'
 subset scores from the study store; every number is produced by :mod:`scoring`
-(:func:`scoring.subset_report.evaluate_subset` per subset, :mod:`scoring.comparison` across
+(:func:`scoring.subset_report.evaluate_subsets`, each subset, :mod:`scoring.comparison` across
 subsets). :mod:`hume_sync.report.render` draws it and :mod:`hume_sync.report.export` writes it.
 """
 
@@ -43,7 +43,7 @@ from scoring.results import (
 from scoring.subset_report import (
     SubsetInput,
     SubsetReport,
-    evaluate_subset,
+    evaluate_subsets,
 )
 from scoring.tasks import normalise_language
 
@@ -378,7 +378,7 @@ def build_report(
             for m in extra_models:
                 if ids[inp.key] in m.scores:
                     inp.models = {**inp.models, m.name: m.scores[ids[inp.key]].main_score}
-    reports = [evaluate_subset(i) for i in inputs]
+    reports = evaluate_subsets(inputs)
     raters = _raters(reports, ids)
     infos = {
         ids[r.input.key]: SubsetInfo(

@@ -30,6 +30,12 @@ def _vote(labels: list[Any]) -> tuple[Any, bool, list[Any]]:
     """
     if len(labels) == 1:  # one answer: it is the vote, untied
         return labels[0], False, labels
+    if len(labels) == 2:  # two answers (HUME's overlap): what the count below gives, uncounted
+        a, b = labels
+        if a is b or a == b:  # as a dict key matches
+            return a, False, [a]
+        # both top; sorted(key=str) is stable, so equal strings keep the order given
+        return (a if str(a) <= str(b) else b), True, [a, b]
     counts = Counter(labels)
     top = max(counts.values())
     most = [label for label, c in counts.items() if c == top]

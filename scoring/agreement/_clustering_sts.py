@@ -13,6 +13,7 @@ from scoring.agreement._pairwise import _pairwise
 from scoring.agreement._result import (
     WARN_CONSTANT,
 )
+from scoring.rank_small import MAX_SMALL, kendall_tau_b_small, spearman_rho_small
 from scoring.records import Agreement
 
 # Loaded on first use: the leaderboard imports the agreement package for its bands only.
@@ -50,7 +51,30 @@ def mean_pairwise_ari(partitions: Ratings, *, machine_raters: Collection[Any] = 
     return _pairwise(table, "mean_pairwise_ari", "kappa", _ari, min_shared=2, categorical=False)
 
 
+def _small(x: Sequence[float], y: Sequence[float]) -> tuple[list[float], list[float]] | None:
+    """``x`` and ``y`` as float lists if :mod:`scoring.rank_small` takes them, else None.
+
+    It takes short vectors of finite values.
+    """
+    if len(x) > MAX_SMALL:
+        return None
+    fx, fy = [float(v) for v in x], [float(v) for v in y]
+    if not all(math.isfinite(v) for v in fx + fy):
+        return None
+    return fx, fy
+
+
+def _constant(v: Sequence[float]) -> bool:
+    return all(e == v[0] for e in v)
+
+
 def _spearman(x: Sequence[float], y: Sequence[float]) -> float:
+    small = _small(x, y)
+    if small is not None:  # the kernel's value without its array set-up (issue 38)
+        fx, fy = small
+        if len(fx) < 2 or _constant(fx) or _constant(fy):
+            return math.nan
+        return spearman_rho_small(fx, fy)
     ax, ay = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     if len(ax) < 2 or np.all(ax == ax[0]) or np.all(ay == ay[0]):
         return math.nan
@@ -58,6 +82,12 @@ def _spearman(x: Sequence[float], y: Sequence[float]) -> float:
 
 
 def _kendall(x: Sequence[float], y: Sequence[float]) -> float:
+    small = _small(x, y)
+    if small is not None:
+        fx, fy = small
+        if len(fx) < 2 or _constant(fx) or _constant(fy):
+            return math.nan
+        return kendall_tau_b_small(fx, fy)
     ax, ay = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     if len(ax) < 2 or np.all(ax == ax[0]) or np.all(ay == ay[0]):
         return math.nan

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
 
 import pytest
 from scipy import stats
@@ -163,3 +165,23 @@ def test_fewer_than_three_annotators_give_the_paired_difference_against_gold():
     b = by["B"]
     assert b.difference is None and b.low is None and b.reason == "2 shared item(s) (needs 3)"
     assert "paired" in r.to_dict() and r.to_dict()["paired"][0]["annotator"] == "A"
+
+
+def test_two_annotators_with_labels_import_no_scipy_stats() -> None:
+    """With two annotators of label answers (HUME's shape) the test does not run and every
+    agreement is a Wilson interval: scipy.stats, 2 s of a cold export on a busy machine, is not
+    imported (issue 38). Run in a fresh interpreter, where nothing imported it before."""
+    code = (
+        "import sys\n"
+        "from hume_sync import task_types\n"
+        "from scoring.alt_test import alt_test\n"
+        "humans = {'A': dict(enumerate('xxyyxy')), 'B': dict(enumerate('xyyyxx'))}\n"
+        "r = alt_test(task_types.get('classification'), humans, 'L', dict(enumerate('xxyxxy')))\n"
+        "assert r.status == 'fewer than 3 annotators', r.status\n"
+        "assert all(p.method == 'Wilson' for p in r.pairwise)\n"
+        "print('scipy.stats' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert out.stdout.strip() == "False"

@@ -10,13 +10,17 @@ import numpy as np
 from scoring import agreement, intervals
 from scoring.aggregation import classification as aggregation
 from scoring.records import Agreement, Interval, Score
+from scoring.resample_counts import counts_form, mean_of_whole_records
 from scoring.rules import ItemAlignment, PerItem, ScoringRules, label_match, majority_consensus
 
 
+@counts_form(mean_of_whole_records)
 @intervals.vectorized
 def _mean_hits(x: Any) -> Any:
     """Accuracy of each resample of per-item hits. One function object for every score, so
-    the panel's resample memo (:mod:`scoring.panel`) knows two bootstraps share it."""
+    the panel's resample memo (:mod:`scoring.panel`) knows two bootstraps share it; hits are
+    whole numbers, so the bootstrap takes it from the draw counts
+    (:mod:`scoring.resample_counts`), the same floats."""
     return np.mean(x, axis=-1)
 
 
