@@ -276,6 +276,12 @@ def mteb_task_info(name: str) -> MtebTaskInfo:
             f"mteb:{name}",
             f"MTEB type {meta.type!r} is not one of {', '.join(accepted)}",
         )
+    others = sorted(set(meta.modalities or ("text",)) - {"text"})
+    if others:  # a person reads text here: an image or audio corpus has nothing to show
+        raise SourceError(
+            f"mteb:{name}",
+            f"hume reads text-only tasks; this one's modalities include {', '.join(others)}",
+        )
     eval_langs = meta.eval_langs
     if isinstance(eval_langs, Mapping):
         languages = {k: tuple(v) for k, v in eval_langs.items()}

@@ -275,6 +275,20 @@ def test_mteb_metadata_of_every_hume_task_offline(name: str) -> None:
         assert info.samples_per_label in pool[0] and info.train_split == pool[1]
 
 
+def test_text_to_text_any2any_retrieval_reads_as_retrieval_and_other_modalities_do_not() -> None:
+    """mteb files one text-only task under Any2AnyRetrieval (WebQAT2TRetrieval, an
+    ``AbsTaskRetrieval``): the retrieval type reads it. Its image and audio siblings have
+    nothing a person can read here: refused in one line naming the modality."""
+    info = mteb_task_info("WebQAT2TRetrieval")
+    assert (info.task_type, info.mteb_type, info.main_score) == (
+        "retrieval",
+        "Any2AnyRetrieval",
+        "ndcg_at_10",
+    )
+    with pytest.raises(SourceError, match=r"text-only tasks; this one's modalities include image"):
+        mteb_task_info("CUB200I2IRetrieval")
+
+
 def test_unknown_mteb_task() -> None:
     with pytest.raises(SourceError, match="unknown MTEB task 'NoSuchTask'"):
         mteb_task_info("NoSuchTask")

@@ -24,5 +24,8 @@ class Retrieval(
 
     @property
     def study_mteb_types(self) -> tuple[str, ...]:
-        """Retrieval and instruction retrieval (the instruction is shown beside the query)."""
-        return ("Retrieval", "InstructionRetrieval")
+        """Retrieval, instruction retrieval (the instruction is shown beside the query) and
+        any-to-any retrieval where it is text to text (mteb's ``AbsTaskRetrieval`` all three;
+        a task with another modality is refused when read,
+        :func:`hume_sync.study.sources.mteb_task_info`)."""
+        return ("Retrieval", "InstructionRetrieval", "Any2AnyRetrieval")
