@@ -206,50 +206,82 @@ def _subset_work(
     return _SubsetWork(sub, instances, marks, late, by_hume)
 
 
-def _reconcile_tasks(
-    ls: LabelStudioClient,
-    store: Store,
-    work: _SubsetWork,
-    chosen: list[InstanceRow],
-    tasks: Mapping[str | None, dict[str, Any]],
-    project_id: int,
-    users: dict[int, int],
-    found: MirrorSummary,
-) -> None:
-    """Make the tasks of the ``chosen`` instances (read from the manager's server, by
-    hume_ref) hold what the store says: data, annotations, predictions."""
+@dataclass
+class _TaskState:
+    """What one instance's task on the manager's server should hold."""
+
+    data: dict[str, Any]
+    #: pseudonymous account → its annotations, in the slot's answers' order
+    wanted: dict[int, list[dict[str, Any]]]
+    #: the predictions shown (Label Studio's prediction items, without the task)
+    predictions: dict[str, dict[str, Any]]
+
+
+def _task_states(
+    store: Store, work: _SubsetWork, chosen: list[InstanceRow], users: dict[int, int]
+) -> dict[str, _TaskState]:
+    """hume_ref → :class:`_TaskState` of each ``chosen`` instance, read from the store."""
     sub = work.sub
     task_type = task_types.get(sub.task_type)
     rows: dict[str, list[AnnotationRow]] = defaultdict(list)
-    wanted_ids = {i.hume_id for i in chosen}
-    only = None if len(chosen) == len(work.instances) else wanted_ids
+    only = None if len(chosen) == len(work.instances) else {i.hume_id for i in chosen}
     for row in store.annotations(sub.key, hume_ids=only):
         rows[row.hume_id].append(row)
     place = {i.hume_id: (n, len(work.instances)) for n, i in enumerate(work.instances, 1)}
-    preds: list[dict[str, Any]] = []
+    out = {}
     for inst in chosen:
         data = {
             **task_type.ls_task_data(inst.hume_ref, inst.content, position=place[inst.hume_id]),
             **_fields(sub, rows[inst.hume_id], work.late.get(inst.hume_id, 0)),
         }
-        task = tasks[inst.hume_ref]
-        if dumps(task.get("data")) != dumps(data):
-            ls.update_task(int(task["id"]), data)
-            found.tasks_updated += 1
         wanted: dict[int, list[dict[str, Any]]] = {uid: [] for uid in users.values()}
         for row in rows[inst.hume_id]:
             if row.status != "invalid":
                 wanted[users[row.slot]].append(_desired_annotation(sub, inst.content, row))
-        _sync_annotations(ls, task, wanted, found)
+        predictions = {
+            p.model_version: ls_prediction_of(
+                sub, inst, p.model_version, p.answer, p.score, DEFAULT_RERANK_RULE
+            )
+            for p in work.predictions.get(inst.hume_id, ())
+        }
+        out[inst.hume_ref] = _TaskState(data, wanted, predictions)
+    return out
+
+
+def _reconcile_tasks(
+    ls: LabelStudioClient,
+    states: Mapping[str, _TaskState],
+    tasks: Mapping[str | None, dict[str, Any]],
+    project_id: int,
+    found: MirrorSummary,
+) -> None:
+    """Make each task (read from the manager's server, by hume_ref) hold its state: data,
+    annotations, predictions."""
+    preds: list[dict[str, Any]] = []
+    for ref, state in states.items():
+        task = tasks[ref]
+        if dumps(task.get("data")) != dumps(state.data):
+            ls.update_task(int(task["id"]), state.data)
+            found.tasks_updated += 1
+        _sync_annotations(ls, task, state.wanted, found)
         have = {str(x.get("model_version")) for x in task.get("predictions") or []}
-        for p in work.predictions.get(inst.hume_id, ()):
-            if p.model_version not in have:
-                item = ls_prediction_of(
-                    sub, inst, p.model_version, p.answer, p.score, DEFAULT_RERANK_RULE
-                )
+        for version, item in state.predictions.items():
+            if version not in have:
                 preds.append({"task": int(task["id"]), **item})
     if preds:
         found.predictions_created += ls.import_predictions(project_id, preds)
+
+
+def _new_task(state: _TaskState) -> dict[str, Any]:
+    """A task to import as it should be, its annotations and predictions with it: one import
+    request, where writing each answer to an existing task is a request of its own."""
+    return {
+        "data": state.data,
+        "annotations": [
+            {**item, "completed_by": user} for user, items in state.wanted.items() for item in items
+        ],
+        "predictions": list(state.predictions.values()),
+    }
 
 
 def _changed_only(
@@ -282,7 +314,8 @@ def _changed_only(
         int(tasks.get(i.hume_ref, {}).get("id", -1)) != known.tasks[i.hume_ref][0] for i in chosen
     ):
         return None  # not where it was recorded: the manager's server changed under the mirror
-    _reconcile_tasks(ls, store, work, chosen, tasks, known.ls_project_id, users, found)
+    states = _task_states(store, work, chosen, users)
+    _reconcile_tasks(ls, states, tasks, known.ls_project_id, found)
     marks = {i.hume_ref: (known.tasks[i.hume_ref][0], work.marks[i.hume_ref]) for i in chosen}
     store.record_mirrored(work.sub.key, known.ls_project_id, context, marks, whole=False)
     return known.ls_project_id
@@ -296,22 +329,20 @@ def _mirror_whole(
     users: dict[int, int],
     found: MirrorSummary,
 ) -> int:
-    """Reconcile every task of the subset's mirror project (made where missing); its id."""
+    """Reconcile every task of the subset's mirror project (made where missing, imported with
+    their annotations and predictions); its id."""
     sub = work.sub
     project_id = _project(ls, store, sub, found)
-    task_type = task_types.get(sub.task_type)
+    states = _task_states(store, work, work.instances, users)
     tasks = {task_ref(t.get("data")): t for t in ls.list_tasks(project_id)}
-    n = len(work.instances)
-    missing = [
-        {"data": task_type.ls_task_data(i.hume_ref, i.content, position=(k, n))}
-        for k, i in enumerate(work.instances, 1)
-        if i.hume_ref not in tasks
-    ]
+    missing = [_new_task(state) for ref, state in states.items() if ref not in tasks]
     if missing:
         ls.import_tasks(project_id, missing)
         found.tasks_created += len(missing)
+        found.annotations_created += sum(len(t["annotations"]) for t in missing)
+        found.predictions_created += sum(len(t["predictions"]) for t in missing)
         tasks = {task_ref(t.get("data")): t for t in ls.list_tasks(project_id)}
-    _reconcile_tasks(ls, store, work, work.instances, tasks, project_id, users, found)
+    _reconcile_tasks(ls, states, tasks, project_id, found)  # the imported ones: nothing to do
     marks = {ref: (int(tasks[ref]["id"]), mark) for ref, mark in work.marks.items()}
     store.record_mirrored(sub.key, project_id, context, marks, whole=True)
     return project_id

@@ -56,6 +56,14 @@ def test_demo_end_to_end_and_rerun(tmp_path, monkeypatch, capsys):
         )
         assert "0 task(s) added, 0 updated; 0 answer(s) added, 0 updated, 0 removed" in out
         assert check_manager(study, out) == mirror
+        # The first mirror imported each task with its answers: a whole reconciliation, which
+        # reads every task back and compares it, finds nothing to put right.
+        from hume_sync.workflow.mirror import mirror_study
+
+        ls = manager.client()
+        assert ls is not None
+        with Store.open(study) as store:
+            assert mirror_study(store, ls, full=True).writes() == 0
         assert server.status(manager.manager_data_dir()).pid == pid  # the same server
         # `down` stops every server; each comes back on its own port (what `up` does for each)
         assert main(["down"]) == 0
