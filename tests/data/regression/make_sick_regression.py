@@ -19,7 +19,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 SOURCE = HERE.parent / "source" / "SICK_test_annotated.txt"
 OUT = HERE / "sick"
-TEST, TRAIN = 120, 1200
+TEST, TRAIN = 120, 400
 
 
 def main() -> None:

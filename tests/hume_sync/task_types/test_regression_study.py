@@ -217,6 +217,6 @@ def test_a_spec_is_planned_into_the_store_with_the_datas_scale(tmp_path: Path) -
             assert golds[inst.hume_id] == by_id[inst.source_id]["value"]
         train = store.train_items(sub.key)
         assert [t.label for t in train[:3]] == [str(r["value"]) for r in rows("train")[:3]]
-        assert len(train) == 1200
+        assert len(train) == 400
     rng = subset_rng(5, "SICKRelatedness", "en")
     assert isinstance(rng, np.random.Generator)
