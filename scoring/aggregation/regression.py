@@ -52,7 +52,9 @@ def regression_metrics(gold: Sequence[float], predicted: Sequence[float]) -> dic
 
     Args:
         gold: the gold value of each item.
-        predicted: the predicted value of each item, aligned with ``gold``.
+        predicted: the predicted value of each item, aligned with ``gold``; a float array
+            is scored in its own dtype (mteb passes ``LinearRegression``'s predictions as
+            they come, float32 on float32 embeddings).
 
     Returns:
         ``mse``, ``mae``, ``r2``, ``kendalltau`` and ``rmse`` (mteb's keys and order); τ is NaN
@@ -70,7 +72,11 @@ def regression_metrics(gold: Sequence[float], predicted: Sequence[float]) -> dic
     if len(gold) < 2:
         raise InvalidInputError(f"needs at least two items, got {len(gold)}")
     y_true = [_number(v, f"gold[{n}]") for n, v in enumerate(gold)]
-    y_pred = [_number(v, f"predicted[{n}]") for n, v in enumerate(predicted)]
+    y_pred: Any = [_number(v, f"predicted[{n}]") for n, v in enumerate(predicted)]
+    if isinstance(predicted, np.ndarray) and predicted.dtype.kind == "f":
+        # scikit-learn computes R² and the errors in the predictions' float dtype: a model's
+        # float32 predictions are scored as float32, as mteb scores them
+        y_pred = predicted
     mse = mean_squared_error(y_true, y_pred)
     return {
         "mse": float(mse),
