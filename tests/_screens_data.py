@@ -4,8 +4,9 @@ Classification and clustering read SIB-200 as it is (``eng_Latn`` and ``arb_Arab
 reranking, pair classification and retrieval have no Arabic data beside the repository, so
 their sources are built here from SIB-200's sentences: the same rows (aligned by ``index_id``)
 in both languages, so that the two screens of a type show the same content in two scripts.
-The gold of these built sets is arbitrary (a screen test reads no scores); summarization's
-texts are SIB-200 sentences with the three that follow each as its "summaries". Bitext mining pairs
+The gold of these built sets is arbitrary (a screen test reads no scores; regression's is a
+sentence's number of words); summarization's texts are SIB-200 sentences with the three that
+follow each as its "summaries". Bitext mining pairs
 each subset's sentences with candidate translations (see ``BITEXT_TARGETS``).
 """
 
@@ -37,6 +38,7 @@ SIZES = {
     "retrieval": 2,
     "multilabel_classification": 3,
     "summarization": 3,
+    "regression": 3,
 }
 #: Bitext mining: English sentences with their French translations (SIB-200's Flores sentences
 #: aligned by ``index_id``); the Arabic screen pairs Arabic with Arabic, so that the sentence and
@@ -95,6 +97,15 @@ def _write_sources(folder: Path, subset: str) -> None:
             record = {"id": f"s{t}", "text": text["text"], "human_summaries": [text["text"]],
                       "machine_summaries": [r["text"] for r in summaries],
                       "relevance": [1.0, 3.0, 5.0]}  # fmt: skip
+            f.write(json.dumps(record, ensure_ascii=False) + "\n")
+    # Regression: a sentence and its number of words (test rows 60-99; train rows 0-59)
+    with (folder / f"regression-{subset}.jsonl").open("w", encoding="utf-8") as f:
+        for r in rows[60:100]:
+            record = {"id": r["index_id"], "text": r["text"], "value": len(r["text"].split())}
+            f.write(json.dumps(record, ensure_ascii=False) + "\n")
+    with (folder / f"regression-train-{subset}.jsonl").open("w", encoding="utf-8") as f:
+        for r in rows[:60]:
+            record = {"id": r["index_id"], "text": r["text"], "value": len(r["text"].split())}
             f.write(json.dumps(record, ensure_ascii=False) + "\n")
     # Retrieval, a BEIR folder: 3 sentences of three topics as queries (the file is sorted by
     # topic), the other 197 as the corpus; the first six
@@ -164,6 +175,10 @@ def screens_spec(folder: Path, name: str = "screens", seed: int = 13) -> dict[st
                   "target_language": BITEXT_TARGETS[s][1]}
                  for s, lang in LANGUAGES.items()
              ]},
+            {"name": "SIBWordCount", "type": "regression",
+             "source": {"path": str(folder / "regression-{subset}.jsonl"),
+                        "train_path": str(folder / "regression-train-{subset}.jsonl")},
+             "subsets": subsets(SIZES["regression"])},
             # BM25 alone pools (no model loads in a screen test)
             {"name": "SIBRetrieval", "type": "retrieval",
              "source": {"path": str(folder / "retrieval-{subset}" / "qrels" / "test.tsv")},

@@ -16,6 +16,7 @@ from hume_sync.task_types.classification import Classification
 from hume_sync.task_types.clustering import Clustering
 from hume_sync.task_types.multilabel_classification import MultilabelClassification
 from hume_sync.task_types.pair_classification import PairClassification
+from hume_sync.task_types.regression import Regression
 from hume_sync.task_types.reranking import Reranking
 from hume_sync.task_types.retrieval import Retrieval
 from hume_sync.task_types.sts import STS
@@ -83,5 +84,6 @@ register(BitextMining())
 register(Retrieval())
 register(MultilabelClassification())
 register(Summarization())
+register(Regression())
 
 __all__ = ["CONCERNS", "RegisteredType", "TaskType", "by_mteb_type", "get", "names", "register"]
