@@ -217,6 +217,22 @@ def check_demo(study, port, out):
         rhos.append(spearmanr(mean, expert).statistic)
     digest = next(s for s in data["subsets"] if s["subset"] == "DemoDigest/en")
     assert digest["human"]["value"] == pytest.approx(sum(rhos) / len(rhos))
+    # The regression subset: each text's mean year over the two annotators, scipy's Kendall τ-b
+    # against the true years.
+    from scipy.stats import kendalltau
+
+    years = {
+        f"DemoYears/en/{r['id']}": r["value"]
+        for r in map(json.loads, (demo_data_dir() / "years_en_test.jsonl").read_text().splitlines())
+    }
+    guesses: dict[str, list[float]] = {}
+    for a in answers:
+        if a["hume_id"] in years:
+            guesses.setdefault(a["hume_id"], []).append(a["answer"])
+    means = [sum(guesses[h]) / len(guesses[h]) for h in years]
+    tau = kendalltau(means, list(years.values())).statistic
+    dated = next(s for s in data["subsets"] if s["subset"] == "DemoYears/en")
+    assert dated["human"]["value"] == pytest.approx(tau) and 0 < tau < 1
     # Sealed: nothing reached Label Studio; each annotator's server holds her projects only.
     with Store.open(study) as store:
         by_slot = {a.slot: a for a in store.annotators()}
