@@ -41,7 +41,7 @@ from hume_sync.labelstudio.annotators import plan_seats, seat_languages
 from hume_sync.labelstudio.client import LabelStudioClient
 from hume_sync.labelstudio.ml_backends import Backend, connect
 from hume_sync.progress import progress
-from hume_sync.store import AnnotatorRow, Store, SubsetRow, task_ref
+from hume_sync.store import AnnotatorRow, InstanceRow, Store, SubsetRow, task_ref
 
 #: Label Studio's limit on project titles (``Project.title`` max_length).
 TITLE_MAX = 50
@@ -340,6 +340,21 @@ def _ensure_project(
     return project_id, created, not created, False
 
 
+def task_payloads(
+    subset: SubsetRow, instances: list[InstanceRow], which: list[InstanceRow] | None = None
+) -> list[dict[str, Any]]:
+    """The Label Studio tasks of ``which`` (by default every instance), as setup imports them:
+    the task data of the subset's type, each with its place among ``instances`` ("Task n of
+    N"). One function for setup and its benchmark, so that Label Studio's side of the
+    comparison imports exactly the same data."""
+    task_type = task_types.get(subset.task_type)
+    place = {i.hume_id: (n, len(instances)) for n, i in enumerate(instances, 1)}
+    return [
+        {"data": task_type.ls_task_data(i.hume_ref, i.content, position=place[i.hume_id])}
+        for i in (instances if which is None else which)
+    ]
+
+
 def setup_slot(
     client: LabelStudioClient,
     store: Store,
@@ -378,12 +393,7 @@ def setup_slot(
     if recovered:
         store.set_slot_tasks(subset.key, annotator.slot, recovered)
     missing = [i for i in instances if i.hume_ref not in existing]
-    task_type = task_types.get(subset.task_type)
-    place = {i.hume_id: (n, len(instances)) for n, i in enumerate(instances, 1)}  # "Task n of N"
-    tasks = [
-        {"data": task_type.ls_task_data(i.hume_ref, i.content, position=place[i.hume_id])}
-        for i in missing
-    ]
+    tasks = task_payloads(subset, instances, missing)
     if tasks:
         ids = client.import_tasks(project_id, tasks)
         store.set_slot_tasks(
