@@ -7,6 +7,7 @@ drops or changes an instance that already has annotations.
 
 from __future__ import annotations
 
+import secrets
 import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -14,7 +15,7 @@ from typing import Any
 
 from hume_sync.errors import StoreError
 from hume_sync.store.connection import StoreConnection
-from hume_sync.store.meta import checked
+from hume_sync.store.meta import STUDY_UID, checked
 from hume_sync.store.records import ItemRef, dumps, new_ref, now
 
 
@@ -115,6 +116,8 @@ def _write_meta(conn: sqlite3.Connection, meta: Mapping[str, str], *, strict: bo
     current = dict(conn.execute("SELECT key, value FROM meta").fetchall())
     if "created_at" not in current:
         wanted["created_at"] = now()
+    if STUDY_UID not in current:  # made here, not by the first setup: one commit fewer there
+        wanted[STUDY_UID] = secrets.token_hex(8)
     for key, value in wanted.items():
         checked(key, value)
         if current.get(key) == value:
