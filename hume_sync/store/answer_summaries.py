@@ -46,6 +46,7 @@ _LIVE = (
     "WHERE a.slot = ?1 AND i.subset_key = ?2 AND a.deleted_at IS NULL"
 )
 _TASKS = " AND a.ls_task_id {op} (SELECT value FROM json_each(?3))"
+_COUNTS = ("answers", "cancelled", "invalid_rows", "answered", "invalid", "skipped")
 
 
 def micros(value: object) -> int | None:
@@ -210,6 +211,17 @@ class AnswerSummaryStore(AnnotationStore):
             _unpack("d", row[6]),
             _unpack("q", row[7]),
         )
+
+    def summed_count(self, subset: str, slot: int, column: str) -> int | None:
+        """One count of the project's stored summary (``cancelled``, ``invalid_rows``...),
+        without reading its lists of times; None without a stored summary."""
+        if column not in _COUNTS:
+            raise ValueError(f"{column!r} is not a count of answer_summaries")
+        row = self._conn.execute(
+            f"SELECT {column} FROM answer_summaries WHERE subset_key = ? AND slot = ?",
+            (subset, int(slot)),
+        ).fetchone()
+        return None if row is None else int(row[0])
 
     def computed_answer_summary(
         self,

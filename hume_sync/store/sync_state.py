@@ -148,8 +148,7 @@ class SyncStateStore(AnswerSummaryStore):
         project whose summary counts none is not read)."""
         out: list[StoredProblem] = []
         for slot in sorted(set(slots)):
-            summary = self.answer_summary(subset, slot)
-            if summary is not None and not summary.invalid_rows:
+            if self.summed_count(subset, slot, "invalid_rows") == 0:
                 continue
             rows = self._conn.execute(
                 f"SELECT a.ls_task_id, a.ls_annotation_id, a.annotator, a.error {_LIVE} "
@@ -163,10 +162,10 @@ class SyncStateStore(AnswerSummaryStore):
         """How many live skips (``cancelled``) the subset's projects on these slots hold."""
         total = 0
         for slot in set(slots):
-            summary = self.answer_summary(subset, slot)
+            summed = self.summed_count(subset, slot, "cancelled")
             total += (
-                summary.cancelled
-                if summary is not None
+                summed
+                if summed is not None
                 else int(
                     self._conn.execute(
                         f"SELECT COUNT(*) {_LIVE} AND a.status = 'cancelled'", (int(slot), subset)

@@ -252,7 +252,9 @@ def _read_changes(
     ids = [int(t["id"]) for t in tasks]
     seen = ProjectSeen.continuing(state, ids, started)
     if not ids:  # nothing changed: nothing to write; the counts still tell what escaped
-        live = store.keep_answer_summary(subset.key, annotator.slot).answers
+        live = store.summed_count(subset.key, annotator.slot, "answers")
+        if live is None:  # no summary yet (a store from before schema 9): sum it up now
+            live = store.keep_answer_summary(subset.key, annotator.slot).answers
         return (AnnotationCounts(), seen) if changes.counts_add_up(live, seen, counted) else None
     # the project's summary and the changed tasks' part of it, before the writes: after them,
     # the summary is the one less the old part plus the new (store/answer_summaries.py)

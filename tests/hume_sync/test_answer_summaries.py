@@ -82,7 +82,13 @@ def test_the_sums_are_the_rows_counted_by_hand(tmp_path: Path) -> None:
             "2026-01-01T11:30:00.250000Z",
         ]
         tally_rows = store.answer_tally(KEY, 1, leaving_out=[101, 105])
+        counted = (store.cancelled_count(KEY, [1, 2]), store.stored_problems(KEY, [1, 2]))
+        assert store.summed_count(KEY, 1, "cancelled") is None
         assert store.keep_answer_summary(KEY, 1) == whole  # written once, read back the same
+        assert store.summed_count(KEY, 1, "cancelled") == 1
+        with pytest.raises(ValueError, match="not a count"):
+            store.summed_count(KEY, 1, "leads")
+        assert (store.cancelled_count(KEY, [1, 2]), store.stored_problems(KEY, [1, 2])) == counted
         assert store.answer_summary(KEY, 1) == whole
         tally = store.answer_tally(KEY, 1, leaving_out=[101, 105])
         assert tally == tally_rows  # from the summary as from the rows
