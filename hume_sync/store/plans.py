@@ -351,5 +351,8 @@ def _drop_unplanned_subsets(conn: sqlite3.Connection, keep: set[str], *, strict:
             raise StoreError(f"subset {key} has annotations; it cannot be dropped")
         _delete_instances(conn, "subset_key = ?", key)
         conn.execute("DELETE FROM ls_projects WHERE subset_key = ?", (key,))
+        # what pull kept of its projects (a subset pulled before anyone answered)
+        conn.execute("DELETE FROM ls_sync WHERE subset_key = ?", (key,))
+        conn.execute("DELETE FROM answer_summaries WHERE subset_key = ?", (key,))
         conn.execute("DELETE FROM train_items WHERE subset_key = ?", (key,))
         conn.execute("DELETE FROM subsets WHERE subset_key = ?", (key,))

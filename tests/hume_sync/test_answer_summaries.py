@@ -180,3 +180,22 @@ def test_times_round_trip_to_the_microsecond(text: str, expected: str) -> None:
 @pytest.mark.parametrize("text", [None, "", "yesterday", 3])
 def test_what_is_not_a_time_has_none(text: object) -> None:
     assert micros(text) is None
+
+
+def test_a_subset_pulled_before_anyone_answered_can_still_be_dropped(tmp_path: Path) -> None:
+    """init --force drops a subset no longer in the spec when it has no answers: its summary
+    (all zeros, written by the pull that found none) goes with it."""
+    with Store.open(tmp_path / "s.sqlite") as store:
+        _study(store)
+        store.keep_answer_summary(KEY, 1)
+        assert store.summed_count(KEY, 1, "answers") == 0
+        other = SubsetPlan(
+            key="U/s", task_name="U", hf_subset="s", task_type="sts", language="eng", config={},
+            samples_per_label=None, overlap=1, position=1,
+            instances=[("U/s/0", "0", 0, dumps({"text1": "a", "text2": "b"}), "3.0", 0)],
+            items={}, train=[], report={},
+        )  # fmt: skip
+        meta = {"study_name": "t", "seed": "1", "spec_hash": "h2", "spec": "{}"}
+        apply_plans(store, meta, [other], force=True)
+        assert [s.key for s in store.subsets()] == ["U/s"]
+        assert store.summed_count(KEY, 1, "answers") is None
