@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,6 +32,31 @@ class Target:
     data_dir: Path | None
     #: in words, for the benchmark's output: which database Label Studio ran on
     database: str
+
+
+def cpu_seconds(target: Target) -> Callable[[], float] | None:
+    """The CPU seconds the server's process has used so far (user + system), read from
+    ``/proc``; None for a server this benchmark did not start (or without ``/proc``).
+
+    Why: on a shared machine a wall-clock ratio moves with everyone else's load; the CPU each
+    side spends does not, so a benchmark prints both. The database's own processes (PostgreSQL
+    with ``--postgres``) are not counted: the same for both sides of a comparison.
+    """
+    if target.data_dir is None:
+        return None
+    try:
+        pid = int(json.loads((target.data_dir / server.PID_FILE).read_text())["pid"])
+        stat = Path(f"/proc/{pid}/stat")
+        stat.read_text()
+    except (OSError, ValueError, KeyError):
+        return None
+    tick = os.sysconf("SC_CLK_TCK")
+
+    def read() -> float:
+        fields = stat.read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / tick  # utime + stime
+
+    return read
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -184,10 +184,13 @@ class AnnotationStore(AnnotatorStore):
         if subset is not None:
             self.subset(subset)
         added = updated = unchanged = 0
+        written: set[tuple[str, int]] = set()  # the projects (subset, slot) this batch changed
         conn.execute("DELETE FROM temp.hume_seen")
         for rec in records:
-            existed, values = _checked(conn, rec, subset)
+            existed, owner, values = _checked(conn, rec, subset)
             wrote = conn.execute(_UPSERT, values).rowcount == 1
+            if wrote:
+                written.add((owner, rec.slot))
             if not existed:
                 added += 1
             elif wrote:
@@ -195,14 +198,39 @@ class AnnotationStore(AnnotatorStore):
             else:
                 unchanged += 1
         deleted = 0 if subset is None else _mark_missing(conn, subset, scope)
+        _drop_summaries(conn, written, subset if deleted else None, scope)
         return AnnotationCounts(added, updated, unchanged, deleted)
+
+
+def _drop_summaries(
+    conn: sqlite3.Connection,
+    written: set[tuple[str, int]],
+    deleted_in: str | None,
+    scope: Mapping[int, Collection[int] | None] | None,
+) -> None:
+    """Drop the answer summaries (:mod:`hume_sync.store.answer_summaries`) of the projects a
+    batch changed: those it wrote a row of, and, when it marked deletions, the subset's
+    projects in ``scope`` (every slot without one). Here, in the only writer of annotations,
+    rather than in a trigger: a trigger is one more statement per row written."""
+    conn.executemany(
+        "DELETE FROM answer_summaries WHERE subset_key = ? AND slot = ?", sorted(written)
+    )
+    if deleted_in is None:
+        return
+    if scope is None:
+        conn.execute("DELETE FROM answer_summaries WHERE subset_key = ?", (deleted_in,))
+    else:
+        conn.executemany(
+            "DELETE FROM answer_summaries WHERE subset_key = ? AND slot = ?",
+            [(deleted_in, int(slot)) for slot in sorted(scope)],
+        )
 
 
 def _checked(
     conn: sqlite3.Connection, rec: AnnotationRecord, subset: str | None
-) -> tuple[bool, tuple[Any, ...]]:
+) -> tuple[bool, str, tuple[Any, ...]]:
     """After every check of the record (statement 1 of the two): whether the store already had
-    it, and the row's values for :data:`_UPSERT`."""
+    it, the subset of its instance, and the row's values for :data:`_UPSERT`."""
     ref = f"annotation {rec.ls_annotation_id!r}" + (f" (slot {rec.slot})" if rec.slot else "")
     if not isinstance(rec.ls_annotation_id, int) or isinstance(rec.ls_annotation_id, bool):
         raise StoreError(f"{ref}: ls_annotation_id must be an integer")
@@ -233,18 +261,22 @@ def _checked(
             f"{ref}: LS task {rec.ls_task_id} but instance {rec.hume_id!r} is LS task "
             f"{task} on slot {rec.slot}"
         )
-    return bool(existed), (
-        int(rec.slot),
-        int(rec.ls_annotation_id),
-        rec.hume_id,
-        int(rec.ls_task_id),
-        rec.annotator,
-        None if rec.answer is None else dumps(rec.answer),
-        rec.status,
-        rec.error,
-        None if rec.lead_time is None else float(rec.lead_time),
-        rec.created_at,
-        rec.updated_at,
+    return (
+        bool(existed),
+        str(owner),
+        (
+            int(rec.slot),
+            int(rec.ls_annotation_id),
+            rec.hume_id,
+            int(rec.ls_task_id),
+            rec.annotator,
+            None if rec.answer is None else dumps(rec.answer),
+            rec.status,
+            rec.error,
+            None if rec.lead_time is None else float(rec.lead_time),
+            rec.created_at,
+            rec.updated_at,
+        ),
     )
 
 

@@ -96,29 +96,24 @@ class AnnotatorStore(InstanceReader):
         self.subset(subset)
         self.annotator(slot)
         with self.transaction() as conn:
-            old = conn.execute(
-                "SELECT ls_project_id, marker FROM ls_projects WHERE subset_key = ? AND slot = ?",
-                (subset, slot),
-            ).fetchone()
-            if old is not None and tuple(old) == (int(project_id), marker):
-                return 0
-            if old is not None:
-                raise StoreError(
-                    f"{subset} already has project {old[0]} on slot {slot}; "
-                    "forget it first (setup --recreate-missing)"
-                )
-            try:
-                conn.execute(
-                    "INSERT INTO ls_projects (subset_key, slot, ls_project_id, marker, created_at) "
-                    "VALUES (?, ?, ?, ?, ?)",
-                    (subset, slot, int(project_id), marker, now()),
-                )
-            except sqlite3.IntegrityError:
-                raise StoreError(
-                    f"Label Studio project {project_id} on slot {slot} is already used by "
-                    "another subset"
-                ) from None
-        return 1
+            return _write_slot_project(conn, subset, slot, project_id, marker)
+
+    def record_new_project(
+        self, subset: str, slot: int, project_id: int, marker: str, task_ids: Mapping[str, int]
+    ) -> int:
+        """Record a project setup just made and the tasks it imported into it, in one commit
+        (:meth:`set_slot_project` and :meth:`set_slot_tasks` together); task rows changed.
+
+        Why one: each commit of the store waits for the disk (about 20 ms here), and a first
+        setup paid two per project. A run that dies before this commit leaves a project the
+        store does not know: the next setup finds it by its marker and its tasks by their
+        ``hume_ref``, as for any project made and not recorded.
+        """
+        self.subset(subset)
+        self.annotator(slot)
+        with self.transaction() as conn:
+            _write_slot_project(conn, subset, slot, project_id, marker)
+            return _write_slot_tasks(conn, subset, slot, task_ids)
 
     def forget_slot_project(self, subset: str, slot: int) -> int:
         """Drop the record of a project (and its tasks) that is gone from Label Studio.
@@ -151,47 +146,75 @@ class AnnotatorStore(InstanceReader):
         self.subset(subset)
         self.annotator(slot)
         with self.transaction() as conn:
-            members = {
-                r[0]
-                for r in conn.execute(
-                    "SELECT hume_id FROM instances WHERE subset_key = ?", (subset,)
-                )
-            }
-            current = {
-                r[0]: int(r[1])
-                for r in conn.execute(
-                    "SELECT t.hume_id, t.ls_task_id FROM ls_tasks t JOIN instances i "
-                    "ON i.hume_id = t.hume_id WHERE i.subset_key = ? AND t.slot = ?",
-                    (subset, slot),
-                )
-            }
-            changes = []
-            for hid, task_id in task_ids.items():
-                if hid not in members:
-                    raise StoreError(f"no instance {hid!r} in subset {subset!r}")
-                if current.get(hid) != int(task_id):
-                    changes.append((hid, slot, int(task_id)))
-            owners = {
-                int(r[0]): r[1]
-                for r in conn.execute(
-                    "SELECT ls_task_id, hume_id FROM ls_tasks WHERE slot = ?", (slot,)
-                )
-            }
-            moving = {hid for hid, _, _ in changes}
-            taken: set[int] = set()
-            for _, _, task_id in changes:
-                owner = owners.get(task_id)
-                if task_id in taken or (owner is not None and owner not in moving):
-                    raise StoreError(
-                        f"LS task {task_id} on slot {slot} is already used by another instance"
-                    )
-                taken.add(task_id)
-            # Instances that swap tasks must not collide half-way: clear, then write.
-            conn.executemany(
-                "DELETE FROM ls_tasks WHERE hume_id = ? AND slot = ?",
-                ((hid, s) for hid, s, _ in changes if hid in current),
+            return _write_slot_tasks(conn, subset, slot, task_ids)
+
+
+def _write_slot_project(
+    conn: sqlite3.Connection, subset: str, slot: int, project_id: int, marker: str
+) -> int:
+    """:meth:`AnnotatorStore.set_slot_project` inside the caller's transaction."""
+    old = conn.execute(
+        "SELECT ls_project_id, marker FROM ls_projects WHERE subset_key = ? AND slot = ?",
+        (subset, slot),
+    ).fetchone()
+    if old is not None and tuple(old) == (int(project_id), marker):
+        return 0
+    if old is not None:
+        raise StoreError(
+            f"{subset} already has project {old[0]} on slot {slot}; "
+            "forget it first (setup --recreate-missing)"
+        )
+    try:
+        conn.execute(
+            "INSERT INTO ls_projects (subset_key, slot, ls_project_id, marker, created_at) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (subset, slot, int(project_id), marker, now()),
+        )
+    except sqlite3.IntegrityError:
+        raise StoreError(
+            f"Label Studio project {project_id} on slot {slot} is already used by another subset"
+        ) from None
+    return 1
+
+
+def _write_slot_tasks(
+    conn: sqlite3.Connection, subset: str, slot: int, task_ids: Mapping[str, int]
+) -> int:
+    """:meth:`AnnotatorStore.set_slot_tasks` inside the caller's transaction."""
+    members = {
+        r[0] for r in conn.execute("SELECT hume_id FROM instances WHERE subset_key = ?", (subset,))
+    }
+    current = {
+        r[0]: int(r[1])
+        for r in conn.execute(
+            "SELECT t.hume_id, t.ls_task_id FROM ls_tasks t JOIN instances i "
+            "ON i.hume_id = t.hume_id WHERE i.subset_key = ? AND t.slot = ?",
+            (subset, slot),
+        )
+    }
+    changes = []
+    for hid, task_id in task_ids.items():
+        if hid not in members:
+            raise StoreError(f"no instance {hid!r} in subset {subset!r}")
+        if current.get(hid) != int(task_id):
+            changes.append((hid, slot, int(task_id)))
+    owners = {
+        int(r[0]): r[1]
+        for r in conn.execute("SELECT ls_task_id, hume_id FROM ls_tasks WHERE slot = ?", (slot,))
+    }
+    moving = {hid for hid, _, _ in changes}
+    taken: set[int] = set()
+    for _, _, task_id in changes:
+        owner = owners.get(task_id)
+        if task_id in taken or (owner is not None and owner not in moving):
+            raise StoreError(
+                f"LS task {task_id} on slot {slot} is already used by another instance"
             )
-            conn.executemany(
-                "INSERT INTO ls_tasks (hume_id, slot, ls_task_id) VALUES (?, ?, ?)", changes
-            )
-        return len(changes)
+        taken.add(task_id)
+    # Instances that swap tasks must not collide half-way: clear, then write.
+    conn.executemany(
+        "DELETE FROM ls_tasks WHERE hume_id = ? AND slot = ?",
+        ((hid, s) for hid, s, _ in changes if hid in current),
+    )
+    conn.executemany("INSERT INTO ls_tasks (hume_id, slot, ls_task_id) VALUES (?, ?, ?)", changes)
+    return len(changes)

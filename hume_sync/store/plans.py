@@ -7,6 +7,7 @@ drops or changes an instance that already has annotations.
 
 from __future__ import annotations
 
+import secrets
 import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -14,7 +15,7 @@ from typing import Any
 
 from hume_sync.errors import StoreError
 from hume_sync.store.connection import StoreConnection
-from hume_sync.store.meta import checked
+from hume_sync.store.meta import STUDY_UID, checked
 from hume_sync.store.records import ItemRef, dumps, new_ref, now
 
 
@@ -115,6 +116,8 @@ def _write_meta(conn: sqlite3.Connection, meta: Mapping[str, str], *, strict: bo
     current = dict(conn.execute("SELECT key, value FROM meta").fetchall())
     if "created_at" not in current:
         wanted["created_at"] = now()
+    if STUDY_UID not in current:  # made here, not by the first setup: one commit fewer there
+        wanted[STUDY_UID] = secrets.token_hex(8)
     for key, value in wanted.items():
         checked(key, value)
         if current.get(key) == value:
@@ -348,6 +351,9 @@ def _drop_unplanned_subsets(conn: sqlite3.Connection, keep: set[str], *, strict:
             raise StoreError(f"subset {key} has annotations; it cannot be dropped")
         _delete_instances(conn, "subset_key = ?", key)
         conn.execute("DELETE FROM ls_projects WHERE subset_key = ?", (key,))
+        # what pull kept of its projects (a subset pulled before anyone answered)
+        conn.execute("DELETE FROM ls_sync WHERE subset_key = ?", (key,))
+        conn.execute("DELETE FROM answer_summaries WHERE subset_key = ?", (key,))
         conn.execute("DELETE FROM mirror_tasks WHERE subset_key = ?", (key,))
         conn.execute("DELETE FROM mirror_state WHERE subset_key = ?", (key,))
         conn.execute("DELETE FROM train_items WHERE subset_key = ?", (key,))

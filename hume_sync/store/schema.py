@@ -7,7 +7,7 @@ nothing else in hume writes a table or a meta key the schema does not name.
 
 Schema (version 1, 2: source order and opaque ids, 3: annotators and their own projects and
 tasks, 4: any registered task type, 5: sealing commitments, 6: model scores and facts, 8: what
-pull last read of each project)::
+pull last read of each project, 9: each project's answers summed up)::
 
     schema_version(version PK, applied_at)
     meta(key PK, value)    -- the keys of hume_sync.store.meta.META_KEYS only
@@ -34,6 +34,8 @@ pull last read of each project)::
     model_facts(model_version PK, facts JSON)
     ls_sync(subset_key FK, slot FK, ls_project_id, watermark, read_from, uncounted JSON, synced_at;
             PK(subset_key, slot))
+    answer_summaries(subset_key FK, slot FK, answers, cancelled, invalid_rows, answered, invalid,
+                     skipped, leads BLOB, times BLOB; PK(subset_key, slot))
 
 Version 2: order is data, and nothing shown in Label Studio encodes gold (``hume_ref``,
 ``instance_items``, ``source_position``; rows of a version-1 store keep the ids their tasks
@@ -67,6 +69,13 @@ another account's, or on a task that is not the study's). ``pull`` and ``status`
 Label Studio only for the tasks changed since, and check the counts still add up
 (:mod:`hume_sync.workflow.changes`). A store of version 7 gains the empty table: its next pull
 reads every project in full, as before.
+
+Version 9 adds ``answer_summaries``: per project, its live answers summed up (counts per status
+and per task, the valid answers' lead times and creation times, each sorted), written by
+``pull`` and dropped by any write of the project's annotations, so that ``status`` and a pull
+with nothing changed read one row instead of every answer
+(:mod:`hume_sync.store.answer_summaries`). A store of version 8 gains the empty table: status
+counts the rows, as before, until the next pull writes the summaries.
 """
 
 from __future__ import annotations
@@ -79,7 +88,7 @@ from typing import Any
 from hume_sync.errors import StoreError
 from hume_sync.store.records import dumps
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 ANNOTATION_STATUSES: tuple[str, ...] = ("valid", "invalid", "cancelled")
 
 #: ``meta`` key prefixes of schema 6 and earlier, moved into tables by migration 7.
@@ -300,9 +309,26 @@ MIGRATIONS: dict[int, tuple[Step, ...]] = {
         # a read of the changes marks deletions task by task (store/annotations._mark_missing)
         """CREATE INDEX annotations_by_task ON annotations (slot, ls_task_id)""",
     ),
+    # Each project's answers summed up, so that status and an idle pull read one row, not
+    # every answer (hume_sync.store.answer_summaries); a cache pull writes, empty at first.
+    9: (
+        """CREATE TABLE answer_summaries (
+            subset_key TEXT NOT NULL REFERENCES subsets (subset_key),
+            slot INTEGER NOT NULL REFERENCES annotators (slot),
+            answers INTEGER NOT NULL,
+            cancelled INTEGER NOT NULL,
+            invalid_rows INTEGER NOT NULL,
+            answered INTEGER NOT NULL,
+            invalid INTEGER NOT NULL,
+            skipped INTEGER NOT NULL,
+            leads BLOB NOT NULL,
+            times BLOB NOT NULL,
+            PRIMARY KEY (subset_key, slot)
+        )""",
+    ),
     # what the last mirror wrote into the manager's server (store/mirror_state.py): the next
     # mirror reads back only the tasks whose mark moved
-    9: (
+    10: (
         """CREATE TABLE mirror_state (
             subset_key TEXT PRIMARY KEY,
             ls_project_id INTEGER NOT NULL,

@@ -12,7 +12,7 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from hume_sync.store.annotations import AnnotationStore
+from hume_sync.store.answer_summaries import AnswerSummaryStore, iso
 from hume_sync.store.records import dumps, now
 
 
@@ -76,7 +76,7 @@ _LIVE = (
 )
 
 
-class SyncStateStore(AnnotationStore):
+class SyncStateStore(AnswerSummaryStore):
     """``ls_sync`` and the per-project counts read beside it."""
 
     def sync_state(self, subset: str, slot: int) -> SyncState | None:
@@ -120,57 +120,36 @@ class SyncStateStore(AnnotationStore):
     def live_annotation_count(self, subset: str, slot: int) -> int:
         """How many annotations of the subset's project on ``slot`` the store holds as live
         (any status): with the project's :class:`Uncounted`, what Label Studio should count."""
-        return int(
-            self._conn.execute(f"SELECT COUNT(*) {_LIVE}", (int(slot), subset)).fetchone()[0]
-        )
+        return self.current_answer_summary(subset, slot).answers
 
     def answer_tally(
         self, subset: str, slot: int, leaving_out: Collection[int] = ()
     ) -> StoredTally:
         """What ``status`` counts of the subset's project on ``slot`` as the store holds it,
         without the tasks ``leaving_out`` (those changed since the last pull, read again from
-        Label Studio): computed in SQL, no answer decoded and no row per answer in Python but a
-        lead time (0.8 s → about 0.2 s for 100,000 answers)."""
-        args = (int(slot), subset, json.dumps(sorted({int(t) for t in leaving_out})))
-        live = (
-            "SELECT a.ls_task_id AS task, a.status AS status, a.lead_time AS lead, "
-            "a.created_at AS created FROM annotations a JOIN instances i "
-            "ON i.hume_id = a.hume_id WHERE a.slot = ?1 AND i.subset_key = ?2 "
-            "AND a.deleted_at IS NULL AND a.ls_task_id NOT IN (SELECT value FROM json_each(?3))"
-        )
-        n, answered, invalid, skipped = self._conn.execute(
-            f"WITH live AS ({live}), per AS (SELECT task, MAX(status = 'valid') AS v, "
-            "MAX(status = 'invalid') AS i, MAX(status = 'cancelled') AS c FROM live "
-            "GROUP BY task) SELECT (SELECT COUNT(*) FROM live), COALESCE(SUM(v), 0), "
-            "COALESCE(SUM(i AND NOT v), 0), COALESCE(SUM(c AND NOT v AND NOT i), 0) FROM per",
-            args,
-        ).fetchone()
-        # ISO times with and without a fraction compare right once the fraction is written out
-        created = (
-            "CASE WHEN instr(created, '.') > 0 THEN created "
-            "ELSE replace(created, 'Z', '.000000Z') END"
-        )
-        times, first, last = self._conn.execute(
-            f"WITH live AS ({live}) SELECT COUNT(created), MIN({created}), MAX({created}) "
-            "FROM live WHERE status = 'valid'",
-            args,
-        ).fetchone()
-        leads = [
-            float(r[0])
-            for r in self._conn.execute(
-                f"WITH live AS ({live}) SELECT lead FROM live WHERE status = 'valid' "
-                "AND lead IS NOT NULL",
-                args,
-            )
-        ]
+        Label Studio): the project's stored summary less those tasks' answers
+        (:mod:`hume_sync.store.answer_summaries`; 0.74 s → milliseconds at 100,000 answers),
+        or, without one, the same sums computed from its rows."""
+        summary = self.current_answer_summary(subset, slot, leaving_out)
+        times = summary.times
         return StoredTally(
-            int(n), int(answered), int(invalid), int(skipped), leads, int(times), first, last
+            summary.answers,
+            summary.answered,
+            summary.invalid,
+            summary.skipped,
+            summary.leads,
+            len(times),
+            iso(times[0]) if times else None,
+            iso(times[-1]) if times else None,
         )
 
     def stored_problems(self, subset: str, slots: Iterable[int]) -> list[StoredProblem]:
-        """The live invalid answers of the subset on these slots, in slot and task order."""
+        """The live invalid answers of the subset on these slots, in slot and task order (a
+        project whose summary counts none is not read)."""
         out: list[StoredProblem] = []
         for slot in sorted(set(slots)):
+            if self.summed_count(subset, slot, "invalid_rows") == 0:
+                continue
             rows = self._conn.execute(
                 f"SELECT a.ls_task_id, a.ls_annotation_id, a.annotator, a.error {_LIVE} "
                 "AND a.status = 'invalid' ORDER BY a.ls_task_id, a.ls_annotation_id",
@@ -181,11 +160,16 @@ class SyncStateStore(AnnotationStore):
 
     def cancelled_count(self, subset: str, slots: Iterable[int]) -> int:
         """How many live skips (``cancelled``) the subset's projects on these slots hold."""
-        return sum(
-            int(
-                self._conn.execute(
-                    f"SELECT COUNT(*) {_LIVE} AND a.status = 'cancelled'", (int(slot), subset)
-                ).fetchone()[0]
+        total = 0
+        for slot in set(slots):
+            summed = self.summed_count(subset, slot, "cancelled")
+            total += (
+                summed
+                if summed is not None
+                else int(
+                    self._conn.execute(
+                        f"SELECT COUNT(*) {_LIVE} AND a.status = 'cancelled'", (int(slot), subset)
+                    ).fetchone()[0]
+                )
             )
-            for slot in set(slots)
-        )
+        return total

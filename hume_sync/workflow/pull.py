@@ -226,6 +226,7 @@ def _read_full(
         close = getattr(tasks, "close", None)
         if close is not None:
             close()
+    store.keep_answer_summary(subset.key, annotator.slot)  # summed up whole if it changed
     return got, seen
 
 
@@ -251,8 +252,18 @@ def _read_changes(
     ids = [int(t["id"]) for t in tasks]
     seen = ProjectSeen.continuing(state, ids, started)
     if not ids:  # nothing changed: nothing to write; the counts still tell what escaped
-        live = store.live_annotation_count(subset.key, annotator.slot)
+        live = store.summed_count(subset.key, annotator.slot, "answers")
+        if live is None:  # no summary yet (a store from before schema 9): sum it up now
+            live = store.keep_answer_summary(subset.key, annotator.slot).answers
         return (AnnotationCounts(), seen) if changes.counts_add_up(live, seen, counted) else None
+    # the project's summary and the changed tasks' part of it, before the writes: after them,
+    # the summary is the one less the old part plus the new (store/answer_summaries.py)
+    before = store.answer_summary(subset.key, annotator.slot)
+    old = (
+        None
+        if before is None
+        else store.computed_answer_summary(subset.key, annotator.slot, only=ids)
+    )
     got = upsert(
         _records(
             tasks,
@@ -264,7 +275,7 @@ def _read_changes(
         subset=subset.key,
         scope={project.slot: ids},
     )
-    live = store.live_annotation_count(subset.key, annotator.slot)
+    live = store.keep_answer_summary(subset.key, annotator.slot, before, ids, old).answers
     return (got, seen) if changes.counts_add_up(live, seen, counted) else None
 
 

@@ -8,8 +8,10 @@ annotation per task.
 Identity never depends on a title: the store records each project's id per subset and slot, and
 every project carries a marker (``hume:<hash of study, subset, slot>``) in its description, so a
 run that died between creating a project and recording it finds it again instead of making a
-second one. Tasks already in a project are recognised by the ``hume_ref`` in their data, so a
-rerun imports only what is missing. A rerun asks Label Studio little: one listing of each
+second one. A new project is recorded with its tasks' ids, in one commit after the import
+(each commit waits for the disk, ~20 ms here; a first setup paid two per project). Tasks
+already in a project are recognised by the ``hume_ref`` in their data, so a rerun imports only
+what is missing. A rerun asks Label Studio little: one listing of each
 server's projects (only the fields it checks), then, per project, a count of the tasks in each
 run of recorded ids (one request for a project set up in one go); only when those do not show
 exactly the recorded tasks does it read the tasks' ids and data (never their annotations).
@@ -41,7 +43,7 @@ from hume_sync.labelstudio.annotators import plan_seats, seat_languages
 from hume_sync.labelstudio.client import LabelStudioClient
 from hume_sync.labelstudio.ml_backends import Backend, connect
 from hume_sync.progress import progress
-from hume_sync.store import AnnotatorRow, Store, SubsetRow, task_ref
+from hume_sync.store import AnnotatorRow, InstanceRow, Store, SubsetRow, task_ref
 
 #: Label Studio's limit on project titles (``Project.title`` max_length).
 TITLE_MAX = 50
@@ -307,7 +309,9 @@ def _ensure_project(
 
     ``listed``: the recorded project as its server listed it (:func:`recorded_projects`);
     without it, a recorded project is read with one GET. ``marked``: the run's listing of
-    each server's projects; without it, the server is listed for this marker alone."""
+    each server's projects; without it, the server is listed for this marker alone. A project
+    created here is not recorded yet: :func:`setup_slot` records it with its tasks, in one
+    commit (a run that dies before finds it again by its marker)."""
     config = render_subset_config(subset)
     recorded = next((p for p in store.slot_projects(subset.key) if p.slot == annotator.slot), None)
     if recorded is not None:
@@ -323,11 +327,7 @@ def _ensure_project(
             f"{subset.key}: {client.url} has {len(found)} projects marked {marker} (ids {ids}); "
             "delete the extra ones"
         )
-    if found:
-        project_id, created = int(found[0]["id"]), False
-        client.update_project(project_id, maximum_annotations=ANNOTATIONS_PER_TASK)
-        client.assert_collab_predictions(project_id, False)
-    else:
+    if not found:
         project = client.create_project(
             title=project_title(study_name, subset.key),
             label_config=config,
@@ -335,9 +335,27 @@ def _ensure_project(
             show_collab_predictions=False,
             description=_description(subset, marker),
         )
-        project_id, created = int(project["id"]), True
+        return int(project["id"]), True, False, False
+    project_id = int(found[0]["id"])
+    client.update_project(project_id, maximum_annotations=ANNOTATIONS_PER_TASK)
+    client.assert_collab_predictions(project_id, False)
     store.set_slot_project(subset.key, annotator.slot, project_id, marker)
-    return project_id, created, not created, False
+    return project_id, False, True, False
+
+
+def task_payloads(
+    subset: SubsetRow, instances: list[InstanceRow], which: list[InstanceRow] | None = None
+) -> list[dict[str, Any]]:
+    """The Label Studio tasks of ``which`` (by default every instance), as setup imports them:
+    the task data of the subset's type, each with its place among ``instances`` ("Task n of
+    N"). One function for setup and its benchmark, so that Label Studio's side of the
+    comparison imports exactly the same data."""
+    task_type = task_types.get(subset.task_type)
+    place = {i.hume_id: (n, len(instances)) for n, i in enumerate(instances, 1)}
+    return [
+        {"data": task_type.ls_task_data(i.hume_ref, i.content, position=place[i.hume_id])}
+        for i in (instances if which is None else which)
+    ]
 
 
 def setup_slot(
@@ -378,19 +396,15 @@ def setup_slot(
     if recovered:
         store.set_slot_tasks(subset.key, annotator.slot, recovered)
     missing = [i for i in instances if i.hume_ref not in existing]
-    task_type = task_types.get(subset.task_type)
-    place = {i.hume_id: (n, len(instances)) for n, i in enumerate(instances, 1)}  # "Task n of N"
-    tasks = [
-        {"data": task_type.ls_task_data(i.hume_ref, i.content, position=place[i.hume_id])}
-        for i in missing
-    ]
+    tasks = task_payloads(subset, instances, missing)
+    imported: dict[str, int] = {}
     if tasks:
         ids = client.import_tasks(project_id, tasks)
-        store.set_slot_tasks(
-            subset.key,
-            annotator.slot,
-            {i.hume_id: tid for i, tid in zip(missing, ids, strict=True)},
-        )
+        imported = {i.hume_id: tid for i, tid in zip(missing, ids, strict=True)}
+    if created:  # the new project and its tasks, in one commit (record_new_project)
+        store.record_new_project(subset.key, annotator.slot, project_id, marker, imported)
+    elif imported:
+        store.set_slot_tasks(subset.key, annotator.slot, imported)
     return ProjectSetup(
         subset=subset.key,
         slot=annotator.slot,

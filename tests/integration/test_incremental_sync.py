@@ -89,9 +89,10 @@ def study(annotator_servers, tmp_path_factory) -> Any:
     mp.undo()
 
 
-def dump(study_dir: Path) -> tuple[list[Any], list[Any]]:
-    """Every annotation row (deleted or not, but not when the deletion was noticed) and what
-    each project's read saw and does not store."""
+def dump(study_dir: Path) -> tuple[list[Any], list[Any], list[Any]]:
+    """Every annotation row (deleted or not, but not when the deletion was noticed), what
+    each project's read saw and does not store, and each project's answers summed up (kept in
+    step by the changed tasks alone on one side, summed up whole on the other)."""
     conn = sqlite3.connect(study_dir / "study.sqlite")
     try:
         rows = conn.execute(
@@ -102,9 +103,11 @@ def dump(study_dir: Path) -> tuple[list[Any], list[Any]]:
         seen = conn.execute(
             "SELECT subset_key, slot, ls_project_id, uncounted FROM ls_sync ORDER BY 1, 2"
         ).fetchall()
+        summaries = conn.execute("SELECT * FROM answer_summaries ORDER BY 1, 2").fetchall()
     finally:
         conn.close()
-    return rows, seen
+    assert summaries, "a pull sums up each project it read"
+    return rows, seen, summaries
 
 
 class Counting:
