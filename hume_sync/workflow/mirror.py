@@ -19,12 +19,13 @@ mirror of an unchanged study writes nothing.
 It costs what changed (:mod:`hume_sync.store.mirror_state`): the store records, per instance,
 the manager's task id and a mark of what the task was made from, and per subset the context
 (the manager's server and accounts, whether predictions are shown, the subset's config). A later
-mirror reads from the manager's server only the tasks whose mark moved, chosen by id, and
-nothing at all for a subset where none did. A subset is reconciled whole (every task listed,
-missing ones imported, the ML backend connected) the first time, when its context changed, when
-an instance is new, when a chosen task is not where it was recorded, and on ``full`` (``pull
---full``, ``reveal``, ``setup``). What someone changed by hand on the manager's server is put
-right at the next whole reconciliation, not before. The slot's
+mirror reads from the manager's server only the tasks whose mark moved, chosen by id, and no
+task at all of a subset where none did. A subset is reconciled whole (every task listed,
+missing ones imported with their answers) the first time, when its context changed, when an
+instance is new, when a chosen task is not where it was recorded, and on ``full`` (``pull
+--full``, ``reveal``, ``setup``). What someone changed by hand in the manager's tasks is put
+right at the next whole reconciliation, not before; the ML backend's connection is checked on
+every mirror (one request a project), so one removed by hand is back at the next pull. The slot's
 answers and the account's annotations on a task are paired in the order Label Studio numbered
 them. Model and LLM answers go in as predictions only once predictions may be shown
 (:func:`hume_sync.store.predictions_visible`), one per ``model_version``, never twice. Gold is
@@ -358,15 +359,14 @@ def _connect_backend(
         found.backend_failures.append(f"{sub.key} (manager's project {project_id}): {exc}")
 
 
-def _context(ls: LabelStudioClient, users: dict[int, int], show: bool, backend: Any) -> str:
+def _context(ls: LabelStudioClient, users: dict[int, int], show: bool) -> str:
     """What every mirrored task of the study was written under, but the subset's own part: the
     manager's server (its address and its admin account's creation, which a server made again
-    at the same address does not share), the pseudonymous accounts, whether predictions are
-    shown, and where the ML backend is (its address only: no secret goes into the store)."""
+    at the same address does not share), the pseudonymous accounts, and whether predictions
+    are shown."""
     me = ls.whoami()
     server = [ls.url, me.get("id"), me.get("date_joined")]
-    where = None if backend is None else backend.url
-    return dumps({"server": server, "users": sorted(users.items()), "show": show, "ml": where})
+    return dumps({"server": server, "users": sorted(users.items()), "show": show})
 
 
 def mirror_study(store: Store, ls: LabelStudioClient, *, full: bool = False) -> MirrorSummary:
@@ -383,15 +383,15 @@ def mirror_study(store: Store, ls: LabelStudioClient, *, full: bool = False) -> 
     except SetupError as exc:  # half of the backend's auth in the environment
         backend = None
         found.backend_failures.append(str(exc))
-    study_context = _context(ls, users, show, backend)
+    study_context = _context(ls, users, show)
     for sub in store.subsets():
         work = _subset_work(store, sub, late, show)
         context = digest(dumps([study_context, sub.config, sub.overlap, len(work.instances)]))
         project_id = None if full else _changed_only(ls, store, work, context, users, found)
         if project_id is None:
             project_id = _mirror_whole(ls, store, work, context, users, found)
-            if backend is not None:
-                _connect_backend(ls, project_id, sub, backend, found)
+        if backend is not None:  # every mirror: a connection removed by hand is put back
+            _connect_backend(ls, project_id, sub, backend, found)
     return found
 
 

@@ -343,14 +343,15 @@ def test_a_crash_between_creating_and_recording_a_project_makes_no_duplicate(
     def crash(*args: Any, **kwargs: Any) -> int:
         raise RuntimeError("power cut")
 
-    # 1. the project is made in Label Studio, the run dies before recording it
-    monkeypatch.setattr(Store, "set_slot_project", crash)
+    # 1. the project is made in Label Studio and its tasks imported; the run dies before
+    #    recording them (setup records a new project with its tasks in one commit)
+    monkeypatch.setattr(Store, "record_new_project", crash)
     with Store.open(study) as store, pytest.raises(RuntimeError, match="power cut"):
         setup_study(store, ls_servers.Clients())
     monkeypatch.undo()
     assert len(our_projects(a, study)) == 1
-    # 2. the rerun finds it by its marker; its tasks get imported, and the run dies again
-    #    before recording the task ids
+    # 2. the rerun finds it by its marker and records it; it finds its tasks by their data,
+    #    and the run dies again before recording the task ids
     monkeypatch.setattr(Store, "set_slot_tasks", crash)
     with Store.open(study) as store, pytest.raises(RuntimeError, match="power cut"):
         setup_study(store, ls_servers.Clients())
