@@ -34,6 +34,7 @@ __all__ = [
     "PredictError",
     "SubsetJob",
     "TextGroup",
+    "TrainPoolProcedure",
 ]
 
 
@@ -211,6 +212,61 @@ class ModelProcedure(ABC):
         if not isinstance(content, Mapping) or name not in content:
             raise PredictError(f"{job.key}: instance {job.hume_ids[n]!r} has no {name!r}")
         return content[name]
+
+
+class TrainPoolProcedure(ModelProcedure):
+    """A procedure that fits on the job's train pool, as mteb's tasks with a train split do.
+
+    mteb embeds the union of its experiments' train samples in one encode call and the test
+    texts in another; which rows that union holds, and in which order, is each task's own
+    (:meth:`model_train_union`). The two groups and the train rows' embeddings by pool index are
+    read here once for every such type.
+    """
+
+    model_items_key = None
+    model_needs_train_pool = True
+
+    @abstractmethod
+    def model_train_union(self, job: SubsetJob) -> list[int]:
+        """The train-pool indices mteb embeds, in the order it embeds them.
+
+        Args:
+            job: the subset.
+
+        Returns:
+            Indices into ``job.train_pool``.
+
+        Raises:
+            PredictError: when the job has no train pool, or one the type cannot read.
+        """
+
+    def model_encode_groups(self, job: SubsetJob) -> list[TextGroup]:
+        """The union's train texts, then the test texts (each instance's ``text``).
+
+        Args:
+            job: the subset.
+
+        Returns:
+            The two groups, train first.
+        """
+        union = self.model_train_union(job)
+        train = tuple(str(job.train_pool[i]["text"]) for i in union)
+        test = tuple(str(self.model_field(job, n, "text")) for n in range(len(job.contents)))
+        return [TextGroup(train), TextGroup(test)]
+
+    def model_train_embeddings(self, job: SubsetJob, embeddings: Embeddings) -> dict[int, Any]:
+        """The embeddings of the rows of :meth:`model_train_union`.
+
+        Args:
+            job: the subset.
+            embeddings: the job's embeddings, by text.
+
+        Returns:
+            Train-pool index → embedding.
+        """
+        union = self.model_train_union(job)
+        rows = embeddings([str(job.train_pool[i]["text"]) for i in union])
+        return {i: rows[pos] for pos, i in enumerate(union)}
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,6 @@ experiments; a per-item answer is the majority label over the experiments.
 
 from __future__ import annotations
 
-import math
 import warnings
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
@@ -15,7 +14,13 @@ from typing import Any
 
 import numpy as np
 
-from ml_backend.procedures.common import SEED, Label, ProcedureResult
+from ml_backend.procedures.common import (
+    SEED,
+    Label,
+    ProcedureResult,
+    average_experiments,
+    train_rows,
+)
 
 N_EXPERIMENTS = 10  # AbsTaskClassification.n_experiments
 DEFAULT_SAMPLES_PER_LABEL = 8  # AbsTaskClassification.samples_per_label
@@ -96,12 +101,6 @@ def classification_train_indices(
     return experiments
 
 
-def _rows(embeddings: np.ndarray | Mapping[int, np.ndarray], indices: Sequence[int]) -> np.ndarray:
-    if isinstance(embeddings, Mapping):
-        return np.stack([np.asarray(embeddings[i]) for i in indices])
-    return np.asarray(embeddings)[list(indices)]
-
-
 def _label_sort_key(label: Any) -> tuple[int, Any]:
     """Order for tie-breaks: numbers numerically, everything else alphabetically by its text."""
     if isinstance(label, int | float | np.integer | np.floating) and not isinstance(label, bool):
@@ -168,16 +167,6 @@ def classification_metrics(y_true: Sequence[Label], y_pred: Sequence[Label]) -> 
     return {k: (None if v is None else float(v)) for k, v in scores.items()}
 
 
-def _average_experiments(per_experiment: list[dict[str, Any]]) -> dict[str, Any]:
-    """Mean over experiments, skipping None (``_calculate_avg_scores``)."""
-    out: dict[str, Any] = {}
-    for key in per_experiment[0]:
-        values = [s[key] for s in per_experiment if s[key] is not None]
-        out[key] = float(np.mean(values)) if values else math.nan
-    out["scores_per_experiment"] = per_experiment
-    return out
-
-
 def classify(
     train_embeddings: np.ndarray | Mapping[int, np.ndarray],
     train_labels: Sequence[Label],
@@ -229,7 +218,7 @@ def classify(
         model = LogisticRegression(max_iter=LOGREG_MAX_ITER, random_state=seed)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
-            model.fit(_rows(train_embeddings, selected), [train_labels[i] for i in selected])
+            model.fit(train_rows(train_embeddings, selected), [train_labels[i] for i in selected])
         y_pred = model.predict(x_test)
         predictions.append(y_pred.tolist())
         if test_labels is not None:
@@ -240,7 +229,7 @@ def classify(
         answers.append(label)
         confidences.append(share)
         votes.append(counts)
-    scores = _average_experiments(per_experiment) if test_labels is not None else None
+    scores = average_experiments(per_experiment) if test_labels is not None else None
     return ClassificationResult(
         answers=answers,
         scores=scores,

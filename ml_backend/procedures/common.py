@@ -26,9 +26,11 @@ __all__ = [
     "SIMILARITY_FUNCTIONS",
     "Label",
     "ProcedureResult",
+    "average_experiments",
     "candidate_similarities",
     "pairwise_similarity",
     "similarity_matrix",
+    "train_rows",
 ]
 
 
@@ -229,3 +231,43 @@ def candidate_similarities(
         ids = [str(c) for c in candidate_ids[i]]
         answers.append({c: float(v) for c, v in zip(ids, sims.tolist(), strict=True)})
     return qids, answers
+
+
+def train_rows(
+    embeddings: np.ndarray | Mapping[int, np.ndarray], indices: Sequence[int]
+) -> np.ndarray:
+    """The embeddings of the train-pool rows ``indices``, stacked in that order.
+
+    A train-pool procedure gets either every row's embedding (an array) or only those of the
+    rows mteb embeds (a mapping from pool index, what ``predict`` hands over).
+
+    Args:
+        embeddings: every row's embedding, or pool index → embedding.
+        indices: the rows wanted.
+
+    Returns:
+        One row per index, stacked.
+    """
+    if isinstance(embeddings, Mapping):
+        return np.stack([np.asarray(embeddings[i]) for i in indices])
+    return np.asarray(embeddings)[list(indices)]
+
+
+def average_experiments(per_experiment: list[dict[str, Any]]) -> dict[str, Any]:
+    """The mean of each score over the experiments, as mteb's ``_calculate_avg_scores``.
+
+    None values are skipped (NaN where every value is None); the experiments go beside the
+    means under ``scores_per_experiment``.
+
+    Args:
+        per_experiment: each experiment's scores, with the same keys.
+
+    Returns:
+        The means, and ``scores_per_experiment``.
+    """
+    out: dict[str, Any] = {}
+    for key in per_experiment[0]:
+        values = [s[key] for s in per_experiment if s[key] is not None]
+        out[key] = float(np.mean(values)) if values else math.nan
+    out["scores_per_experiment"] = per_experiment
+    return out

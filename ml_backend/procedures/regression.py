@@ -18,14 +18,12 @@ of an annotator's answer); with one train sample it is that fit's prediction.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
-from ml_backend.procedures.common import SEED, ProcedureResult
+from ml_backend.procedures.common import SEED, ProcedureResult, average_experiments, train_rows
 from scoring.aggregation.regression import MAIN_SCORE, regression_metrics
 
 N_EXPERIMENTS = 10  # AbsTaskRegression.n_experiments
@@ -111,22 +109,6 @@ def regression_train_indices(
     return [_stratified_sample(train_values, n_samples, seed + i) for i in range(n_experiments)]
 
 
-def _rows(embeddings: np.ndarray | Mapping[int, np.ndarray], indices: Sequence[int]) -> np.ndarray:
-    if isinstance(embeddings, Mapping):
-        return np.stack([np.asarray(embeddings[i]) for i in indices])
-    return np.asarray(embeddings)[list(indices)]
-
-
-def _average_experiments(per_experiment: list[dict[str, float]]) -> dict[str, Any]:
-    """Mean over experiments (``_calculate_avg_scores``: NaN where every value is None)."""
-    out: dict[str, Any] = {}
-    for key in per_experiment[0]:
-        values = [s[key] for s in per_experiment if s[key] is not None]
-        out[key] = float(np.mean(values)) if values else math.nan
-    out["scores_per_experiment"] = per_experiment
-    return out
-
-
 def regress(
     train_embeddings: np.ndarray | Mapping[int, np.ndarray],
     train_values: Sequence[float],
@@ -174,13 +156,15 @@ def regress(
     per_experiment: list[dict[str, float]] = []
     for selected in experiments:
         model = LinearRegression()
-        model.fit(_rows(train_embeddings, selected), [float(train_values[i]) for i in selected])
+        model.fit(
+            train_rows(train_embeddings, selected), [float(train_values[i]) for i in selected]
+        )
         y_pred = model.predict(x_test)
         predictions.append([float(v) for v in y_pred])
         if test_values is not None:
             per_experiment.append(regression_metrics([float(v) for v in test_values], y_pred))
     answers = [float(np.mean([p[k] for p in predictions])) for k in range(len(x_test))]
-    scores = _average_experiments(per_experiment) if test_values is not None else None
+    scores = average_experiments(per_experiment) if test_values is not None else None
     return RegressionResult(
         answers=answers,
         scores=scores,

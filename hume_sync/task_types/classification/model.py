@@ -13,19 +13,15 @@ from typing import Any
 from ml_backend.model_procedure import (
     Embeddings,
     ModelAnswers,
-    ModelProcedure,
     PredictError,
     SubsetJob,
-    TextGroup,
+    TrainPoolProcedure,
 )
 from ml_backend.procedures import classification as P
 
 
-class ClassificationModel(ModelProcedure):
+class ClassificationModel(TrainPoolProcedure):
     """Classification's model procedure (logistic regression on a train pool, 10 experiments)."""
-
-    model_items_key = None
-    model_needs_train_pool = True
 
     def model_job_settings(self, subset: Any) -> dict[str, Any]:
         """The store's ``samples_per_label`` (the spec's, or mteb's default)."""
@@ -45,19 +41,11 @@ class ClassificationModel(ModelProcedure):
         experiments = P.classification_train_indices(labels, self.model_samples_per_label(job))
         return sorted(set().union(*experiments))
 
-    def model_encode_groups(self, job: SubsetJob) -> list[TextGroup]:
-        union = self.model_train_union(job)
-        train = tuple(str(job.train_pool[i]["text"]) for i in union)
-        test = tuple(str(self.model_field(job, n, "text")) for n in range(len(job.contents)))
-        return [TextGroup(train), TextGroup(test)]
-
     def model_answers(
         self, job: SubsetJob, embeddings: Embeddings, similarity: str
     ) -> ModelAnswers:
-        union = self.model_train_union(job)
         labels = [str(r["label"]) for r in job.train_pool]
-        union_emb = embeddings([str(job.train_pool[i]["text"]) for i in union])
-        train_rows = {i: union_emb[pos] for pos, i in enumerate(union)}
+        train_rows = self.model_train_embeddings(job, embeddings)
         test_emb = embeddings([str(c["text"]) for c in job.contents])
         result = P.classify(
             train_rows,

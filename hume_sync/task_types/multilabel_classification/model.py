@@ -17,19 +17,15 @@ from hume_sync.task_types.multilabel_classification.records import decode_labels
 from ml_backend.model_procedure import (
     Embeddings,
     ModelAnswers,
-    ModelProcedure,
     PredictError,
     SubsetJob,
-    TextGroup,
+    TrainPoolProcedure,
 )
 from ml_backend.procedures import multilabel_classification as P
 
 
-class MultilabelModel(ModelProcedure):
+class MultilabelModel(TrainPoolProcedure):
     """The model procedure: kNN (k = 5) on 10 seeded train samples, as mteb."""
-
-    model_items_key = None
-    model_needs_train_pool = True
 
     def model_job_settings(self, subset: Any) -> dict[str, Any]:
         """The store's ``samples_per_label`` (the spec's, or mteb's default)."""
@@ -48,24 +44,17 @@ class MultilabelModel(ModelProcedure):
         except ValueError as exc:
             raise PredictError(f"{job.key}: a train item's labels are unreadable: {exc}") from None
 
-    def _union(self, job: SubsetJob) -> list[int]:
+    def model_train_union(self, job: SubsetJob) -> list[int]:
+        """The union of the experiments' samples, in mteb's ``list(set(...))`` order."""
         experiments = P.multilabel_train_indices(
             self._train_labels(job), self._samples_per_label(job)
         )
         return P.train_union(experiments)
 
-    def model_encode_groups(self, job: SubsetJob) -> list[TextGroup]:
-        union = self._union(job)
-        train = tuple(str(job.train_pool[i]["text"]) for i in union)
-        test = tuple(str(self.model_field(job, n, "text")) for n in range(len(job.contents)))
-        return [TextGroup(train), TextGroup(test)]
-
     def model_answers(
         self, job: SubsetJob, embeddings: Embeddings, similarity: str
     ) -> ModelAnswers:
-        union = self._union(job)
-        union_emb = embeddings([str(job.train_pool[i]["text"]) for i in union])
-        rows = {i: union_emb[pos] for pos, i in enumerate(union)}
+        rows = self.model_train_embeddings(job, embeddings)
         test_emb = embeddings([str(c["text"]) for c in job.contents])
         gold = None if job.gold is None else [list(g) for g in job.gold]
         try:

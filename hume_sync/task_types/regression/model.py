@@ -13,10 +13,9 @@ from typing import Any
 from ml_backend.model_procedure import (
     Embeddings,
     ModelAnswers,
-    ModelProcedure,
     PredictError,
     SubsetJob,
-    TextGroup,
+    TrainPoolProcedure,
 )
 from ml_backend.procedures import regression as P
 
@@ -29,11 +28,8 @@ def _train_values(job: SubsetJob) -> list[float]:
         raise PredictError(f"{job.key}: a train item's label is not a number") from None
 
 
-class RegressionModel(ModelProcedure):
+class RegressionModel(TrainPoolProcedure):
     """Regression's model procedure (linear regression on a train pool, 10 experiments)."""
-
-    model_items_key = None
-    model_needs_train_pool = True
 
     def model_job_settings(self, subset: Any) -> dict[str, Any]:
         """The stored ``train_samples`` (mteb's ``n_samples`` unless the spec set one)."""
@@ -51,20 +47,11 @@ class RegressionModel(ModelProcedure):
         experiments = P.regression_train_indices(_train_values(job), self._n_samples(job))
         return sorted(set().union(*experiments))
 
-    def model_encode_groups(self, job: SubsetJob) -> list[TextGroup]:
-        union = self.model_train_union(job)
-        train = tuple(str(job.train_pool[i]["text"]) for i in union)
-        test = tuple(str(self.model_field(job, n, "text")) for n in range(len(job.contents)))
-        return [TextGroup(train), TextGroup(test)]
-
     def model_answers(
         self, job: SubsetJob, embeddings: Embeddings, similarity: str
     ) -> ModelAnswers:
-        union = self.model_train_union(job)
-        union_emb = embeddings([str(job.train_pool[i]["text"]) for i in union])
-        train_rows = {i: union_emb[pos] for pos, i in enumerate(union)}
         result = P.regress(
-            train_rows,
+            self.model_train_embeddings(job, embeddings),
             _train_values(job),
             embeddings([str(c["text"]) for c in job.contents]),
             None if job.gold is None else [float(g) for g in job.gold],
