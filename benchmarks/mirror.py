@@ -22,7 +22,6 @@ import argparse
 import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -30,6 +29,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import _server  # noqa: E402
+from incremental_sync import timed  # noqa: E402
 from pull import LABELS, import_annotated, make_study  # noqa: E402
 
 from hume_sync import task_types  # noqa: E402
@@ -37,12 +37,6 @@ from hume_sync.labelstudio.client import LabelStudioClient  # noqa: E402
 from hume_sync.store import Store  # noqa: E402
 from hume_sync.workflow.mirror import mirror_study  # noqa: E402
 from hume_sync.workflow.pull import pull_study  # noqa: E402
-
-
-def timed(fn):
-    t0 = time.perf_counter()
-    out = fn()
-    return time.perf_counter() - t0, out
 
 
 def main() -> int:
