@@ -65,6 +65,10 @@ if TYPE_CHECKING:
     from scoring.errors import ResultFileError as ResultFileError
     from scoring.errors import ScoringError as ScoringError
     from scoring.hume_v1 import BenchmarkTask as BenchmarkTask
+    from scoring.instruction_following import PMRR_TIES as PMRR_TIES
+    from scoring.instruction_following import mean_scores as mean_scores
+    from scoring.instruction_following import p_mrr as p_mrr
+    from scoring.instruction_following import rank_change_score as rank_change_score
     from scoring.intervals import annotator_range as annotator_range
     from scoring.intervals import bootstrap as bootstrap
     from scoring.intervals import compare_to_interval as compare_to_interval
@@ -256,6 +260,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "normalise_language",
     ),
     "hume_v1": ("BenchmarkTask",),
+    "instruction_following": ("PMRR_TIES", "mean_scores", "p_mrr", "rank_change_score"),
     "tasks": ("task_type",),
 }
 
