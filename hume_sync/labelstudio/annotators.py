@@ -18,6 +18,8 @@ password written to a 0600 file, never printed; API tokens stay in 0600 files to
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
+from typing import Any
 import re
 from pathlib import Path
 
@@ -87,13 +89,28 @@ def speaks(annotator: AnnotatorRow, subset: SubsetRow) -> bool:
     return all(code in theirs for code in reading_languages(subset))
 
 
+def excluded_slots(
+    config: Mapping[str, Any],
+    plan: Mapping[str, Sequence[int | None]],
+    taken: Mapping[str, Sequence[int]],
+) -> set[int]:
+    """The slots that may not take a seat in a subset: those seated (planned or holding a
+    project) in a subset it excludes (``exclusive_with``: another arm of the same instances,
+    whose versions one person must never see together)."""
+    out: set[int] = set()
+    for key in config.get("exclusive_with") or ():
+        out |= {s for s in plan.get(key, ()) if s is not None}
+        out |= set(taken.get(key, ()))
+    return out
+
+
 def plan_seats(store: Store) -> dict[str, list[int | None]]:
     """subset → its annotator slots, ``None`` for a seat no registered annotator can take yet.
 
     A subset keeps the annotators who already have a project for it (a retired one only if
     they finished it: ``seat_holders``); free seats go to the first annotators still in the
     study (in slot order) who read all of its languages (:func:`speaks`) and do not have it
-    yet.
+    yet, and hold no seat in a subset it excludes (:func:`excluded_slots`).
     """
     everyone = store.annotators()
     taken = seat_holders(store, everyone)  # a retired slot keeps only the seats it finished
@@ -101,10 +118,11 @@ def plan_seats(store: Store) -> dict[str, list[int | None]]:
     plan: dict[str, list[int | None]] = {}
     for sub in store.subsets():
         slots: list[int | None] = list(taken.get(sub.key, []))
+        others = excluded_slots(sub.config, plan, taken)
         for a in annotators:
             if len(slots) >= sub.overlap:
                 break
-            if a.slot not in slots and speaks(a, sub):
+            if a.slot not in slots and a.slot not in others and speaks(a, sub):
                 slots.append(a.slot)
         slots += [None] * (sub.overlap - len(slots))
         plan[sub.key] = slots

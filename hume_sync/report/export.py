@@ -126,7 +126,7 @@ def score_rows(report: StudyReport) -> list[dict[str, Any]]:
 
 
 def report_json(report: StudyReport) -> dict[str, Any]:
-    return {
+    out = {
         "study": report.study,
         "complete": report.complete,
         "subsets": [s.to_dict() for s in report.subsets],
@@ -148,6 +148,9 @@ def report_json(report: StudyReport) -> dict[str, Any]:
         "invalid_answers": report.total_left_out("invalid"),
         "sealing": None if report.sealing is None else report.sealing.to_dict(),
     }
+    if report.instruction_following:  # only where a study has it: other outputs keep their bytes
+        out["instruction_following"] = [x.to_dict() for x in report.instruction_following]
+    return out
 
 
 # ------------------------------------------------------------------------------------------

@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from hume_sync import task_types
+from hume_sync.report.instruction_following import FollowingFacts
+from hume_sync.report.instruction_following import gather as gather_following
 from hume_sync.report.retrieval import RetrievalFacts
 from hume_sync.report.retrieval import gather as gather_retrieval
 from hume_sync.rules.effort_quality import EffortQuality, effort_quality
@@ -97,6 +99,9 @@ class StudyReport:
     #: Per retrieval subset, whole-corpus and pooled scores, missing judgments and the judgment
     #: files the export writes (:func:`hume_sync.report.retrieval.gather`).
     retrieval: list[RetrievalFacts] = field(default_factory=list)
+    #: Per subset with arms (instruction reranking), p-MRR of the people and of every model
+    #: (:func:`hume_sync.report.instruction_following.gather`).
+    instruction_following: list[FollowingFacts] = field(default_factory=list)
 
     @property
     def complete(self) -> bool:
@@ -435,4 +440,5 @@ def build_report(
         },
         rate_per_hour=rate_per_hour,
         retrieval=gather_retrieval(store, reports),
+        instruction_following=gather_following(store, reports),
     )

@@ -11,7 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from hume_sync.report import effort_tables, figures, retrieval_section, tables
+from hume_sync.report import (
+    effort_tables,
+    figures,
+    instruction_following_section,
+    retrieval_section,
+    tables,
+)
 from hume_sync.report.blocks import Block, Bullets, Paragraph, Section
 from hume_sync.report.cells import f, pct
 from hume_sync.report.methods import methods
@@ -254,6 +260,7 @@ SECTIONS: tuple[Callable[[StudyReport], Section | None], ...] = (
     agreement,
     models,
     retrieval_section.section,
+    instruction_following_section.section,
     llm_agreement,
     alt_test,
     dataset_quality,

@@ -75,8 +75,9 @@ def plan_subset(
     loader: Loader,
     *,
     id_scheme: str = "opaque",
-) -> SubsetPlan:
-    """Load and sample one subset into the rows it will have in the store.
+) -> list[SubsetPlan]:
+    """Load and sample one subset into the rows it will have in the store (one stored subset
+    per arm for a type with arms, :attr:`~hume_sync.study.rules.StudyRules.study_arms`).
 
     The loader's record order is the source order: each instance, item and train item keeps its
     position in it (what models run in), apart from the shuffled presentation order.
@@ -93,7 +94,6 @@ def plan_subset(
     instances: list[Instance] = kind.study_instances(
         sample.records, SourcePositions.of(data.records), id_scheme=id_scheme
     )
-    key = subset_key(task.name, subset.name)
     config: dict[str, Any] = {
         "sampling": subset.sampling,
         "size": subset.size,
@@ -103,9 +103,49 @@ def plan_subset(
     config.update(kind.study_subset_config(params, data.records, data.train or (), instances))
     config["report"] = sample.report.to_dict()
     config = {k: v for k, v in config.items() if v is not None}
+    if not kind.study_arms:
+        return [_subset_plan(task, subset, subset.name, position, config, instances, data)]
+    names = {arm: arm_name(subset.name, arm) for arm in kind.study_arms}
+    keys = {arm: subset_key(task.name, name) for arm, name in names.items()}
+    return [
+        _subset_plan(
+            task,
+            subset,
+            names[arm],
+            position + n,
+            config
+            | {
+                "arm": arm,
+                "arm_of": subset.name,
+                "exclusive_with": [keys[other] for other in kind.study_arms if other != arm],
+            },
+            kind.study_arm_instances(instances, arm),
+            data,
+        )
+        for n, arm in enumerate(kind.study_arms)
+    ]
+
+
+def arm_name(hf_subset: str, arm: str) -> str:
+    """The stored subset name of one arm of ``hf_subset`` (``default-og``): a name of its own,
+    so that the arm's rows, result files and comparisons never merge with another arm's."""
+    return f"{hf_subset}-{arm}"
+
+
+def _subset_plan(
+    task: TaskSpec,
+    subset: SubsetSpec,
+    name: str,
+    position: int,
+    config: dict[str, Any],
+    instances: list[Instance],
+    data: SourceData,
+) -> SubsetPlan:
+    """The store rows of one stored subset (``name``: the spec's subset, or one of its arms)."""
+    key = subset_key(task.name, name)
     rows = [
         (
-            hume_id(task.name, subset.name, inst.source_id),
+            hume_id(task.name, name, inst.source_id),
             inst.source_id,
             order,
             dumps(inst.content),
@@ -115,7 +155,7 @@ def plan_subset(
         for order, inst in enumerate(instances)
     ]
     items = {
-        hume_id(task.name, subset.name, inst.source_id): inst.items
+        hume_id(task.name, name, inst.source_id): inst.items
         for inst in instances
         if inst.items
     }
@@ -123,7 +163,7 @@ def plan_subset(
     return SubsetPlan(
         key=key,
         task_name=task.name,
-        hf_subset=subset.name,
+        hf_subset=name,
         task_type=task.type,
         language=subset.language,
         config=config,
@@ -134,14 +174,14 @@ def plan_subset(
         instances=rows,
         items=items,
         train=train,
-        report=sample.report.to_dict(),
+        report=config["report"],
     )
 
 
 def plan_study(
     spec: StudySpec, loader: Loader = load_subset, *, id_scheme: str = "opaque"
 ) -> list[SubsetPlan]:
-    return [
-        plan_subset(spec, task, subset, pos, loader, id_scheme=id_scheme)
-        for pos, (task, subset) in enumerate(spec.iter_subsets())
-    ]
+    plans: list[SubsetPlan] = []
+    for task, subset in spec.iter_subsets():
+        plans += plan_subset(spec, task, subset, len(plans), loader, id_scheme=id_scheme)
+    return plans

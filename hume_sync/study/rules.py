@@ -219,6 +219,18 @@ class StudyRules(ABC, Generic[RecordT]):
         pos = positions if positions is not None else SourcePositions.of(records)
         return self.study_to_instances(records, pos, id_scheme)
 
+    #: The arms of a subset: the versions of every instance that one annotator must never
+    #: see together (instruction reranking's original and changed instruction). Empty for
+    #: most types; otherwise planning stores one subset per arm, each with the same sampled
+    #: records and presentation order, and the seats of an arm exclude the annotators who
+    #: hold a seat in another arm of the same subset (``exclusive_with`` in its config).
+    study_arms: tuple[str, ...] = ()
+
+    def study_arm_instances(self, instances: Sequence[Instance], arm: str) -> list[Instance]:
+        """The instances of one arm, made from the subset's sampled instances (which hold every
+        arm): the content and gold an annotator of that arm sees and is scored on."""
+        raise NotImplementedError(f"{self.name} has no arms")
+
     @abstractmethod
     def study_subset_config(
         self,

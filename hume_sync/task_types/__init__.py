@@ -14,6 +14,7 @@ from hume_sync.task_types.base import TaskType
 from hume_sync.task_types.bitext_mining import BitextMining
 from hume_sync.task_types.classification import Classification
 from hume_sync.task_types.clustering import Clustering
+from hume_sync.task_types.instruction_reranking import InstructionReranking
 from hume_sync.task_types.multilabel_classification import MultilabelClassification
 from hume_sync.task_types.pair_classification import PairClassification
 from hume_sync.task_types.regression import Regression
@@ -85,5 +86,6 @@ register(Retrieval())
 register(MultilabelClassification())
 register(Summarization())
 register(Regression())
+register(InstructionReranking())
 
 __all__ = ["CONCERNS", "RegisteredType", "TaskType", "by_mteb_type", "get", "names", "register"]

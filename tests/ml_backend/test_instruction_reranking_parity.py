@@ -131,3 +131,104 @@ def test_p_mrr_from_humes_parts_equals_mteb_task_class(
         report(f"{version} run's retrieval scores (seed {seed})", diff)
         assert diff <= TOL
     assert theirs["main_score"] == pytest.approx(theirs["p-MRR"])
+
+
+# ------------------------------------------------------------------------- through the store
+
+SOURCE = Path(__file__).resolve().parents[1] / "data" / "instruction_reranking" / "sib200"
+MV = "emb:sentence-transformers/all-MiniLM-L6-v2"
+
+
+def _rows() -> list[dict[str, Any]]:
+    import json
+
+    path = SOURCE / "eng_Latn" / "test.jsonl"
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def _mteb_layout(rows: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, list[str]]]:
+    """The rows in mteb's FollowIR layout, read here from the file (not through hume), and
+    their ``qrel_diff``: the candidates relevant under the original instruction only."""
+    corpus: dict[str, str] = {}
+    ids, texts, instructions, qrels, top, diff = [], [], [], {}, {}, {}
+    for r in rows:
+        for c in r["candidates"]:
+            corpus.setdefault(c["id"], c["text"])
+        for arm in ("og", "changed"):
+            qid = f"{r['id']}-{arm}"
+            ids.append(qid)
+            texts.append(r["query"])
+            instructions.append(r[f"instruction_{arm}"])
+            qrels[qid] = {c["id"]: int(c[f"relevant_{arm}"]) for c in r["candidates"]}
+            top[qid] = [c["id"] for c in r["candidates"]]
+        diff[r["id"]] = [
+            c["id"] for c in r["candidates"] if c["relevant_og"] and not c["relevant_changed"]
+        ]
+    ds = datasets.Dataset.from_dict
+    split = {
+        "corpus": ds({"id": list(corpus), "text": list(corpus.values())}),
+        "queries": ds({"id": ids, "text": texts, "instruction": instructions}),
+        "relevant_docs": qrels,
+        "top_ranked": top,
+    }
+    return {"default": {"test": split}}, diff
+
+
+@pytest.mark.model
+def test_p_mrr_through_the_store_equals_mteb(
+    tmp_path: Path, minilm: Any, mteb_minilm: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``init`` → ``predict`` with MiniLM; the stored answers of both arms give mteb's p-MRR
+    (the type's ``model_p_mrr``, what the report prints) and each arm's stored scores equal
+    mteb's ``og`` / ``changed`` scores of its task class run on the same queries."""
+    import yaml
+
+    from hume_sync import task_types
+    from hume_sync.store import Store, gold
+    from hume_sync.study.spec import parse_spec
+    from hume_sync.workflow.init import init_from_spec
+    from hume_sync.workflow.predict import predict_study
+
+    spec = {
+        "name": "parity",
+        "seed": 42,
+        "tasks": [
+            {
+                "name": "FollowSIB",
+                "type": "instruction_reranking",
+                "source": {"path": str(SOURCE / "{subset}" / "test.jsonl")},
+                "subsets": [{"name": "eng_Latn", "language": "eng-Latn", "size": 12}],
+            }
+        ],
+    }
+    study = tmp_path / "study"
+    study.mkdir()
+    (study / "study.yaml").write_text(yaml.safe_dump(spec), encoding="utf-8")
+    init_from_spec(study, parse_spec(spec, file=str(study / "study.yaml"), base_dir=study))
+    arms = {arm: f"FollowSIB/eng_Latn-{arm}" for arm in ("og", "changed")}
+    with Store.open(study) as store:
+        predict_study(study, store, encoders=[minilm], progress=False)
+        scores = {arm: store.model_subset_scores()[MV][key] for arm, key in arms.items()}
+        answers, golds, sampled = {}, {}, []
+        for arm, key in arms.items():
+            source_of = {i.hume_id: i.source_id for i in store.instances(key)}
+            sampled = list(source_of.values())
+            answers[arm] = {
+                source_of[p.hume_id]: p.answer for p in store.predictions(key, model_version=MV)
+            }
+            golds[arm] = {source_of[h]: g for h, g in gold(store, key).items()}
+    t = task_types.get("instruction_reranking")
+    ours = t.model_p_mrr(answers["og"], answers["changed"], golds["og"], golds["changed"])
+
+    rows = [r for r in _rows() if r["id"] in set(sampled)]  # the source's own order
+    assert len(rows) == 12 and [r["id"] for r in rows] != sampled  # shown in a drawn order
+    data, diff = _mteb_layout(rows)
+    module = __import__(TASK_MODULE, fromlist=["load_dataset"])
+    monkeypatch.setattr(module, "load_dataset", lambda *a, **k: _qrel_diff_rows(diff))
+    theirs, _ = run_mteb(TASK, "default", data, mteb_minilm, tmp_path / "mteb")
+    report("p-MRR through the store", abs(ours.value - theirs["p-MRR"]), ours.value)
+    assert abs(ours.value - theirs["p-MRR"]) <= TOL
+    for arm in ("og", "changed"):
+        diff_arm = max_diff(scores[arm].scores, theirs[arm], KEYS)
+        report(f"{arm} arm's stored scores", diff_arm, scores[arm].main_score)
+        assert diff_arm <= TOL

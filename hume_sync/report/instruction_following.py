@@ -1,0 +1,136 @@
+"""The instruction-following part of the report: p-MRR across the two arms of a subset.
+
+A type with arms (:attr:`~hume_sync.study.rules.StudyRules.study_arms`: instruction reranking's
+original and changed instruction) stores one subset per arm, each scored like any subset. Its
+main score, p-MRR, needs both: this module pairs the arms' reports query by query (the same
+source query, the same candidate ids in both) while the store is open and asks the type for the
+numbers — the people's panels (:meth:`score_p_mrr`), each model from its stored answers of both
+arms (:meth:`model_p_mrr`, mteb's computation) — and
+:mod:`hume_sync.report.instruction_following_section` lays them out. A model's verdict is read
+off the numbers printed beside it: above, inside or below the people's 95 % interval.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from hume_sync.store import Store
+from scoring.errors import ScoringError
+
+if TYPE_CHECKING:
+    from scoring.subset_report import SubsetReport
+
+
+@dataclass(frozen=True)
+class ModelRow:
+    """One model's p-MRR (mteb's tie rule) and how it sits against the people's interval."""
+
+    name: str
+    p_mrr: float
+    verdict: str  # "above", "inside" or "below" the people's interval; "" without one
+
+
+@dataclass(frozen=True)
+class FollowingFacts:
+    """One subset's p-MRR: the people's panels, each pair of people, each model."""
+
+    key: str
+    arms: dict[str, str]  # arm -> its stored subset key
+    queries: int
+    annotators: dict[str, list[str]]  # arm -> its annotators, as the report names them
+    human: float | None
+    human_trec: float | None
+    low: float | None
+    high: float | None
+    interval_method: str
+    pairs: list[tuple[str, str, float]] = field(default_factory=list)
+    models: list[ModelRow] = field(default_factory=list)
+    note: str = ""  # why there is no human value
+
+    def to_dict(self) -> dict[str, Any]:
+        """The facts as plain JSON-ready data (``scores.json``'s ``instruction_following``)."""
+        return asdict(self)
+
+
+def verdict(value: float, low: float | None, high: float | None) -> str:
+    """Where ``value`` sits against the interval ``[low, high]`` (empty without one)."""
+    if low is None or high is None:
+        return ""
+    return "above" if value > high else "below" if value < low else "inside"
+
+
+def _by_source(store: Store, rep: SubsetReport) -> dict[Hashable, str]:
+    return {i.hume_id: i.source_id for i in store.instances(rep.input.key)}
+
+
+def _rekey(values: Mapping[Hashable, Any], source: Mapping[Hashable, str]) -> dict[str, Any]:
+    return {source[h]: v for h, v in values.items() if h in source}
+
+
+def _pair(store: Store, key: str, arms: dict[str, SubsetReport]) -> FollowingFacts:
+    """The facts of one subset from its arms' reports (the type's first arm the original
+    instruction, its second the changed one)."""
+    t: Any = next(iter(arms.values())).input.task_type
+    first, second = t.study_arms
+    og, changed = arms[first], arms[second]
+    src = {arm: _by_source(store, rep) for arm, rep in arms.items()}
+    gold = {arm: _rekey(rep.input.gold, src[arm]) for arm, rep in arms.items()}
+    humans = {
+        arm: {who: _rekey(given, src[arm]) for who, given in rep.input.humans.items()}
+        for arm, rep in arms.items()
+    }
+    queries = sorted(set(gold[first]) & set(gold[second]))
+    human = human_trec = low = high = None
+    method, note, pairs = "", "", []
+    try:
+        expected, trec, interval, by_pair = t.score_p_mrr(
+            humans[first], humans[second], gold[first], gold[second], seed=og.input.seed
+        )
+        human, human_trec = expected.value, trec.value
+        low, high, method = interval.low, interval.high, interval.method
+        pairs = [(a, b, v) for (a, b), v in sorted(by_pair.items())]
+    except ScoringError as exc:
+        note = f"no p-MRR of people yet: {exc}"
+    models = []
+    for name in sorted(set(og.input.model_answers) & set(changed.input.model_answers)):
+        value = t.model_p_mrr(
+            _rekey(og.input.model_answers[name], src["og"]),
+            _rekey(changed.input.model_answers[name], src["changed"]),
+            gold[first],
+            gold[second],
+        ).value
+        models.append(ModelRow(name, value, verdict(value, low, high)))
+    return FollowingFacts(
+        key=key,
+        arms={arm: rep.input.key for arm, rep in arms.items()},
+        queries=len(queries),
+        annotators={arm: sorted(h) for arm, h in humans.items()},
+        human=human,
+        human_trec=human_trec,
+        low=low,
+        high=high,
+        interval_method=method,
+        pairs=pairs,
+        models=models,
+        note=note,
+    )
+
+
+def gather(store: Store, reports: list[SubsetReport]) -> list[FollowingFacts]:
+    """The :class:`FollowingFacts` of every subset whose arms are both in ``reports``, read
+    while ``store`` is open; the people are the answers the report scores (late ones left out
+    unless ``--include-late``), named as the report names them."""
+    configs = {s.key: s.config for s in store.subsets()}
+    grouped: dict[str, dict[str, SubsetReport]] = {}
+    for rep in reports:
+        config = configs.get(rep.input.key) or {}
+        if "arm" in config and hasattr(rep.input.task_type, "score_p_mrr"):
+            base = f"{rep.input.task_name}/{config['arm_of']}"
+            grouped.setdefault(base, {})[config["arm"]] = rep
+    return [
+        _pair(store, key, arms)
+        for key, arms in sorted(grouped.items())
+        if set(arms) == set(next(iter(arms.values())).input.task_type.study_arms)  # type: ignore[attr-defined]
+    ]
