@@ -180,24 +180,31 @@ def close_and_export(study: TypeStudy) -> None:
 
 
 @contextlib.contextmanager
-def screen(browser: Any, study: TypeStudy, key: str, shot: Path) -> Iterator[tuple[Any, Any]]:
-    """Annotator A's first task of ``key`` at 1366×768 in a real browser, saved to ``shot``:
-    the page and the screen's measures (`test_annotator_screens.MEASURE`), once the things
-    every screen must hold are checked: nothing overflows or lies outside the view, and the
-    position reads "Task 1 of <the subset's size>"."""
+def logged_in(browser: Any, study: TypeStudy) -> Iterator[Any]:
+    """A page of annotator A, logged in on her own server through its login form (once for a
+    module's screen tests: each opens its own task afterwards)."""
     from tests.integration import test_answers_e2e as answers
+
+    page = answers.log_in(browser, study.a)
+    try:
+        yield page
+    finally:
+        page.close()
+
+
+def screen(page: Any, study: TypeStudy, key: str, shot: Path) -> Any:
+    """Annotator A's first task of ``key`` at 1366×768 on ``page`` (`logged_in`), saved to
+    ``shot``; the screen's measures (`test_annotator_screens.MEASURE`), once the things every
+    screen must hold are checked: nothing overflows or lies outside the view, and the position
+    reads "Task 1 of <the subset's size>"."""
     from tests.integration.test_annotator_screens import MEASURE, open_stream
 
     n_tasks = len(study.instances_by_ref(key))
-    page = answers.log_in(browser, study.a)
-    try:
-        page.set_viewport_size({"width": 1366, "height": 768})
-        open_stream(page, study.a.url, study.project(key).ls_project_id)
-        page.screenshot(path=shot)
-        m = page.evaluate(MEASURE)
-        assert m["page_overflow_px"] <= 0 and m["scroller_overflow_px"] <= 0, m
-        assert m["outside"] == 0, m
-        assert m["position"] == f"Task 1 of {n_tasks}", m
-        yield page, m
-    finally:
-        page.close()
+    page.set_viewport_size({"width": 1366, "height": 768})
+    open_stream(page, study.a.url, study.project(key).ls_project_id)
+    page.screenshot(path=shot)
+    m = page.evaluate(MEASURE)
+    assert m["page_overflow_px"] <= 0 and m["scroller_overflow_px"] <= 0, m
+    assert m["outside"] == 0, m
+    assert m["position"] == f"Task 1 of {n_tasks}", m
+    return m

@@ -85,22 +85,28 @@ def study(world) -> e2e.TypeStudy:
 
 
 @pytest.fixture(scope="module")
+def page(world, browser) -> Iterator[Any]:
+    with e2e.logged_in(browser, world) as logged_in:
+        yield logged_in
+
+
+@pytest.fixture(scope="module")
 def shots() -> Path:
     return artifacts("bitext-mining-screens")
 
 
 @pytest.mark.parametrize("key", [ARB, FRA])
-def test_the_screen_fits_a_laptop_in_each_direction(world, browser, shots, key) -> None:
+def test_the_screen_fits_a_laptop_in_each_direction(world, page, shots, key) -> None:
     shot = shots / f"bitext-mining-{key.rsplit('/', 1)[1]}-1366.png"
-    with e2e.screen(browser, world, key, shot) as (page, m):
-        choices = page.locator(".lsf-choice__item")
-        assert choices.count() == 4, m
-        if key == ARB:  # Arabic candidates: right-aligned, right to left
-            direction = choices.first.evaluate("(e) => getComputedStyle(e).direction")
-            assert direction == "rtl"
-            assert m["choices_right"] >= 1366 - 40, m  # at the right edge, not beside the text
-        else:
-            assert abs(m["choices_left"] - m["text_left"]) <= 40, m
+    m = e2e.screen(page, world, key, shot)
+    choices = page.locator(".lsf-choice__item")
+    assert choices.count() == 4, m
+    if key == ARB:  # Arabic candidates: right-aligned, right to left
+        direction = choices.first.evaluate("(e) => getComputedStyle(e).direction")
+        assert direction == "rtl"
+        assert m["choices_right"] >= 1366 - 40, m  # at the right edge, not beside the text
+    else:
+        assert abs(m["choices_left"] - m["text_left"]) <= 40, m
 
 
 def test_annotators_see_the_texts_and_never_gold(study) -> None:

@@ -103,23 +103,29 @@ def study(world) -> e2e.TypeStudy:
 
 
 @pytest.fixture(scope="module")
+def page(world, browser) -> Iterator[Any]:
+    with e2e.logged_in(browser, world) as logged_in:
+        yield logged_in
+
+
+@pytest.fixture(scope="module")
 def shots() -> Path:
     return artifacts("regression-screens")
 
 
 @pytest.mark.parametrize("key", [EN, AR])
-def test_the_screen_fits_a_laptop_in_each_direction(world, browser, shots, key) -> None:
+def test_the_screen_fits_a_laptop_in_each_direction(world, page, shots, key) -> None:
     shot = shots / f"regression-{'eng' if key == EN else 'arb'}-1366.png"
-    with e2e.screen(browser, world, key, shot) as (page, m):
-        box = page.locator("input[type=number]")
-        assert box.count() == 1 and box.first.input_value() == ""  # no default: no answer
-        direction = box.first.evaluate("(e) => getComputedStyle(e).direction")
-        right = box.first.evaluate("(e) => e.getBoundingClientRect().right")
-        if key == AR:  # the Arabic text and its box, right to left at the right
-            assert direction == "rtl" and m["text_right"] >= 1366 - 60, m
-            assert right >= 1366 - 80, (right, m)
-        else:
-            assert direction == "ltr"
+    m = e2e.screen(page, world, key, shot)
+    box = page.locator("input[type=number]")
+    assert box.count() == 1 and box.first.input_value() == ""  # no default: no answer
+    direction = box.first.evaluate("(e) => getComputedStyle(e).direction")
+    right = box.first.evaluate("(e) => e.getBoundingClientRect().right")
+    if key == AR:  # the Arabic text and its box, right to left at the right
+        assert direction == "rtl" and m["text_right"] >= 1366 - 60, m
+        assert right >= 1366 - 80, (right, m)
+    else:
+        assert direction == "ltr"
 
 
 def test_annotators_see_the_text_and_the_data_s_bounds_never_gold(study) -> None:
