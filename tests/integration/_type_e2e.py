@@ -179,21 +179,20 @@ def close_and_export(study: TypeStudy) -> None:
     assert main(["export", str(study.dir), "--out", str(study.out)]) == 0
 
 
-@contextlib.contextmanager
-def logged_in(browser: Any, study: TypeStudy) -> Iterator[Any]:
-    """A page of annotator A, logged in on her own server through its login form (once for a
-    module's screen tests: each opens its own task afterwards)."""
+@pytest.fixture(scope="module")
+def page(world: TypeStudy, browser: Any) -> Iterator[Any]:
+    """A page of annotator A, logged in on her own server through its login form once for a
+    module's screen tests (each opens its own task); a module takes it as ``page = e2e.page``
+    beside its ``world`` (a `TypeStudy`) and ``browser`` fixtures."""
     from tests.integration import test_answers_e2e as answers
 
-    page = answers.log_in(browser, study.a)
-    try:
-        yield page
-    finally:
-        page.close()
+    logged_in = answers.log_in(browser, world.a)
+    yield logged_in
+    logged_in.close()
 
 
 def screen(page: Any, study: TypeStudy, key: str, shot: Path) -> Any:
-    """Annotator A's first task of ``key`` at 1366×768 on ``page`` (`logged_in`), saved to
+    """Annotator A's first task of ``key`` at 1366×768 on ``page`` (the `page` fixture), saved to
     ``shot``; the screen's measures (`test_annotator_screens.MEASURE`), once the things every
     screen must hold are checked: nothing overflows or lies outside the view, and the position
     reads "Task 1 of <the subset's size>"."""

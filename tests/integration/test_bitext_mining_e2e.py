@@ -32,6 +32,7 @@ from tests.integration import test_answers_e2e as answers
 pytestmark = pytest.mark.labelstudio
 
 browser = answers.browser  # Debian's chromium driven by Playwright
+page = e2e.page  # annotator A, logged in once for the screen tests
 ARB, FRA = "Flores/eng-arb", "Flores/eng-fra"
 N_ITEMS = 9
 
@@ -82,12 +83,6 @@ def study(world) -> e2e.TypeStudy:
     e2e.answer(world, (ARB, FRA), choose, lead_time=9.0)
     e2e.close_and_export(world)
     return world
-
-
-@pytest.fixture(scope="module")
-def page(world, browser) -> Iterator[Any]:
-    with e2e.logged_in(browser, world) as logged_in:
-        yield logged_in
 
 
 @pytest.fixture(scope="module")

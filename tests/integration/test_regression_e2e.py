@@ -37,6 +37,7 @@ from tests.integration import test_answers_e2e as answers
 pytestmark = pytest.mark.labelstudio
 
 browser = answers.browser  # Debian's chromium driven by Playwright
+page = e2e.page  # annotator A, logged in once for the screen tests
 EN, AR = "Relatedness/en", "Relatedness/ar"
 SICK = REPO_ROOT / "tests" / "data" / "regression" / "sick"
 N_ITEMS = 10
@@ -100,12 +101,6 @@ def study(world) -> e2e.TypeStudy:
     e2e.answer(world, (EN, AR), choose, lead_time=7.0)
     e2e.close_and_export(world)
     return world
-
-
-@pytest.fixture(scope="module")
-def page(world, browser) -> Iterator[Any]:
-    with e2e.logged_in(browser, world) as logged_in:
-        yield logged_in
 
 
 @pytest.fixture(scope="module")
