@@ -14,20 +14,13 @@ screens, English and Arabic at 1366 px, are the shared screen test's
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from hume_sync import task_types
-from hume_sync.cli import main
-from hume_sync.store import Store, gold
-from hume_sync.workflow.predict import predict_study
-from tests._annotate import hume_env, register
-from tests._fake_encoder import FakeEncoder
 from tests._paths import REPO_ROOT
-from tests._studies import write_spec
+from tests.integration import _type_e2e as e2e
 
 pytestmark = pytest.mark.labelstudio
 
@@ -36,11 +29,16 @@ KEY = "SIB200Multilabel/eng"
 N_ITEMS = 9
 
 
+def choose(subset: Any, inst: Any, right: list[str]) -> dict[int, list[str]]:
+    """A ticks gold; B ticks one more label on every third passage."""
+    right = sorted(right)
+    extra = next(lab for lab in subset.config["label_set"] if lab not in right)
+    return {1: right, 2: sorted([*right, extra]) if inst.sample_order % 3 == 0 else right}
+
+
 @pytest.fixture(scope="module")
-def study(annotator_servers, tmp_path_factory) -> Iterator[dict[str, Any]]:
+def study(annotator_servers, tmp_path_factory) -> Iterator[e2e.TypeStudy]:
     """Set up, answered by both annotators through the SDK, pulled, closed, revealed, exported."""
-    root = tmp_path_factory.mktemp("multilabel")
-    mp = hume_env(root)
     spec = {
         "name": "multilabel-e2e",
         "seed": 5,
@@ -58,65 +56,16 @@ def study(annotator_servers, tmp_path_factory) -> Iterator[dict[str, Any]]:
             }
         ],
     }
-    study_dir = root / "study"
-    assert main(["init", str(study_dir), "--spec", str(write_spec(study_dir, spec))]) == 0
-    encoder = FakeEncoder()
-    with Store.open(study_dir) as store:
-        predict_study(study_dir, store, encoders=[encoder], progress=False)
-    a, b = annotator_servers
-    register(study_dir, a, "eng", mp)
-    register(study_dir, b, "eng", mp)
-    assert main(["setup", str(study_dir)]) == 0
-    clients = {1: a.server.client(a.token), 2: b.server.client(b.token)}
-    submitted: dict[str, dict[str, list[str]]] = {"annotator-1": {}, "annotator-2": {}}
-    with Store.open(study_dir) as store:
-        subset = store.subset(KEY)
-        interface = task_types.get(subset.task_type)
-        labels = subset.config["label_set"]
-        golds = gold(store, KEY)
-        for inst in store.instances(KEY):
-            kw = interface.ls_translation_kwargs(subset.config, inst.content)
-            right = sorted(golds[inst.hume_id])
-            # A ticks gold; B ticks one more label on every third passage
-            extra = next(lab for lab in labels if lab not in right)
-            chosen = {1: right, 2: sorted([*right, extra]) if inst.sample_order % 3 == 0 else right}
-            for slot, answer in chosen.items():
-                task = store.slot_tasks(KEY, slot)[inst.hume_id]
-                clients[slot].create_annotation(
-                    task, interface.ls_answer_to_result(answer, **kw), lead_time=7.0
-                )
-                submitted[f"annotator-{slot}"][inst.hume_id] = answer
-        predictions = {p.hume_id: p for p in store.predictions(KEY)}
-    assert main(["pull", str(study_dir)]) == 0
-    assert main(["close", str(study_dir)]) == 0
-    assert main(["reveal", str(study_dir)]) == 0
-    out = root / "report"
-    assert main(["export", str(study_dir), "--out", str(out)]) == 0
-    yield {
-        "dir": study_dir,
-        "out": out,
-        "a": a,
-        "gold": golds,
-        "submitted": submitted,
-        "predictions": predictions,
-        "model_version": encoder.model_version,
-    }
-    mp.undo()
-
-
-def exported(study: dict[str, Any]) -> dict[str, Any]:
-    data = json.loads((study["out"] / "scores.json").read_text())
-    return next(s for s in data["subsets"] if s["subset"] == KEY)
+    with e2e.set_up(annotator_servers, tmp_path_factory, spec) as s:
+        e2e.answer(s, [KEY], choose, lead_time=7.0)
+        e2e.close_and_export(s)
+        yield s
 
 
 def test_annotators_see_the_text_and_never_gold(study) -> None:
-    client = study["a"].server.client()
-    with Store.open(study["dir"]) as store:
-        project = next(p for p in store.slot_projects(KEY) if p.slot == 1)
-        texts = {i.hume_ref: i.content["text"] for i in store.instances(KEY)}
-    config = client.get_project(project.ls_project_id)["label_config"]
+    texts = {ref: i.content["text"] for ref, i in study.instances_by_ref(KEY).items()}
+    config, tasks = study.shown(KEY)
     assert 'choice="multiple"' in config and "None of these labels applies" not in config
-    tasks = client.list_tasks(project.ls_project_id)
     assert len(tasks) == N_ITEMS
     for task in tasks:
         data = task["data"]
@@ -125,21 +74,15 @@ def test_annotators_see_the_text_and_never_gold(study) -> None:
 
 
 def test_pull_stores_exactly_what_was_submitted(study) -> None:
-    with Store.open(study["dir"]) as store:
-        rows = store.annotations(KEY)
-    valid: dict[str, dict[str, list[str]]] = {}
-    for r in rows:
-        assert r.status == "valid", r.error
-        valid.setdefault(r.annotator, {})[r.hume_id] = r.answer
-    assert valid == study["submitted"]
+    assert study.pulled(KEY) == study.submitted[KEY]
 
 
 def test_the_human_score_is_exact_match_of_the_per_label_vote(study) -> None:
     from sklearn.metrics import accuracy_score, f1_score
     from sklearn.preprocessing import MultiLabelBinarizer
 
-    s = exported(study)
-    golds, submitted = study["gold"], study["submitted"]
+    s = study.exported(KEY)
+    golds, submitted = study.gold(KEY), study.submitted[KEY]
     items = sorted(golds)
     # two annotators: a label is in the vote when both ticked it (one of two is a tie, left out)
     votes = [
@@ -162,27 +105,25 @@ def test_the_human_score_is_exact_match_of_the_per_label_vote(study) -> None:
 
 
 def test_the_report_shows_the_type_s_rows(study) -> None:
-    s = exported(study)
-    assert s["models"][study["model_version"]] is not None
-    paired = s["paired"][study["model_version"]]
+    s = study.exported(KEY)
+    assert s["models"][study.model_version] is not None
+    paired = s["paired"][study.model_version]
     compared = "exact-match accuracy of the model's per-label majority over mteb's 10 runs"
     assert paired["rater_metric"] == compared
     assert paired["position"] in {"above", "below", "inside"}
-    md = (study["out"] / "report.md").read_text()
+    md = study.report_md()
     assert KEY in md and "per-label majority vote" in md and "MASI" in md
     assert compared in md
 
 
 def test_reveal_shows_the_model_s_labels(study) -> None:
-    client = study["a"].server.client()
-    with Store.open(study["dir"]) as store:
-        refs = {i.hume_ref: i for i in store.instances(KEY)}
-        project = next(p for p in store.slot_projects(KEY) if p.slot == 1)
-    for task in client.list_tasks(project.ls_project_id):
-        inst = refs[task["data"]["hume_ref"]]
-        mine = [p for p in task["predictions"] if p["model_version"] == study["model_version"]]
-        stored = study["predictions"][inst.hume_id].answer
+    predictions = study.predictions(KEY)
+    shown = 0
+    for inst, mine in study.revealed(KEY):
+        stored = predictions[inst.hume_id].answer
         if stored:
             assert [p["result"][0]["value"]["choices"] for p in mine] == [sorted(stored)]
         else:  # no label predicted: not shown where the subset offers no "none applies"
             assert mine == []
+        shown += 1
+    assert shown == N_ITEMS

@@ -14,24 +14,21 @@ same pairs with the same vectors.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from hume_sync import task_types
-from hume_sync.cli import main
-from hume_sync.store import Store, gold
+from hume_sync.store import Store
 from hume_sync.task_types.pair_classification.study import SICK_COLUMNS, SICK_LABEL_SET
-from hume_sync.workflow.predict import predict_study
 from label_studio_configs.pair_classification import ENTAILMENT_INSTRUCTIONS
-from tests._annotate import hume_env, register
-from tests._studies import write_spec
 from tests.hume_sync.task_types.test_pair_classification_model import (
     BagOfWordsEncoder,
     mteb_fake_encoder,
     run_mteb_pairs,
 )
+from tests.integration import _type_e2e as e2e
 from tests.task_type_examples.pair_classification import SICK
 
 pytestmark = pytest.mark.labelstudio
@@ -70,98 +67,45 @@ def average_precision(gold_labels: list[int], scores: list[float]) -> float:
     return ap
 
 
+def choose(subset: Any, inst: Any, right: int) -> dict[int, int]:
+    """A answers gold; B flips every third pair (those pairs get one Yes and one No)."""
+    return {1: right, 2: 1 - right if inst.sample_order % 3 == 0 else right}
+
+
 @pytest.fixture(scope="module")
-def study(annotator_servers, tmp_path_factory) -> Any:
-    """Initialised, predicted, set up, answered by both annotators, pulled, closed, revealed
-    and exported once; the tests read what each step left."""
+def study(annotator_servers, tmp_path_factory) -> Iterator[e2e.TypeStudy]:
+    """Initialised, predicted (bag-of-words vectors), set up, answered by both annotators,
+    pulled, closed, revealed and exported once; the tests read what each step left."""
     pytest.importorskip("mteb")
-    root = tmp_path_factory.mktemp("pairs")
-    mp = hume_env(root)
-    study_dir = root / "study"
-    assert main(["init", str(study_dir), "--spec", str(write_spec(study_dir, spec()))]) == 0
-    encoder = BagOfWordsEncoder()
-    with Store.open(study_dir) as store:
-        predict_study(study_dir, store, encoders=[encoder], progress=False)
-    a, b = annotator_servers
-    register(study_dir, a, "eng", mp)
-    register(study_dir, b, "eng", mp)
-    assert main(["setup", str(study_dir)]) == 0
-    clients = {1: a.server.client(a.token), 2: b.server.client(b.token)}
-    submitted: dict[str, dict[str, int]] = {"annotator-1": {}, "annotator-2": {}}
-    with Store.open(study_dir) as store:
-        subset = store.subset(SUBSET)
-        interface = task_types.get(subset.task_type)
-        golds = gold(store, SUBSET)
-        instances = store.instances(SUBSET)
-        for inst in instances:
-            kw = interface.ls_translation_kwargs(subset.config, inst.content)
-            # A answers gold; B flips every third pair (those pairs get one Yes and one No)
-            answers = {1: golds[inst.hume_id], 2: golds[inst.hume_id]}
-            if inst.sample_order % 3 == 0:
-                answers[2] = 1 - answers[2]
-            for slot, answer in answers.items():
-                task = store.slot_tasks(SUBSET, slot)[inst.hume_id]
-                clients[slot].create_annotation(
-                    task, interface.ls_answer_to_result(answer, **kw), lead_time=7.0
-                )
-                submitted[f"annotator-{slot}"][inst.hume_id] = answer
-        positions = {i.hume_id: i.source_position for i in instances}
-        predictions = {p.hume_id: p for p in store.predictions(SUBSET)}
-    assert main(["pull", str(study_dir)]) == 0
-    assert main(["close", str(study_dir)]) == 0
-    assert main(["reveal", str(study_dir)]) == 0
-    out = root / "report"
-    assert main(["export", str(study_dir), "--out", str(out)]) == 0
-    yield {
-        "dir": study_dir,
-        "out": out,
-        "a": a,
-        "gold": golds,
-        "submitted": submitted,
-        "positions": positions,
-        "predictions": predictions,
-        "encoder": encoder,
-        "model_version": encoder.model_version,
-    }
-    mp.undo()
-
-
-def exported(study: dict[str, Any]) -> dict[str, Any]:
-    data = json.loads((study["out"] / "scores.json").read_text())
-    return next(s for s in data["subsets"] if s["subset"] == SUBSET)
+    with e2e.set_up(annotator_servers, tmp_path_factory, spec(), encoder=BagOfWordsEncoder()) as s:
+        e2e.answer(s, [SUBSET], choose, lead_time=7.0)
+        e2e.close_and_export(s)
+        yield s
 
 
 def test_the_spec_samples_a_balanced_blind_subset(study) -> None:
-    golds = study["gold"]
+    golds = study.gold(SUBSET)
     assert len(golds) == N_PAIRS and sum(golds.values()) == N_PAIRS // 2
-    with Store.open(study["dir"]) as store:
+    with Store.open(study.dir) as store:
         subset = store.subset(SUBSET)
         assert (subset.task_type,) == ("pair_classification",)
         assert subset.config["label_set"] == list(SICK_LABEL_SET)
-        projects = store.slot_projects(SUBSET)
-        assert len(projects) == 2
-        client = study["a"].server.client()
-        p1 = next(p for p in projects if p.slot == 1)
-        project = client.get_project(p1.ls_project_id)
-        assert "Choose Yes or No" in project["label_config"]
-        # annotators see both texts and the reference, never the label
-        for task in client.list_tasks(p1.ls_project_id):
-            assert set(task["data"]) == {"hume_ref", "hume_position", "sentence1", "sentence2"}
+        assert len(store.slot_projects(SUBSET)) == 2
+    config, tasks = study.shown(SUBSET)
+    assert "Choose Yes or No" in config
+    # annotators see both texts and the reference, never the label
+    assert len(tasks) == N_PAIRS
+    for task in tasks:
+        assert set(task["data"]) == {"hume_ref", "hume_position", "sentence1", "sentence2"}
 
 
 def test_pull_stores_exactly_what_was_submitted(study) -> None:
-    with Store.open(study["dir"]) as store:
-        rows = store.annotations(SUBSET)
-    valid = {}
-    for r in rows:
-        assert r.status == "valid", r.error
-        valid.setdefault(r.annotator, {})[r.hume_id] = r.answer
-    assert valid == study["submitted"]
+    assert study.pulled(SUBSET) == study.submitted[SUBSET]
 
 
 def test_human_score_is_the_vote_share_ap_by_hand(study) -> None:
-    s = exported(study)
-    golds, submitted = study["gold"], study["submitted"]
+    s = study.exported(SUBSET)
+    golds, submitted = study.gold(SUBSET), study.submitted[SUBSET]
     items = sorted(golds)
     votes = [[submitted[who][i] for who in sorted(submitted)] for i in items]
     shares = [sum(v) / len(v) for v in votes]
@@ -183,47 +127,39 @@ def test_human_score_is_the_vote_share_ap_by_hand(study) -> None:
 
 
 def test_model_score_is_mteb_s_on_the_same_pairs(study, tmp_path: Path) -> None:
-    s = exported(study)
-    golds, positions = study["gold"], study["positions"]
-    with Store.open(study["dir"]) as store:
-        contents = {i.hume_id: i.content for i in store.instances(SUBSET)}
-    items = sorted(golds, key=lambda h: positions[h])  # the order models see: the source's
-    pairs = [contents[h] for h in items]
+    s = study.exported(SUBSET)
+    golds = study.gold(SUBSET)
+    instances = {i.hume_id: i for i in study.instances_by_ref(SUBSET).values()}
+    # the order models see: the source's
+    items = sorted(golds, key=lambda h: instances[h].source_position)
+    pairs = [instances[h].content for h in items]
     theirs, _ = run_mteb_pairs(mteb_fake_encoder(), pairs, [golds[h] for h in items], tmp_path)
-    ours = s["models"][study["model_version"]]
+    ours = s["models"][study.model_version]
     assert ours == theirs["main_score"]
     # the stored answers are the 1/0 decisions at mteb's cosine threshold: their accuracy is
     # mteb's cosine_accuracy
-    preds = study["predictions"]
+    preds = study.predictions(SUBSET)
     hits = sum(int(preds[h].answer == golds[h]) for h in items)
     assert hits / len(items) == theirs["cosine_accuracy"]
     print(f"\n[pair e2e] model max_ap {ours!r}, mteb {theirs['main_score']!r}")
 
 
 def test_reveal_shows_the_models_decisions_in_label_studio(study) -> None:
-    client = study["a"].server.client()
-    with Store.open(study["dir"]) as store:
-        refs = {i.hume_ref: i.hume_id for i in store.instances(SUBSET)}
-        project = next(p for p in store.slot_projects(SUBSET) if p.slot == 1)
-    preds = study["predictions"]
+    preds = study.predictions(SUBSET)
     shown = 0
-    for task in client.list_tasks(project.ls_project_id):
-        hume_id = refs[task["data"]["hume_ref"]]
-        mine = [p for p in task["predictions"] if p["model_version"] == study["model_version"]]
+    for inst, mine in study.revealed(SUBSET):
         assert len(mine) == 1
         [result] = mine[0]["result"]
-        assert result["value"]["choices"] == [str(preds[hume_id].answer)]
+        assert result["value"]["choices"] == [str(preds[inst.hume_id].answer)]
         shown += 1
     assert shown == N_PAIRS
 
 
 def test_the_report_names_the_type_and_its_methods(study) -> None:
-    md = (study["out"] / "report.md").read_text()
+    md = study.report_md()
     assert SUBSET in md and "pair_classification: annotators' vote share per pair" in md
     [human_file] = [
-        p
-        for p in (study["out"] / "mteb_results").rglob("SICK-E.json")
-        if p.parent.name == "pairs-e2e"
+        p for p in (study.out / "mteb_results").rglob("SICK-E.json") if p.parent.name == "pairs-e2e"
     ]
     block = json.loads(human_file.read_text())["scores"]["test"][0]
-    assert block["main_score"] == exported(study)["human"]["value"] and "max_ap" in block
+    assert block["main_score"] == study.exported(SUBSET)["human"]["value"] and "max_ap" in block

@@ -28,21 +28,16 @@ from typing import Any
 import numpy as np
 import pytest
 
-from hume_sync import task_types
-from hume_sync.cli import main
-from hume_sync.store import Store, gold
-from hume_sync.workflow.predict import predict_study
-from tests._annotate import hume_env, register
 from tests._browser import artifacts
-from tests._fake_encoder import FakeEncoder
 from tests._paths import REPO_ROOT
-from tests._studies import SIB, write_spec
+from tests._studies import SIB
+from tests.integration import _type_e2e as e2e
 from tests.integration import test_answers_e2e as answers
-from tests.integration.test_annotator_screens import MEASURE, open_stream
 
 pytestmark = pytest.mark.labelstudio
 
 browser = answers.browser  # Debian's chromium driven by Playwright
+page = e2e.page  # annotator A, logged in once for the screen tests
 EN, AR = "Relatedness/en", "Relatedness/ar"
 SICK = REPO_ROOT / "tests" / "data" / "regression" / "sick"
 N_ITEMS = 10
@@ -62,13 +57,10 @@ def _word_counts(split: str, path: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def world(annotator_servers, tmp_path_factory) -> Iterator[dict[str, Any]]:
+def world(annotator_servers, tmp_path_factory) -> Iterator[e2e.TypeStudy]:
     """Initialised, predicted and set up on both annotators' servers (nothing answered yet:
     the screen tests open each project's first task)."""
-    root = tmp_path_factory.mktemp("regression")
-    mp = hume_env(root)
-    src = root / "src"
-    src.mkdir()
+    src = tmp_path_factory.mktemp("regression-src")
     spec = {
         "name": "regression-e2e",
         "seed": 3,
@@ -87,63 +79,28 @@ def world(annotator_servers, tmp_path_factory) -> Iterator[dict[str, Any]]:
             }
         ],
     }  # fmt: skip
-    study_dir = root / "study"
-    assert main(["init", str(study_dir), "--spec", str(write_spec(study_dir, spec))]) == 0
-    encoder = FakeEncoder()
-    with Store.open(study_dir) as store:
-        predict_study(study_dir, store, encoders=[encoder], progress=False)
-    a, b = annotator_servers
-    register(study_dir, a, "eng,ara", mp)
-    register(study_dir, b, "eng", mp)
-    assert main(["setup", str(study_dir)]) == 0
-    yield {"root": root, "dir": study_dir, "a": a, "b": b, "encoder": encoder}
-    mp.undo()
+    with e2e.set_up(annotator_servers, tmp_path_factory, spec, ("eng,ara", "eng")) as s:
+        yield s
+
+
+def choose(subset: Any, inst: Any, value: Any) -> dict[int, float]:
+    """A: gold rounded to the step; B (on the English subset only): gold off by ±0.6 on
+    alternate texts, within the data's bounds."""
+    g = float(value)
+    if subset.key == AR:
+        return {1: round(g, 1)}
+    lo, hi = subset.config["value_range"]
+    off = 0.6 if inst.sample_order % 2 else -0.6
+    return {1: round(g, 1), 2: round(min(hi, max(lo, g + off)), 1)}
 
 
 @pytest.fixture(scope="module")
-def study(world) -> dict[str, Any]:
-    """Both annotators answer through the SDK in the interface's result format (A: gold
-    rounded to the step, B: gold off by ±0.6 on alternate texts), then pull, close, reveal and
-    export."""
-    study_dir, a, b = world["dir"], world["a"], world["b"]
-    clients = {1: a.server.client(a.token), 2: b.server.client(b.token)}
-    submitted: dict[str, dict[str, float]] = {"annotator-1": {}, "annotator-2": {}}
-    with Store.open(study_dir) as store:
-        for key in (EN, AR):
-            subset = store.subset(key)
-            interface = task_types.get(subset.task_type)
-            lo, hi = subset.config["value_range"]
-            golds = gold(store, key)
-            for inst in store.instances(key):
-                kw = interface.ls_translation_kwargs(subset.config, inst.content)
-                g = float(golds[inst.hume_id])
-                chosen = {1: round(g, 1)}
-                if key == EN:
-                    off = 0.6 if inst.sample_order % 2 else -0.6
-                    chosen[2] = round(min(hi, max(lo, g + off)), 1)
-                for slot, answer in chosen.items():
-                    task = store.slot_tasks(key, slot)[inst.hume_id]
-                    clients[slot].create_annotation(
-                        task, interface.ls_answer_to_result(answer, **kw), lead_time=7.0
-                    )
-                    if key == EN:
-                        submitted[f"annotator-{slot}"][inst.hume_id] = answer
-        predictions = {p.hume_id: p for p in store.predictions(EN)}
-        golds = gold(store, EN)
-    assert main(["pull", str(study_dir)]) == 0
-    assert main(["close", str(study_dir)]) == 0
-    assert main(["reveal", str(study_dir)]) == 0
-    out = world["root"] / "report"
-    assert main(["export", str(study_dir), "--out", str(out)]) == 0
-    return {
-        "dir": study_dir,
-        "out": out,
-        "a": a,
-        "gold": golds,
-        "submitted": submitted,
-        "predictions": predictions,
-        "model_version": world["encoder"].model_version,
-    }
+def study(world) -> e2e.TypeStudy:
+    """Both annotators answer through the SDK in the interface's result format (the Number
+    control's ``number``), then pull, close, reveal and export."""
+    e2e.answer(world, (EN, AR), choose, lead_time=7.0)
+    e2e.close_and_export(world)
+    return world
 
 
 @pytest.fixture(scope="module")
@@ -152,68 +109,41 @@ def shots() -> Path:
 
 
 @pytest.mark.parametrize("key", [EN, AR])
-def test_the_screen_fits_a_laptop_in_each_direction(world, browser, shots, key) -> None:
-    with Store.open(world["dir"]) as store:
-        project = next(p for p in store.slot_projects(key) if p.slot == 1)
-        n_tasks = len(store.instances(key))
-    page = answers.log_in(browser, world["a"])
-    try:
-        page.set_viewport_size({"width": 1366, "height": 768})
-        open_stream(page, world["a"].url, project.ls_project_id)
-        name = {EN: "eng", AR: "arb"}[key]
-        page.screenshot(path=shots / f"regression-{name}-1366.png")
-        m = page.evaluate(MEASURE)
-        assert m["page_overflow_px"] <= 0 and m["scroller_overflow_px"] <= 0, m
-        assert m["outside"] == 0, m
-        assert m["position"] == f"Task 1 of {n_tasks}", m
-        box = page.locator("input[type=number]")
-        assert box.count() == 1 and box.first.input_value() == ""  # no default: no answer
-        direction = box.first.evaluate("(e) => getComputedStyle(e).direction")
-        right = box.first.evaluate("(e) => e.getBoundingClientRect().right")
-        if key == AR:  # the Arabic text and its box, right to left at the right
-            assert direction == "rtl" and m["text_right"] >= 1366 - 60, m
-            assert right >= 1366 - 80, (right, m)
-        else:
-            assert direction == "ltr"
-    finally:
-        page.close()
-
-
-def exported(study: dict[str, Any], key: str = EN) -> dict[str, Any]:
-    data = json.loads((study["out"] / "scores.json").read_text())
-    return next(s for s in data["subsets"] if s["subset"] == key)
+def test_the_screen_fits_a_laptop_in_each_direction(world, page, shots, key) -> None:
+    shot = shots / f"regression-{'eng' if key == EN else 'arb'}-1366.png"
+    m = e2e.screen(page, world, key, shot)
+    box = page.locator("input[type=number]")
+    assert box.count() == 1 and box.first.input_value() == ""  # no default: no answer
+    direction = box.first.evaluate("(e) => getComputedStyle(e).direction")
+    right = box.first.evaluate("(e) => e.getBoundingClientRect().right")
+    if key == AR:  # the Arabic text and its box, right to left at the right
+        assert direction == "rtl" and m["text_right"] >= 1366 - 60, m
+        assert right >= 1366 - 80, (right, m)
+    else:
+        assert direction == "ltr"
 
 
 def test_annotators_see_the_text_and_the_data_s_bounds_never_gold(study) -> None:
-    client = study["a"].server.client()
-    with Store.open(study["dir"]) as store:
-        project = next(p for p in store.slot_projects(EN) if p.slot == 1)
-        contents = {i.hume_ref: i.content for i in store.instances(EN)}
-    config = client.get_project(project.ls_project_id)["label_config"]
+    texts = {ref: i.content["text"] for ref, i in study.instances_by_ref(EN).items()}
+    config, tasks = study.shown(EN)
     assert '<Number name="value" toName="text" min="1" max="5" step="0.1"' in config
-    tasks = client.list_tasks(project.ls_project_id)
     assert len(tasks) == N_ITEMS
     for task in tasks:
         data = task["data"]
         assert set(data) == {"hume_ref", "hume_position", "text"}
-        assert data["text"] == contents[data["hume_ref"]]["text"]
+        assert data["text"] == texts[data["hume_ref"]]
 
 
 def test_pull_stores_exactly_what_was_submitted(study) -> None:
-    with Store.open(study["dir"]) as store:
-        rows = store.annotations(EN)
-    valid: dict[str, dict[str, float]] = {}
-    for r in rows:
-        assert r.status == "valid", r.error
-        valid.setdefault(r.annotator, {})[r.hume_id] = r.answer
-    assert valid == study["submitted"]
+    for key in (EN, AR):
+        assert study.pulled(key) == study.submitted[key]
 
 
 def test_the_human_score_is_kendall_tau_of_the_mean_number(study) -> None:
     from scipy.stats import kendalltau
 
-    s = exported(study)
-    golds, submitted = study["gold"], study["submitted"]
+    s = study.exported(EN)
+    golds, submitted = study.gold(EN), study.submitted[EN]
     items = sorted(golds)
     means = [np.mean([submitted[who][i] for who in submitted]) for i in items]
     expected = kendalltau([golds[i] for i in items], means).statistic
@@ -227,22 +157,20 @@ def test_the_human_score_is_kendall_tau_of_the_mean_number(study) -> None:
 
 
 def test_the_report_shows_the_type_s_rows(study) -> None:
-    s = exported(study)
-    assert s["models"][study["model_version"]] is not None
-    paired = s["paired"][study["model_version"]]
+    s = study.exported(EN)
+    assert s["models"][study.model_version] is not None
+    paired = s["paired"][study.model_version]
     assert paired["rater_metric"].startswith("Kendall τ of the model's mean prediction")
     assert paired["position"] in {"above", "below", "inside"}
-    md = (study["out"] / "report.md").read_text()
+    md = study.report_md()
     assert EN in md and "mean number per text" in md and "Kendall τ" in md
 
 
 def test_reveal_shows_the_model_s_number(study) -> None:
-    client = study["a"].server.client()
-    with Store.open(study["dir"]) as store:
-        refs = {i.hume_ref: i for i in store.instances(EN)}
-        project = next(p for p in store.slot_projects(EN) if p.slot == 1)
-    for task in client.list_tasks(project.ls_project_id):
-        inst = refs[task["data"]["hume_ref"]]
-        [mine] = [p for p in task["predictions"] if p["model_version"] == study["model_version"]]
-        predicted = float(study["predictions"][inst.hume_id].answer)
+    predictions = study.predictions(EN)
+    shown = 0
+    for inst, [mine] in study.revealed(EN):
+        predicted = float(predictions[inst.hume_id].answer)
         assert mine["result"][0]["value"]["number"] == pytest.approx(min(max(predicted, 1), 5))
+        shown += 1
+    assert shown == N_ITEMS

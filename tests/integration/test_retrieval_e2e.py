@@ -12,23 +12,22 @@ what was submitted, and the model's the pooled score ``predict`` stored.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-from hume_sync import task_types
-from hume_sync.cli import main
-from hume_sync.store import Store, gold
+from hume_sync.store import Store
 from hume_sync.study.spec import parse_spec
 from hume_sync.task_types.retrieval.judgments import write_judgments
 from hume_sync.task_types.retrieval.pooling import pooling_context
 from hume_sync.workflow.init import init_from_spec
-from hume_sync.workflow.predict import predict_study
 from scoring.aggregation.retrieval import human_retrieval
-from tests._annotate import hume_env, register
 from tests._fake_encoder import FakeEncoder
 from tests._paths import REPO_ROOT
+from tests.integration import _type_e2e as e2e
 
 pytestmark = pytest.mark.labelstudio
 
@@ -53,101 +52,65 @@ def spec() -> dict[str, Any]:
     }
 
 
+def choose(subset: Any, inst: Any, right: dict[str, int]) -> dict[int, dict[str, int]]:
+    """A grades as qrels do (an unjudged document: 0); B also calls the first unjudged document
+    highly relevant, a relevant document qrels miss."""
+    docs = [c["id"] for c in inst.content["candidates"]]
+    first = {d: int(right.get(d, 0)) for d in docs}
+    second = dict(first)
+    unjudged = [d for d in docs if d not in right]
+    if unjudged:
+        second[unjudged[0]] = 2
+    return {1: first, 2: second}
+
+
 @pytest.fixture(scope="module")
-def study(annotator_servers, tmp_path_factory) -> Any:
-    """Initialised, predicted, set up, graded by both annotators, pulled, closed, revealed and
-    exported once; the tests read what each step left."""
-    root = tmp_path_factory.mktemp("retrieval")
-    mp = hume_env(root)
-    study_dir = root / "study"
-    study_dir.mkdir()
-    data = spec()
-    (study_dir / "study.yaml").write_text(yaml.safe_dump(data), encoding="utf-8")
+def study(annotator_servers, tmp_path_factory) -> Iterator[e2e.TypeStudy]:
+    """Initialised (each query pooled by the fake encoder and BM25), predicted, set up, graded
+    by both annotators, pulled, closed, revealed and exported once; the tests read what each
+    step left."""
     encoder = FakeEncoder(dim=16)
-    with pooling_context(encoders=[encoder]):
-        init_from_spec(
-            study_dir, parse_spec(data, file=str(study_dir / "study.yaml"), base_dir=study_dir)
-        )
-    with Store.open(study_dir) as store:
-        predict_study(study_dir, store, encoders=[encoder], progress=False)
-    a, b = annotator_servers
-    register(study_dir, a, "eng", mp)
-    register(study_dir, b, "eng", mp)
-    assert main(["setup", str(study_dir)]) == 0
-    clients = {1: a.server.client(a.token), 2: b.server.client(b.token)}
-    submitted: dict[str, dict[str, dict[str, int]]] = {"annotator-1": {}, "annotator-2": {}}
-    with Store.open(study_dir) as store:
-        subset = store.subset(SUBSET)
-        interface = task_types.get(subset.task_type)
-        golds = gold(store, SUBSET)
-        for inst in store.instances(SUBSET):
-            kw = interface.ls_translation_kwargs(subset.config, inst.content)
-            docs = [c["id"] for c in inst.content["candidates"]]
-            # A grades as qrels do (an unjudged document: 0); B also calls the first unjudged
-            # document highly relevant, a relevant document qrels miss.
-            first = {d: int(golds[inst.hume_id].get(d, 0)) for d in docs}
-            second = dict(first)
-            unjudged = [d for d in docs if d not in golds[inst.hume_id]]
-            if unjudged:
-                second[unjudged[0]] = 2
-            for slot, answer in ((1, first), (2, second)):
-                task = store.slot_tasks(SUBSET, slot)[inst.hume_id]
-                clients[slot].create_annotation(
-                    task, interface.ls_answer_to_result(answer, **kw), lead_time=9.0
-                )
-                submitted[f"annotator-{slot}"][inst.hume_id] = answer
-        stored = store.model_subset_scores()[encoder.model_version][SUBSET]
-    assert main(["pull", str(study_dir)]) == 0
-    assert main(["close", str(study_dir)]) == 0
-    assert main(["reveal", str(study_dir)]) == 0
-    out = root / "report"
-    assert main(["export", str(study_dir), "--out", str(out)]) == 0
-    yield {
-        "dir": study_dir,
-        "out": out,
-        "a": a,
-        "gold": golds,
-        "submitted": submitted,
-        "stored": stored,
-        "model_version": encoder.model_version,
-    }
-    mp.undo()
+
+    def init(study_dir: Path, data: dict[str, Any]) -> None:
+        study_dir.mkdir()
+        (study_dir / "study.yaml").write_text(yaml.safe_dump(data), encoding="utf-8")
+        parsed = parse_spec(data, file=str(study_dir / "study.yaml"), base_dir=study_dir)
+        with pooling_context(encoders=[encoder]):
+            init_from_spec(study_dir, parsed)
+
+    with e2e.set_up(annotator_servers, tmp_path_factory, spec(), encoder=encoder, init=init) as s:
+        e2e.answer(s, [SUBSET], choose, lead_time=9.0)
+        e2e.close_and_export(s)
+        yield s
 
 
-def exported(study: dict[str, Any]) -> dict[str, Any]:
-    data = json.loads((study["out"] / "scores.json").read_text())
-    return next(s for s in data["subsets"] if s["subset"] == SUBSET)
+def stored(study: e2e.TypeStudy) -> Any:
+    """The model's pooled score as ``predict`` stored it."""
+    with Store.open(study.dir) as store:
+        return store.model_subset_scores()[study.model_version][SUBSET]
 
 
 def test_annotators_see_the_pool_and_never_a_grade_or_a_system(study) -> None:
-    with Store.open(study["dir"]) as store:
-        projects = store.slot_projects(SUBSET)
-        assert len(projects) == 2
-        p1 = next(p for p in projects if p.slot == 1)
-        client = study["a"].server.client()
-        config = client.get_project(p1.ls_project_id)["label_config"]
-        assert 'name="grade_2" title="highly"' in config
-        for task in client.list_tasks(p1.ls_project_id):
-            assert set(task["data"]) == {
-                "hume_ref", "hume_position", "query", "instruction", "candidates"
-            }  # fmt: skip
-            text = json.dumps(task["data"])
-            assert "bm25" not in text and "emb:" not in text and "grade" not in text
+    with Store.open(study.dir) as store:
+        assert len(store.slot_projects(SUBSET)) == 2
+    config, tasks = study.shown(SUBSET)
+    assert 'name="grade_2" title="highly"' in config
+    assert len(tasks) == N_QUERIES
+    for task in tasks:
+        assert set(task["data"]) == {
+            "hume_ref", "hume_position", "query", "instruction", "candidates"
+        }  # fmt: skip
+        text = json.dumps(task["data"])
+        assert "bm25" not in text and "emb:" not in text and "grade" not in text
 
 
 def test_pull_stores_exactly_what_was_submitted(study) -> None:
-    with Store.open(study["dir"]) as store:
-        rows = store.annotations(SUBSET)
-    valid: dict[str, dict[str, Any]] = {}
-    for r in rows:
-        assert r.status == "valid", r.error
-        valid.setdefault(r.annotator, {})[r.hume_id] = r.answer
-    assert valid == study["submitted"]
+    assert study.pulled(SUBSET) == study.submitted[SUBSET]
 
 
 def test_the_human_score_is_the_types_rule_on_what_was_submitted(study) -> None:
-    s = exported(study)
-    by_rule = human_retrieval(study["gold"], study["submitted"])
+    s = study.exported(SUBSET)
+    by_rule = human_retrieval(study.gold(SUBSET), study.submitted[SUBSET])
     assert s["human"]["value"] == pytest.approx(by_rule.value, abs=1e-12)
     assert s["human"]["method"] == by_rule.method
     # annotator-1 graded as qrels: their ranking is ideal on every query
@@ -163,11 +126,11 @@ def test_the_human_score_is_the_types_rule_on_what_was_submitted(study) -> None:
 
 
 def test_the_model_score_is_its_pooled_score(study) -> None:
-    s = exported(study)
-    stored = study["stored"]
-    assert s["models"][study["model_version"]] == pytest.approx(stored.main_score, abs=1e-12)
-    assert stored.main_score == stored.scores["ndcg_at_10"]
-    assert "full_corpus_ndcg_at_10" in stored.scores and "judged_at_10" in stored.scores
+    s = study.exported(SUBSET)
+    pooled = stored(study)
+    assert s["models"][study.model_version] == pytest.approx(pooled.main_score, abs=1e-12)
+    assert pooled.main_score == pooled.scores["ndcg_at_10"]
+    assert "full_corpus_ndcg_at_10" in pooled.scores and "judged_at_10" in pooled.scores
 
 
 def test_the_judgments_are_exported_as_trec_qrels(study, tmp_path) -> None:
@@ -176,7 +139,7 @@ def test_the_judgments_are_exported_as_trec_qrels(study, tmp_path) -> None:
     its stored pooled score."""
     import pytrec_eval
 
-    with Store.open(study["dir"]) as store:
+    with Store.open(study.dir) as store:
         files = write_judgments(store, SUBSET, tmp_path)
         queries = {i.hume_id: i.source_id for i in store.instances(SUBSET)}
         refs = store.item_refs(SUBSET)
@@ -188,16 +151,16 @@ def test_the_judgments_are_exported_as_trec_qrels(study, tmp_path) -> None:
     to_source = {h: {r.item_id: r.source_id for r in rs} for h, rs in refs.items()}
     want = {
         queries[h]: {to_source[h][d]: g for d, g in answer.items()}
-        for h, answer in study["submitted"]["annotator-1"].items()
+        for h, answer in study.submitted[SUBSET]["annotator-1"].items()
     }
     assert first == want
     summary = json.loads((tmp_path / "judgments.json").read_text())
-    second = study["submitted"]["annotator-2"]
+    second = study.submitted[SUBSET]["annotator-2"]
     # B's extra "highly" is outvoted by A's 0 in the lower median: no missing judgment
     assert summary["missing"] == {}
-    assert set(summary["models"]) == {study["model_version"]}
-    model = summary["models"][study["model_version"]]
-    assert model["ndcg_at_10"] == pytest.approx(study["stored"].scores["ndcg_at_10"])
+    assert set(summary["models"]) == {study.model_version}
+    model = summary["models"][study.model_version]
+    assert model["ndcg_at_10"] == pytest.approx(stored(study).scores["ndcg_at_10"])
     assert model["augmented_ndcg_at_10"] == pytest.approx(model["ndcg_at_10"])
     assert any(2 in a.values() for a in second.values())
 
@@ -228,23 +191,23 @@ def test_export_writes_the_judgments_and_the_report_names_each_score(study) -> N
     whole-corpus score as predict stored it, and the humans' pooled and condensed scores."""
     import pytrec_eval
 
-    out = study["out"]
+    out = study.out
     folder = out / "judgments" / "STSBRetrieval" / "default"
-    with Store.open(study["dir"]) as store:
+    with Store.open(study.dir) as store:
         queries = {i.hume_id: i.source_id for i in store.instances(SUBSET)}
         to_source = {
             h: {r.item_id: r.source_id for r in rs} for h, rs in store.item_refs(SUBSET).items()
         }
         run = {
             queries[p.hume_id]: {to_source[p.hume_id][d]: float(s) for d, s in p.answer.items()}
-            for p in store.predictions(SUBSET, model_version=study["model_version"])
+            for p in store.predictions(SUBSET, model_version=study.model_version)
         }
     source = {
         who: {
             queries[h]: {to_source[h][d]: g for d, g in answer.items()}
             for h, answer in answers.items()
         }
-        for who, answers in study["submitted"].items()
+        for who, answers in study.submitted[SUBSET].items()
     }
     for who, grades in source.items():
         lines = (folder / f"qrels.{who}.txt").read_text().splitlines()
@@ -255,21 +218,21 @@ def test_export_writes_the_judgments_and_the_report_names_each_score(study) -> N
     assert aggregate == source["annotator-1"]
     qrels = {
         queries[h]: {to_source[h][d]: int(g) for d, g in grades.items()}
-        for h, grades in study["gold"].items()
+        for h, grades in study.gold(SUBSET).items()
     }
     md = (out / "report.md").read_text(encoding="utf-8")
     html_page = (out / "report.html").read_text(encoding="utf-8")
     assert "Retrieval: whole corpus, pool and judgments" in html_page
-    model = _report_row(md, study["model_version"])
-    stored = study["stored"].scores
-    assert model[1] == f"{stored['full_corpus_ndcg_at_10']:.3f}"
+    model = _report_row(md, study.model_version)
+    scores = stored(study).scores
+    assert model[1] == f"{scores['full_corpus_ndcg_at_10']:.3f}"
     assert model[2] == f"{_ndcg10(qrels, run):.3f}"
-    assert model[3] == f"{stored['judged_at_10']:.3f}"
-    assert model[4] == f"{stored['condensed_ndcg_at_10']:.3f}"
+    assert model[3] == f"{scores['judged_at_10']:.3f}"
+    assert model[4] == f"{scores['condensed_ndcg_at_10']:.3f}"
     augmented = {q: {**aggregate.get(q, {}), **g} for q, g in qrels.items()}
     assert model[5] == f"{_ndcg10(augmented, run):.3f}"
     humans = _report_row(md, "Humans")
-    s = exported(study)
+    s = study.exported(SUBSET)
     assert humans[2] == f"{s['human']['value']:.3f}"
     assert humans[3] == f"{s['human']['details']['judged_at_10']:.3f}"
     assert humans[4] == "1.000"  # both graded qrels' documents as qrels do

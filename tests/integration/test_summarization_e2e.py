@@ -24,13 +24,7 @@ import numpy as np
 import pytest
 from scipy.stats import spearmanr
 
-from hume_sync import task_types
-from hume_sync.cli import main
-from hume_sync.store import Store, gold
-from hume_sync.workflow.predict import predict_study
-from tests._annotate import hume_env, register
-from tests._fake_encoder import FakeEncoder
-from tests._studies import write_spec
+from tests.integration import _type_e2e as e2e
 
 pytestmark = pytest.mark.labelstudio
 
@@ -43,13 +37,18 @@ def rounded(g: float) -> int:
     return int(min(5, max(1, int(g + 0.5))))
 
 
+def choose(subset: Any, inst: Any, golds: dict[str, float]) -> dict[int, dict[str, int]]:
+    """A rates every summary at the experts' score rounded; B reverses A's ratings on every
+    third text (6 − rating)."""
+    right = {sid: rounded(g) for sid, g in golds.items()}
+    flipped = {sid: 6 - r for sid, r in right.items()}
+    return {1: right, 2: flipped if inst.sample_order % 3 == 0 else right}
+
+
 @pytest.fixture(scope="module")
-def study(annotator_servers, tmp_path_factory) -> Iterator[dict[str, Any]]:
+def study(annotator_servers, tmp_path_factory) -> Iterator[e2e.TypeStudy]:
     """Initialised, predicted, set up; both annotators answer, then pull, close, reveal and
-    export. A rates every summary at the experts' score rounded; B reverses A's ratings on
-    every third text (6 − rating)."""
-    root = tmp_path_factory.mktemp("summarization")
-    mp = hume_env(root)
+    export."""
     spec = {
         "name": "summarization-e2e",
         "seed": 4,
@@ -64,64 +63,16 @@ def study(annotator_servers, tmp_path_factory) -> Iterator[dict[str, Any]]:
             }
         ],
     }
-    study_dir = root / "study"
-    assert main(["init", str(study_dir), "--spec", str(write_spec(study_dir, spec))]) == 0
-    encoder = FakeEncoder()
-    with Store.open(study_dir) as store:
-        predict_study(study_dir, store, encoders=[encoder], progress=False)
-    a, b = annotator_servers
-    register(study_dir, a, "eng", mp)
-    register(study_dir, b, "eng", mp)
-    assert main(["setup", str(study_dir)]) == 0
-    clients = {1: a.server.client(a.token), 2: b.server.client(b.token)}
-    submitted: dict[str, dict[str, dict[str, int]]] = {"annotator-1": {}, "annotator-2": {}}
-    with Store.open(study_dir) as store:
-        subset = store.subset(KEY)
-        interface = task_types.get(subset.task_type)
-        golds = gold(store, KEY)
-        for inst in store.instances(KEY):
-            kw = interface.ls_translation_kwargs(subset.config, inst.content)
-            right = {sid: rounded(g) for sid, g in golds[inst.hume_id].items()}
-            flipped = {sid: 6 - r for sid, r in right.items()}
-            chosen = {1: right, 2: flipped if inst.sample_order % 3 == 0 else right}
-            for slot, answer in chosen.items():
-                task = store.slot_tasks(KEY, slot)[inst.hume_id]
-                result = interface.ls_answer_to_result(answer, **kw)
-                clients[slot].create_annotation(task, result, lead_time=20.0)
-                submitted[f"annotator-{slot}"][inst.hume_id] = answer
-        predictions = {p.hume_id: p for p in store.predictions(KEY)}
-        instances = {i.hume_id: i for i in store.instances(KEY)}
-    assert main(["pull", str(study_dir)]) == 0
-    assert main(["close", str(study_dir)]) == 0
-    assert main(["reveal", str(study_dir)]) == 0
-    out = root / "report"
-    assert main(["export", str(study_dir), "--out", str(out)]) == 0
-    yield {
-        "dir": study_dir,
-        "out": out,
-        "a": a,
-        "gold": golds,
-        "submitted": submitted,
-        "predictions": predictions,
-        "instances": instances,
-        "model_version": encoder.model_version,
-    }
-    mp.undo()
-
-
-def exported(study: dict[str, Any]) -> dict[str, Any]:
-    data = json.loads((study["out"] / "scores.json").read_text())
-    return next(s for s in data["subsets"] if s["subset"] == KEY)
+    with e2e.set_up(annotator_servers, tmp_path_factory, spec) as s:
+        e2e.answer(s, [KEY], choose, lead_time=20.0)
+        e2e.close_and_export(s)
+        yield s
 
 
 def test_annotators_see_the_text_and_summaries_and_never_a_score(study) -> None:
-    client = study["a"].server.client()
-    with Store.open(study["dir"]) as store:
-        project = next(p for p in store.slot_projects(KEY) if p.slot == 1)
-        contents = {i.hume_ref: i.content for i in store.instances(KEY)}
-    config = client.get_project(project.ls_project_id)["label_config"]
+    contents = {ref: i.content for ref, i in study.instances_by_ref(KEY).items()}
+    config, tasks = study.shown(KEY)
     assert 'name="rating_5"' in config and "$references" not in config  # references hidden
-    tasks = client.list_tasks(project.ls_project_id)
     assert len(tasks) == N_TEXTS
     for task in tasks:
         data = task["data"]
@@ -132,13 +83,7 @@ def test_annotators_see_the_text_and_summaries_and_never_a_score(study) -> None:
 
 
 def test_pull_stores_exactly_what_was_submitted(study) -> None:
-    with Store.open(study["dir"]) as store:
-        rows = store.annotations(KEY)
-    valid: dict[str, dict[str, dict[str, int]]] = {}
-    for r in rows:
-        assert r.status == "valid", r.error
-        valid.setdefault(r.annotator, {})[r.hume_id] = r.answer
-    assert valid == study["submitted"]
+    assert study.pulled(KEY) == study.submitted[KEY]
 
 
 def _mean_text_spearman(golds, answers: list[dict[str, dict[str, int]]]) -> float:
@@ -154,8 +99,8 @@ def _mean_text_spearman(golds, answers: list[dict[str, dict[str, int]]]) -> floa
 
 
 def test_the_human_score_is_mteb_s_spearman_of_the_mean_ratings(study) -> None:
-    s = exported(study)
-    golds, submitted = study["gold"], study["submitted"]
+    s = study.exported(KEY)
+    golds, submitted = study.gold(KEY), study.submitted[KEY]
     expected = _mean_text_spearman(golds, list(submitted.values()))
     assert s["human"]["method"] == "human:mean_rating+mteb_text_spearman"
     assert s["human"]["value"] == pytest.approx(expected, abs=1e-12)
@@ -169,28 +114,26 @@ def test_the_human_score_is_mteb_s_spearman_of_the_mean_ratings(study) -> None:
 
 
 def test_the_report_shows_the_type_s_rows(study) -> None:
-    s = exported(study)
-    mv = study["model_version"]
+    s = study.exported(KEY)
+    mv = study.model_version
     assert s["models"][mv] is not None
     paired = s["paired"][mv]
     assert paired["rater_metric"] == "its printed score"  # like for like: per-text Spearman
     assert paired["position"] in {"above", "below", "inside"}
     assert s["planning"]["n_items"] == N_TEXTS
-    md = (study["out"] / "report.md").read_text()
+    md = study.report_md()
     assert KEY in md and "agreement with the expert panel" in md
     assert "bootstrap interval over texts" in md
 
 
 def test_reveal_shows_the_model_s_ratings_by_rank(study) -> None:
-    client = study["a"].server.client()
-    with Store.open(study["dir"]) as store:
-        refs = {i.hume_ref: i for i in store.instances(KEY)}
-        project = next(p for p in store.slot_projects(KEY) if p.slot == 1)
-    for task in client.list_tasks(project.ls_project_id):
-        inst = refs[task["data"]["hume_ref"]]
-        [mine] = [p for p in task["predictions"] if p["model_version"] == study["model_version"]]
-        sims = study["predictions"][inst.hume_id].answer
+    predictions = study.predictions(KEY)
+    shown = 0
+    for inst, [mine] in study.revealed(KEY):
+        sims = predictions[inst.hume_id].answer
         ranker = mine["result"][0]["value"]["ranker"]
         best = max(sims, key=lambda k: sims[k])
         assert best in ranker["rating_5"]
         assert sorted(i for ids in ranker.values() for i in ids) == sorted(sims)
+        shown += 1
+    assert shown == N_TEXTS
