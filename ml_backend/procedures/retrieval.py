@@ -72,7 +72,6 @@ def with_cut_off(k_values: Sequence[int], main: str) -> tuple[int, ...]:
     return tuple(k_values) if k in k_values else tuple(sorted({*k_values, k}))
 
 
-
 def query_text(instance: Mapping[str, Any]) -> str:
     """Give the query as mteb feeds it: text, then `` instruction`` when the instance has one.
 
