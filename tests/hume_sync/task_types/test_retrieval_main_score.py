@@ -167,3 +167,59 @@ def test_the_type_for_a_subset_names_and_scores_its_main_score() -> None:
     row = SimpleNamespace(config={"corpus": {"beir": "x"}, "main_score": "ndcg_at_20"})
     assert RETRIEVAL.model_job_settings(row)["main_score"] == "ndcg_at_20"
     assert "main_score" not in RETRIEVAL.model_job_settings(SimpleNamespace(config={}))
+
+
+def test_the_report_scores_people_and_pools_by_ndcg_at_20(tmp_path: Path) -> None:
+    """Through the store: the human score is nDCG@20 of the ranking the grades define
+    (pytrec_eval on the shown order of ties; the expected value by the aggregation), the
+    models' pooled score and the paired comparison are nDCG@20 too."""
+    import pytrec_eval
+
+    from hume_sync.report.model import build_report
+    from hume_sync.store import AnnotationRecord, gold
+    from hume_sync.workflow.predict import predict_study
+    from scoring.aggregation.retrieval import human_retrieval
+
+    study = tmp_path / "study"
+    _init(study, main_score="ndcg_at_20")
+    encoder = FakeEncoder(dim=8)
+    key = "STSBRetrieval/default"
+    with Store.open(study) as store:
+        predict_study(study, store, encoders=[encoder], progress=False)
+        who = store.add_annotator("a@example.org", ["eng"], "http://127.0.0.1:9201", None).key
+        golds = gold(store, key)
+        answers: dict[str, dict[str, int]] = {}
+        records = []
+        for n, inst in enumerate(store.instances(key), start=1):
+            docs = [c["id"] for c in inst.content["candidates"]]
+            # Relevant documents graded 1 and sunk below 12 documents graded 2: only a cut-off
+            # deeper than 10 can see them.
+            answers[inst.hume_id] = {
+                d: (2 if i < 12 else int(golds[inst.hume_id].get(d, 0) > 0))
+                for i, d in enumerate(docs)
+            }
+            records.append(AnnotationRecord(n, inst.hume_id, 100 + n, who, answers[inst.hume_id]))
+        store.upsert_annotations(records, subset=key)  # as pull does: the whole subset at once
+        report = build_report(store)
+        stored = store.model_subset_scores()[encoder.model_version][key]
+        # Ties are broken in the order the stored answer lists the documents.
+        as_stored = {a.hume_id: dict(a.answer) for a in store.annotations(key)}
+    rep = next(r for r in report.subsets if r.input.key == key)
+    assert rep.human is not None and rep.input.task_type.score_main_name == "ndcg_at_20"
+    want = human_retrieval(golds, {"x": answers}, main="ndcg_at_20")
+    assert rep.human.value == pytest.approx(want.value)
+    assert rep.human.method.endswith("(ndcg@20:expected_ties))")
+    shown = []
+    for h, grades in as_stored.items():
+        run = {d: float(g * 1000 - i) for i, (d, g) in enumerate(grades.items())}
+        ev = pytrec_eval.RelevanceEvaluator({"q": dict(golds[h])}, {"ndcg_cut.20"})
+        shown.append(ev.evaluate({"q": run})["q"]["ndcg_cut_20"])
+    assert rep.human.details["input_order"]["ndcg_at_20"] == pytest.approx(np.mean(shown))
+    assert rep.human.details["ndcg_at_10"] != pytest.approx(rep.human.value)
+    # The model: stored main score nDCG@20, compared pool with pool at nDCG@20.
+    assert stored.main_score_name == "ndcg_at_20"
+    assert rep.input.models[encoder.model_version] == stored.scores["ndcg_at_20"]
+    paired = rep.paired[encoder.model_version]  # every query answered by both: all of them
+    assert paired["n_items"] == 3 and paired["position"] in ("above", "inside", "below")
+    assert paired["rater_on_items"] == pytest.approx(stored.scores["ndcg_at_20"], abs=1e-5)
+    assert paired["human_on_items"] == pytest.approx(rep.human.value)
