@@ -108,6 +108,15 @@ class RetrievalScoring(ScoringRules):
             details={"per_rater_per_query": {"rater": per_query}},
         )
 
+    def score_result_extras(self, score: Score, rater: str | None = None) -> Mapping[str, float]:
+        """nDCG@10 beside another main score (the key result files of retrieval are typed
+        by); nothing for an nDCG@10 subset, whose files stay as they were."""
+        default = aggregation.DEFAULT_MAIN
+        if self.main_score == default:
+            return {}
+        measures = score.details if rater is None else score.details["per_rater_measures"][rater]
+        return {default: float(measures[default])}
+
     def score_normalise_answer(self, answer: Any) -> Any:
         """JSON keeps document ids as strings but may hold grades as floats."""
         if isinstance(answer, Mapping):

@@ -223,3 +223,23 @@ def test_the_report_scores_people_and_pools_by_ndcg_at_20(tmp_path: Path) -> Non
     assert paired["n_items"] == 3 and paired["position"] in ("above", "inside", "below")
     assert paired["rater_on_items"] == pytest.approx(stored.scores["ndcg_at_20"], abs=1e-5)
     assert paired["human_on_items"] == pytest.approx(rep.human.value)
+    # The human result files hold nDCG@20 as the main score and nDCG@10 beside it, so that a
+    # reader types the task as retrieval (as mteb's own files hold every measure).
+    import json
+
+    from hume_sync.report.export import write_mteb_results
+    from hume_sync.report.model import known_types
+    from scoring.tasks import task_type
+
+    files = write_mteb_results(report, tmp_path / "results")
+    aggregate = next(p for p in files if p.parent.name == "main-score" and p.stem != "model_meta")
+    block = json.loads(aggregate.read_text("utf-8"))["scores"]["test"][0]
+    assert block["main_score"] == block["ndcg_at_20"] == pytest.approx(rep.human.value)
+    assert block["ndcg_at_10"] == pytest.approx(rep.human.details["ndcg_at_10"])
+    assert task_type("STSBRetrieval", block, known_types()).name == "retrieval"
+    own = next(
+        p for p in files if p.parent.name.startswith("annotator_") and p.stem != "model_meta"
+    )
+    own_block = json.loads(own.read_text("utf-8"))["scores"]["test"][0]
+    measures = rep.human.details["per_rater_measures"]["annotator-1"]
+    assert own_block["ndcg_at_10"] == pytest.approx(measures["ndcg_at_10"])
