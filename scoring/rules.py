@@ -210,6 +210,23 @@ class ScoringRules(ABC):
         """
         return self.score_normalise_answer(answer)
 
+    def score_result_extras(self, score: Score, rater: str | None = None) -> Mapping[str, float]:
+        """Scores a result file holds beside the main score, so that readers can type it.
+
+        A result file's task is typed by the score keys its block holds
+        (:func:`scoring.tasks.task_type`); a subset scored by another main score than its
+        type's (a retrieval subset by nDCG@20) also writes the type's own, as mteb's files hold
+        every measure. Default: none.
+
+        Args:
+            score: the human (or LLM) score the block reports.
+            rater: one annotator of ``score.per_rater`` for their own block; None for the score.
+
+        Returns:
+            ``{mteb name: value}`` to add to the block.
+        """
+        return {}
+
     def score_ties(self, score: Score) -> Mapping[str, Any] | None:
         """Items whose aggregate was decided by a tie rule, and the score under other rules.
 

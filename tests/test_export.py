@@ -375,10 +375,43 @@ def test_methods_name_only_the_types_the_report_holds() -> None:
     from hume_sync.report import render
 
     sts_only = SimpleNamespace(
-        subsets=[SimpleNamespace(input=SimpleNamespace(task_type=task_types.get("sts")))]
+        subsets=[
+            SimpleNamespace(input=SimpleNamespace(key="S/default", task_type=task_types.get("sts")))
+        ]
     )
     human = dict(render.methods(sts_only))["Human score"]
     assert human.startswith("sts: mean rating per pair")
     assert "classification:" not in human and "pair_classification:" not in human
     everything = dict(render.methods())["Human score"]
     assert all(f"{name}:" in everything for name in task_types.names())
+
+
+def test_methods_name_each_retrieval_subsets_own_main_score() -> None:
+    """Retrieval subsets scored by different main scores get one phrase each, naming them;
+    subsets that share one get the type's single phrase."""
+    from types import SimpleNamespace
+
+    from hume_sync import task_types
+    from hume_sync.report import render
+
+    def report(*mains: str | None) -> SimpleNamespace:
+        kind = task_types.get("retrieval")
+        subsets = [
+            SimpleNamespace(
+                input=SimpleNamespace(
+                    key=f"T{n}/default", task_type=kind.for_subset({"main_score": m} if m else {})
+                )
+            )
+            for n, m in enumerate(mains)
+        ]
+        return SimpleNamespace(subsets=subsets)
+
+    one = dict(render.methods(report(None, "ndcg_at_10")))["Human score"]
+    assert one.startswith("retrieval: each annotator's grades order the pool")
+    assert "trec_eval nDCG@10 against qrels" in one and "T0/default" not in one
+    ifir = dict(render.methods(report("ndcg_at_20")))
+    assert "retrieval: " in ifir["Human score"] and "trec_eval nDCG@20" in ifir["Human score"]
+    assert "nDCG@10" not in ifir["Model score"].split(";")[0]
+    both = dict(render.methods(report(None, "recall_at_1")))["Human score"]
+    assert "retrieval (T0/default): " in both and "trec_eval nDCG@10" in both
+    assert "retrieval (T1/default): " in both and "trec_eval recall@1" in both

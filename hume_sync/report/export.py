@@ -213,15 +213,22 @@ def write_mteb_results(report: StudyReport, root: Path) -> list[Path]:
                 extra["agreement"] = agreement_to_block(head)
             if rep.interval is not None:
                 extra["confidence_interval"] = rep.interval.to_dict()
+            kind = rep.input.task_type
+            extra.update(kind.score_result_extras(rep.human))
             add(HUMAN_MODEL_NAME, revision, rep, _mteb_blocks(rep, rep.human.value, extra))
             for annotator, value in rep.human.per_rater.items():
-                add(HUMAN_MODEL_NAME, f"annotator_{annotator}", rep, _mteb_blocks(rep, value, {}))
+                own = kind.score_result_extras(rep.human, annotator)
+                add(HUMAN_MODEL_NAME, f"annotator_{annotator}", rep, _mteb_blocks(rep, value, own))
         for name, score in rep.llm_scores.items():
             add(
                 f"llm/{llm_file_name(name)}",
                 revision,
                 rep,
-                _mteb_blocks(rep, score.value, {"method": score.method}),
+                _mteb_blocks(
+                    rep,
+                    score.value,
+                    {"method": score.method, **rep.input.task_type.score_result_extras(score)},
+                ),
             )
     for (model, rev), tasks in sorted(per_task.items()):
         languages: set[str] = set()

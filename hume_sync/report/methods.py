@@ -7,7 +7,7 @@ type's ``score_methods``) and its topic to :data:`_METHOD_ORDER`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from hume_sync import task_types
 from scoring.alt_test import METHOD as ALT_TEST_METHOD
@@ -119,12 +119,33 @@ _METHOD_ORDER = (
 def methods(report: StudyReport | None = None) -> list[tuple[str, str]]:
     """The Methods section: per topic, the phrase of each type in ``report`` (every registered
     type without one), in registration order, then what holds for all types, so a new type is
-    described by its own class and a report names only the methods it used."""
-    present = {s.input.task_type.name for s in report.subsets} if report is not None else None
-    types = [task_types.get(n) for n in task_types.names() if present is None or n in present]
+    described by its own class and a report names only the methods it used. A type whose
+    subsets were scored differently (retrieval subsets by their tasks' own main scores) gives
+    one phrase per variant, each naming its subsets."""
+    # Per type, each subset's type as it was scored (a retrieval subset's own main score).
+    scored: dict[str, list[tuple[str, Any]]] = {}
+    if report is None:
+        scored = {n: [("", task_types.get(n))] for n in task_types.names()}
+    else:
+        for s in report.subsets:
+            scored.setdefault(s.input.task_type.name, []).append((s.input.key, s.input.task_type))
     rows = []
     for topic in _METHOD_ORDER:
-        parts = [f"{t.name}: {t.score_methods[topic]}" for t in types if topic in t.score_methods]
+        parts = []
+        for name in (n for n in task_types.names() if n in scored):
+            parts += _type_phrases(name, topic, scored[name])
         common = _COMMON_METHODS.get(topic)
         rows.append((topic, "; ".join(parts + ([common] if common else []))))
     return rows
+
+
+def _type_phrases(name: str, topic: str, subsets: list[tuple[str, Any]]) -> list[str]:
+    """A type's phrase for a topic, once; where its subsets were scored differently (retrieval
+    subsets with different main scores), one phrase per variant naming its subsets."""
+    keys_by_phrase: dict[str, list[str]] = {}
+    for key, kind in subsets:
+        if topic in kind.score_methods:
+            keys_by_phrase.setdefault(kind.score_methods[topic], []).append(key)
+    if len(keys_by_phrase) <= 1:
+        return [f"{name}: {phrase}" for phrase in keys_by_phrase]
+    return [f"{name} ({', '.join(keys)}): {phrase}" for phrase, keys in keys_by_phrase.items()]

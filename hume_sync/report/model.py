@@ -226,7 +226,7 @@ def subset_inputs(
     closed = closed_at(store)
     out = []
     for sub in store.subsets():
-        ttype = task_types.get(sub.task_type)
+        ttype = task_types.of_subset(sub)
         instances = store.instances(sub.key) if rows is None else rows.instances[sub.key]
         humans, invalid, late, late_edited, late_deleted = human_answers(
             store,

@@ -1,10 +1,11 @@
 """The retrieval subsets' part of the report: which score is which, and the judgments.
 
 A retrieval model has two scores that are easily confused: its whole-corpus mteb score (what
-the leaderboard shows; stored by ``predict`` as ``full_corpus_ndcg_at_10``) and its score
+the leaderboard shows; stored by ``predict`` as ``full_corpus_<main score>``) and its score
 within the pool the people graded (what the humans are compared with: pool against pool). This
-module gathers both per model, the people's and every model's judged@10 and condensed nDCG@10,
-each model's nDCG@10 against qrels ∪ the people's judgments, and the documents people judged
+module gathers both per model, at the subset's main score (nDCG@10 unless its task names
+another), the people's and every model's judged@10 and condensed main score, each model's
+main score against qrels ∪ the people's judgments, and the documents people judged
 relevant that qrels miss (:mod:`hume_sync.task_types.retrieval.judgments`), while the store is
 open; :mod:`hume_sync.report.retrieval_section` lays them out and the export writes the
 judgment files they list.
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from hume_sync.store import Store
 from hume_sync.task_types.retrieval.judgments import file_name, judgment_files, study_judgments
 from hume_sync.task_types.retrieval.scoring import MARK_TEXT_CHARS
+from scoring.aggregation.retrieval import metric_label
 
 if TYPE_CHECKING:
     from scoring.subset_report import SubsetReport
@@ -55,7 +57,8 @@ class MissingRow:
 
 @dataclass(frozen=True)
 class RetrievalFacts:
-    """One retrieval subset's numbers, missing judgments and judgment files."""
+    """One retrieval subset's numbers (at its main score, named ``main`` as mteb names it),
+    missing judgments and judgment files."""
 
     key: str
     judgments: dict[str, Any]
@@ -63,6 +66,12 @@ class RetrievalFacts:
     missing: list[MissingRow]
     folder: tuple[str, ...]
     files: list[str] = field(default_factory=list)
+    main: str = "ndcg_at_10"
+
+    @property
+    def main_label(self) -> str:
+        """The main score as the table's header names it (``nDCG@10``, ``nDCG@20``)."""
+        return metric_label(self.main)
 
     def paths(self) -> list[str]:
         """The judgment files, relative to the export's folder."""
@@ -105,7 +114,10 @@ def _missing(found: Mapping[str, Any], store: Store, key: str) -> list[MissingRo
 
 
 def _raters(
-    rep: SubsetReport, stored: Mapping[str, Mapping[str, Any]], found: Mapping[str, Any]
+    rep: SubsetReport,
+    stored: Mapping[str, Mapping[str, Any]],
+    found: Mapping[str, Any],
+    main: str,
 ) -> list[RaterRow]:
     rows = []
     if rep.human is not None:
@@ -117,7 +129,7 @@ def _raters(
                 None,
                 rep.human.value,
                 d.get("judged_at_10"),
-                d.get("condensed_ndcg_at_10"),
+                d.get(f"condensed_{main}"),
                 None,
             )
         )
@@ -127,11 +139,11 @@ def _raters(
             RaterRow(
                 name,
                 "model",
-                s.get("full_corpus_ndcg_at_10"),
+                s.get(f"full_corpus_{main}"),
                 rep.input.models[name],
                 s.get("judged_at_10"),
-                s.get("condensed_ndcg_at_10"),
-                (found["models"].get(name) or {}).get("augmented_ndcg_at_10"),
+                s.get(f"condensed_{main}"),
+                (found["models"].get(name) or {}).get(f"augmented_{main}"),
             )
         )
     return rows
@@ -155,14 +167,16 @@ def gather(store: Store, reports: list[SubsetReport]) -> list[RetrievalFacts]:
         stored = {
             mv: (s.scores or {}) for mv, by_subset in scores.items() if (s := by_subset.get(key))
         }
+        main = rep.input.task_type.score_main_name
         out.append(
             RetrievalFacts(
                 key=key,
                 judgments=found,
-                raters=_raters(rep, stored, found),
+                raters=_raters(rep, stored, found, main),
                 missing=_missing(found, store, key),
                 folder=(JUDGMENTS_DIR, *(file_name(p) for p in key.split("/"))),
                 files=judgment_files(found),
+                main=main,
             )
         )
     return out

@@ -1,11 +1,11 @@
 """The report's retrieval section: which score is which, per retrieval subset.
 
 Lays out :class:`~hume_sync.report.retrieval.RetrievalFacts` (gathered while the store is
-open): a table of the humans and every model (whole-corpus and pooled nDCG@10, judged@10,
-condensed nDCG@10, pooled nDCG@10 against qrels ∪ humans; cells hold numbers, reasons go to
-footnotes), the missing judgments and the judgment files the export writes. Apart from
-:mod:`hume_sync.report.retrieval` so the report model can hold the facts without importing
-the layout.
+open): a table of the humans and every model at the subset's main score, named in its header
+(whole-corpus and pooled, judged@10, condensed, pooled against qrels ∪ humans; nDCG@10 unless
+the subset's task names another; cells hold numbers, reasons go to footnotes), the missing
+judgments and the judgment files the export writes. Apart from :mod:`hume_sync.report.retrieval`
+so the report model can hold the facts without importing the layout.
 """
 
 from __future__ import annotations
@@ -20,14 +20,20 @@ from hume_sync.task_types.retrieval.judgments import file_name
 if TYPE_CHECKING:
     from hume_sync.report.model import StudyReport
 
-HEADER = [
-    "Rater",
-    "Whole corpus nDCG@10",
-    "Pool nDCG@10",
-    "judged@10",
-    "Condensed nDCG@10",
-    "Pool nDCG@10, qrels ∪ humans",
-]
+
+def header(label: str) -> list[str]:
+    """The rater table's header, naming the subset's main score (``nDCG@10``, ``nDCG@20``)."""
+    return [
+        "Rater",
+        f"Whole corpus {label}",
+        f"Pool {label}",
+        "judged@10",
+        f"Condensed {label}",
+        f"Pool {label}, qrels ∪ humans",
+    ]
+
+
+HEADER = header("nDCG@10")
 MISSING_HEADER = ["Query", "Document", "qrels", "Humans"]
 HUMANS_NO_CORPUS = "not applicable: people grade only the pool, never the whole corpus"
 HUMANS_NO_AUGMENTED = "not applicable: the people's own judgments are in qrels ∪ humans"
@@ -48,7 +54,8 @@ def _cell(value: float | None, reason: str) -> Cell:
 
 def rater_table(facts: RetrievalFacts) -> Table:
     """Humans and models: the whole-corpus, pooled, judged@10, condensed and qrels ∪ humans
-    numbers; a rater without one gets a mark and the reason as a footnote."""
+    numbers at the subset's main score; a rater without one gets a mark and the reason as a
+    footnote."""
     rows: list[list[Cell]] = []
     for r in facts.raters:
         human = r.kind == "human"
@@ -62,7 +69,7 @@ def rater_table(facts: RetrievalFacts) -> Table:
                 _cell(r.augmented, HUMANS_NO_AUGMENTED if human else NOT_STORED),
             ]
         )
-    return Table(HEADER, rows, anchor=f"retrieval-{file_name(facts.key)}")
+    return Table(header(facts.main_label), rows, anchor=f"retrieval-{file_name(facts.key)}")
 
 
 def _subsection(facts: RetrievalFacts) -> Section:

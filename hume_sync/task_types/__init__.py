@@ -6,7 +6,7 @@ its tests, and one :func:`register` line below; nothing else names a type.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from hume_sync.study import kinds as study_kinds
 from hume_sync.study.rules import StudyRules
@@ -65,6 +65,12 @@ def get(name: str) -> RegisteredType:
     return cast("RegisteredType", study_kinds.get(name))
 
 
+def of_subset(subset: Any) -> RegisteredType:
+    """The type of a stored subset, configured for it (:meth:`TaskType.for_subset`): what
+    scores it and names its main score."""
+    return get(subset.task_type).for_subset(subset.config or {})
+
+
 def names() -> tuple[str, ...]:
     """Every registered type's name, in registration order (the order reports list them)."""
     return study_kinds.names()
@@ -88,4 +94,13 @@ register(Summarization())
 register(Regression())
 register(InstructionReranking())
 
-__all__ = ["CONCERNS", "RegisteredType", "TaskType", "by_mteb_type", "get", "names", "register"]
+__all__ = [
+    "CONCERNS",
+    "RegisteredType",
+    "TaskType",
+    "by_mteb_type",
+    "get",
+    "names",
+    "of_subset",
+    "register",
+]

@@ -13,7 +13,7 @@ imports ``hume_sync`` and nothing outside the registry branches on a type's name
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Self
 
 from scoring.quality import ShownAnswer
 
@@ -44,6 +44,22 @@ class TaskType:
             shown places the answer chose; None (this default) where the type has neither.
         """
         return None
+
+    def for_subset(self, config: Mapping[str, Any]) -> Self:
+        """The type as one subset is scored: ``self`` unless the subset's stored config
+        changes how (retrieval: the main score its task names, recorded at ``init``).
+
+        Why: most of what scoring and the report ask of a type holds for every subset of it,
+        but a measure can be the subset's own (mteb names nDCG@20 for IFIR, recall@1 for the
+        BRIGHT long tasks); asking the configured type keeps callers from reading configs.
+
+        Args:
+            config: The subset's stored config.
+
+        Returns:
+            The type, configured for the subset.
+        """
+        return self
 
     def __repr__(self) -> str:
         return f"<task type {self.name}>"

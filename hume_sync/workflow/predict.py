@@ -91,7 +91,7 @@ def build_jobs(
     jobs = []
     for key, view in views.items():
         sub = store.subset(key)
-        kind = task_types.get(sub.task_type)
+        kind = task_types.of_subset(sub)
         jobs.append(
             SubsetJob(
                 key=sub.key,

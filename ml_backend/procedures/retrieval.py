@@ -29,6 +29,7 @@ from ml_backend.procedures.common import (
     candidate_similarities,
     similarity_matrix,
 )
+from scoring.aggregation.retrieval import DEFAULT_MAIN, main_metric, trec_measure
 
 #: ``AbsTaskRetrieval.k_values``: the cut-offs mteb reports.
 RETRIEVAL_K_VALUES = (1, 3, 5, 10, 20, 100, 1000)
@@ -47,7 +48,28 @@ __all__ = [
     "merge_pools",
     "query_text",
     "score_pool",
+    "with_cut_off",
 ]
+
+
+def with_cut_off(k_values: Sequence[int], main: str) -> tuple[int, ...]:
+    """Give mteb's cut-offs and the main score's, so that the main score is among the scores.
+
+    Why: a task's main score may cut where mteb's default ``k_values`` do not (LIMIT's
+    recall@2); the cut-offs are left as they are (and so the stored scores' keys) otherwise.
+
+    Args:
+        k_values: the cut-offs.
+        main: the main score (:func:`scoring.aggregation.retrieval.main_metric`).
+
+    Returns:
+        The cut-offs, the main score's added in order where missing.
+
+    Raises:
+        InvalidInputError: for a main score no ranking gives.
+    """
+    _, k = main_metric(main)
+    return tuple(k_values) if k in k_values else tuple(sorted({*k_values, k}))
 
 
 def query_text(instance: Mapping[str, Any]) -> str:
@@ -365,6 +387,7 @@ def score_pool(
     query_ids: Sequence[str] | None = None,
     k_values: Sequence[int] = RETRIEVAL_K_VALUES,
     similarity: str = "cosine",
+    main_score: str = DEFAULT_MAIN,
 ) -> ProcedureResult:
     """Rank each query's pool by the model's similarity and score it as mteb does.
 
@@ -380,15 +403,19 @@ def score_pool(
         gold: per query, the judged grade per document (unjudged ones absent); None gives
             answers without scores.
         query_ids: the query ids; None numbers them from 0.
-        k_values: the cut-offs.
+        k_values: the cut-offs (the main score's is added where missing).
         similarity: the model's similarity function.
+        main_score: the subset's main score (mteb's name; nDCG@10 unless its task names
+            another).
 
     Returns:
-        Per query ``{doc_id: similarity}``, and with gold the scores (main: nDCG@10).
+        Per query ``{doc_id: similarity}``, and with gold the scores (main: ``main_score``).
 
     Raises:
         ValueError: when the inputs differ in length or a similarity is NaN.
+        InvalidInputError: for a main score no ranking gives.
     """
+    k_values = with_cut_off(k_values, main_score)
     qids, answers = candidate_similarities(
         query_embeddings, candidate_embeddings, candidate_ids, query_ids, similarity
     )
@@ -415,6 +442,6 @@ def score_pool(
     return ProcedureResult(
         answers=answers,
         scores=scores,
-        main_score_name="ndcg_at_10",
-        method=f"mteb:{similarity}+top_ranked(pool)+trec_eval(ndcg_cut.10)",
+        main_score_name=main_score,
+        method=f"mteb:{similarity}+top_ranked(pool)+{trec_measure(main_score)}",
     )

@@ -2,10 +2,15 @@
 
 People grade a TREC-style pool per query (what several systems retrieve from the whole corpus,
 plus qrels' relevant documents; built at ``init``, :mod:`.pooling`), and their grades order the
-pool, scored as mteb scores a model's ranking (nDCG@10); models are scored on the same pool.
+pool, scored as mteb scores a model's ranking (by the subset's main score: nDCG@10 unless its task
+names another, :meth:`Retrieval.for_subset`); models are scored on the same pool.
 """
 
 from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import Any, Self
 
 from hume_sync.task_types.base import TaskType
 from hume_sync.task_types.retrieval.interface import RetrievalInterface
@@ -21,6 +26,16 @@ class Retrieval(
     name = "retrieval"
     mteb_type = "Retrieval"
     exports_judgments = True
+
+    def for_subset(self, config: Mapping[str, Any]) -> Self:
+        """The type scoring by the subset's main score (stored at ``init`` where it is not
+        nDCG@10); ``self`` for an nDCG@10 subset."""
+        main = config.get("main_score")
+        if not main or main == self.score_main_name:
+            return self
+        configured = copy.copy(self)
+        configured.main_score = str(main)
+        return configured
 
     @property
     def study_mteb_types(self) -> tuple[str, ...]:

@@ -26,6 +26,7 @@ from hume_sync.store import Store, gold
 from hume_sync.store.records import ItemRef
 from ml_backend.procedures import retrieval as P
 from scoring.aggregation import retrieval as aggregation
+from scoring.aggregation.retrieval import DEFAULT_MAIN
 
 __all__ = [
     "aggregate_grades",
@@ -129,8 +130,9 @@ def study_judgments(
     Returns:
         ``annotators`` (per annotator, per query, grade per document), ``aggregate``,
         ``qrels`` (the original grades of the pooled documents), ``missing``
-        (:func:`missing_judgments`) and ``models`` (per model version, nDCG@10 and MAP
-        against qrels and against qrels ∪ the aggregate, on its pooled ranking).
+        (:func:`missing_judgments`) and ``models`` (per model version, nDCG@10 and MAP, and
+        the subset's main score where it is another, against qrels and against qrels ∪ the
+        aggregate, on its pooled ranking).
     """
     queries, docs = _source_ids(store, subset)
 
@@ -151,6 +153,7 @@ def study_judgments(
             grades = {k: int(v) for k, v in renamed(hume_id, answer).items()}
             per_annotator.setdefault(annotator, {})[queries[hume_id]] = grades
     qrels = {queries[h]: renamed(h, g) for h, g in gold(store, subset).items()}
+    main = str(store.subset(subset).config.get("main_score") or DEFAULT_MAIN)
     aggregate = aggregate_grades(per_annotator)
     augmented = augmented_qrels(qrels, aggregate)
     models: dict[str, dict[str, float]] = {}
@@ -164,14 +167,17 @@ def study_judgments(
         kept = {q: r for q, r in run.items() if q in scored}
         if not kept:
             continue
-        plain, _ = P.evaluate(kept, {q: qrels[q] for q in kept})
-        more, _ = P.evaluate(kept, {q: augmented[q] for q in kept})
+        ks = P.with_cut_off(P.RETRIEVAL_K_VALUES, main)
+        plain, _ = P.evaluate(kept, {q: qrels[q] for q in kept}, ks)
+        more, _ = P.evaluate(kept, {q: augmented[q] for q in kept}, ks)
         models[version] = {
             "ndcg_at_10": plain["ndcg_at_10"],
             "map_at_1000": plain["map_at_1000"],
             "augmented_ndcg_at_10": more["ndcg_at_10"],
             "augmented_map_at_1000": more["map_at_1000"],
         }
+        if main not in models[version]:  # the subset's own main score, where another
+            models[version].update({main: plain[main], f"augmented_{main}": more[main]})
     return {
         "annotators": per_annotator,
         "aggregate": aggregate,

@@ -2,10 +2,10 @@
 
 mteb embeds the queries (with their instructions) in one ``query`` call and the documents in a
 ``passage`` call; with ``top_ranked`` given it ranks only each query's candidates, here its pool,
-by the model's similarity, and scores nDCG@10 (pytrec_eval). A model's answer is
-``{document_id: similarity}`` over the pool; its scores add judged@k and the condensed scores
-(:func:`ml_backend.procedures.retrieval.score_pool`). People are compared with that pooled
-score, like for like.
+by the model's similarity, and scores the subset's main score (pytrec_eval; nDCG@10 unless its
+task names another). A model's answer is ``{document_id: similarity}`` over the pool; its
+scores add judged@k and the condensed scores (:func:`ml_backend.procedures.retrieval.score_pool`).
+People are compared with that pooled score, like for like.
 
 Beside it, under ``full_corpus_*``, the score the leaderboard shows: mteb without
 ``top_ranked``, each query ranked against the whole corpus (its top 1000, as mteb keeps, by
@@ -29,9 +29,16 @@ from ml_backend.model_procedure import (
     TextGroup,
 )
 from ml_backend.procedures import retrieval as P
+from scoring.aggregation.retrieval import DEFAULT_MAIN
 
 #: Documents read from the cache and searched at a time in the whole-corpus ranking.
 SEARCH_CHUNK = 8192
+
+
+def _main_score(job: SubsetJob) -> str:
+    """The subset's main score (stored at ``init`` where its task names one other than
+    nDCG@10)."""
+    return str(job.settings.get("main_score") or DEFAULT_MAIN)
 
 
 def _corpus(job: SubsetJob) -> Collection | None:
@@ -43,15 +50,23 @@ def _corpus(job: SubsetJob) -> Collection | None:
 
 
 class RetrievalModel(ModelProcedure):
-    """Retrieval's model procedure (similarity of query and pooled documents, nDCG@10)."""
+    """Retrieval's model procedure (similarity of query and pooled documents, scored by the
+    subset's main score)."""
 
     model_items_key = "candidates"
     model_needs_train_pool = False
 
     def model_job_settings(self, subset: Any) -> dict[str, Any]:
-        """Where the whole corpus is read from (the subset's stored ``corpus``)."""
-        corpus = (subset.config or {}).get("corpus")
-        return {"corpus": dict(corpus)} if isinstance(corpus, Mapping) and corpus else {}
+        """Where the whole corpus is read from (the subset's stored ``corpus``), and the main
+        score where the subset's is not nDCG@10 (so a job of an nDCG@10 subset is as before)."""
+        config = subset.config or {}
+        corpus = config.get("corpus")
+        out: dict[str, Any] = (
+            {"corpus": dict(corpus)} if isinstance(corpus, Mapping) and corpus else {}
+        )
+        if config.get("main_score"):
+            out["main_score"] = str(config["main_score"])
+        return out
 
     def model_encode_groups(self, job: SubsetJob) -> list[TextGroup]:
         queries = tuple(P.query_text(c) for c in job.contents)
@@ -90,7 +105,7 @@ class RetrievalModel(ModelProcedure):
         run = {h: found[n] for n, h in enumerate(job.hume_ids) if h in qrels}
         if not run:
             return {}
-        scores, _ = P.evaluate(run, qrels)
+        scores, _ = P.evaluate(run, qrels, P.with_cut_off(P.RETRIEVAL_K_VALUES, _main_score(job)))
         return {f"full_corpus_{name}": value for name, value in scores.items()}
 
     def model_answers(
@@ -106,7 +121,13 @@ class RetrievalModel(ModelProcedure):
         if job.gold is not None:
             gold = [{str(k): int(v) for k, v in g.items()} for g in job.gold]
         result = P.score_pool(
-            q_emb, d_emb, doc_ids, gold, query_ids=list(job.hume_ids), similarity=similarity
+            q_emb,
+            d_emb,
+            doc_ids,
+            gold,
+            query_ids=list(job.hume_ids),
+            similarity=similarity,
+            main_score=_main_score(job),
         )
         out = ModelAnswers.from_result(result, result.answers)
         if out.scores is not None:

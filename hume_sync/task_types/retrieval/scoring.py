@@ -1,11 +1,12 @@
-"""Retrieval: how humans are scored (their grades order the pool; nDCG@10 against qrels, mean
-over queries per annotator, then mean over annotators), and models alike on the same pool."""
+"""Retrieval: how humans are scored (their grades order the pool; the subset's main score
+against qrels, nDCG@10 unless its task names another; mean over queries per annotator, then
+mean over annotators), and models alike on the same pool."""
 
 from __future__ import annotations
 
 import warnings
 from collections.abc import Hashable, Mapping
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
@@ -43,22 +44,44 @@ class RetrievalScoring(ScoringRules):
     """Items: a query; gold is qrels' ``{document: grade}`` for its judged pooled documents, an
     answer the annotator's grade of every pooled document."""
 
-    score_methods: ClassVar[Mapping[str, str]] = {
-        "Human score": (
-            "each annotator's grades order the pool (ties: expected value under a random "
-            "order within a grade); trec_eval nDCG@10 against qrels, mean over queries then "
-            "annotators; judged@10 and the condensed score beside it"
-        ),
-        "Model score": "cosine ranking of the same pool (mteb with top_ranked) + nDCG@10",
-        "Interval (95 %)": "range across annotators",
-        "Agreement": "Krippendorff's α (ordinal) and Fleiss' κ on the grades of each document",
-        "Candidate gold errors": "all annotators (≥ 2) grade a document alike, not as qrels do",
-    }
-    score_main_name = "ndcg_at_10"
-    score_main_label = "nDCG@10"
-    score_mteb_main_name = "ndcg_at_10"
+    #: The subset's main score as mteb names it; a subset whose task names another than
+    #: nDCG@10 is scored by a copy of the type with it set (``Retrieval.for_subset``).
+    main_score: str = aggregation.DEFAULT_MAIN
+
+    @property
+    def score_methods(self) -> Mapping[str, str]:
+        """The Methods phrases, naming the main score (a report whose retrieval subsets differ
+        in it gives each its own phrase)."""
+        label = self.score_main_label
+        return {
+            "Human score": (
+                "each annotator's grades order the pool (ties: expected value under a random "
+                f"order within a grade); trec_eval {label} against qrels, mean over queries "
+                "then annotators; judged@10 and the condensed score beside it"
+            ),
+            "Model score": f"cosine ranking of the same pool (mteb with top_ranked) + {label}",
+            "Interval (95 %)": "range across annotators",
+            "Agreement": "Krippendorff's α (ordinal) and Fleiss' κ on the grades of each document",
+            "Candidate gold errors": "all annotators (≥ 2) grade a document alike, not as qrels do",
+        }
+
+    @property
+    def score_main_name(self) -> str:
+        return self.main_score
+
+    @property
+    def score_main_label(self) -> str:
+        return aggregation.metric_label(self.main_score)
+
+    @property
+    def score_mteb_main_name(self) -> str:
+        return self.main_score
+
+    @property
+    def score_annotator_method(self) -> str:
+        return f"mean_over_queries({aggregation.metric_token(self.main_score)}:expected_ties)"
+
     score_main_range = (0.0, 1.0)
-    score_annotator_method = "mean_over_queries(ndcg@10:expected_ties)"
     score_headline_agreement = "krippendorff_alpha:ordinal"
     score_human_machine_statistic = "cohen_kappa"
 
@@ -68,31 +91,31 @@ class RetrievalScoring(ScoringRules):
         return ItemAlignment("share of a query's documents graded alike", _grades_alignment)
 
     def score_human(self, gold: Mapping[Hashable, Any], answers: Mapping[str, Any]) -> Score:
-        return aggregation.human_retrieval(gold, answers)
+        return aggregation.human_retrieval(gold, answers, main=self.main_score)
 
     def score_model(
         self, gold: Mapping[Hashable, Any], answers: Mapping[Hashable, Any]
     ) -> Score | None:
         """The model's own ranking of the pool (its similarities; ties by id, as trec_eval),
-        nDCG@10 per query as mteb computes it with the pool as ``top_ranked``."""
-        import pytrec_eval
-
-        per_query: dict[Hashable, float] = {}
-        for q, g in gold.items():
-            qrels = {str(d): int(v) for d, v in g.items()}
-            if not any(v > 0 for v in qrels.values()):
-                continue
-            run = {str(d): float(s) for d, s in (answers.get(q) or {}).items()}
-            ev = pytrec_eval.RelevanceEvaluator({"q": qrels}, {"ndcg_cut.10"})
-            per_query[q] = float(ev.evaluate({"q": run})["q"]["ndcg_cut_10"]) if run else 0.0
+        the main score per query as mteb computes it with the pool as ``top_ranked``."""
+        per_query = aggregation.run_scores(gold, answers, self.main_score)
         value = float(np.mean(list(per_query.values()))) if per_query else float("nan")
         return Score(
             value,
-            "mteb:trec_eval(ndcg_cut.10)",
+            f"mteb:{aggregation.trec_measure(self.main_score)}",
             n_items=len(per_query),
             per_rater={"rater": value},
-            details={"per_rater_per_query_ndcg": {"rater": per_query}},
+            details={"per_rater_per_query": {"rater": per_query}},
         )
+
+    def score_result_extras(self, score: Score, rater: str | None = None) -> Mapping[str, float]:
+        """nDCG@10 beside another main score (the key result files of retrieval are typed
+        by); nothing for an nDCG@10 subset, whose files stay as they were."""
+        default = aggregation.DEFAULT_MAIN
+        if self.main_score == default:
+            return {}
+        measures = score.details if rater is None else score.details["per_rater_measures"][rater]
+        return {default: float(measures[default])}
 
     def score_normalise_answer(self, answer: Any) -> Any:
         """JSON keeps document ids as strings but may hold grades as floats."""
@@ -123,7 +146,7 @@ class RetrievalScoring(ScoringRules):
             "rule": "random_expected",
             "scores": {
                 "random_expected": score.value,
-                "input_order": float(other["ndcg_at_10"]),
+                "input_order": float(other[self.main_score]),
             },
         }
 
@@ -145,9 +168,9 @@ class RetrievalScoring(ScoringRules):
         return intervals.annotator_range(dict(score.per_rater), estimate=score.value)
 
     def score_per_item(self, gold: Mapping[Hashable, Any], score: Score) -> PerItem | None:
-        """Each annotator's nDCG@10 per query is fixed: the score is a mean over resampled
+        """Each annotator's main score per query is fixed: the score is a mean over resampled
         queries (per annotator, then over annotators)."""
-        per = score.details.get("per_rater_per_query_ndcg") or {}
+        per = score.details.get("per_rater_per_query") or {}
         queries = sorted({q for v in per.values() for q in v}, key=str)
         if not queries:
             return None
@@ -156,12 +179,12 @@ class RetrievalScoring(ScoringRules):
         )
 
         @intervals.vectorized
-        def mean_ndcg(x: np.ndarray) -> np.ndarray:
+        def mean_main(x: np.ndarray) -> np.ndarray:
             with np.errstate(all="ignore"), warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)
                 return np.nanmean(np.nanmean(x, axis=-2), axis=-1)
 
-        return table, mean_ndcg
+        return table, mean_main
 
     def score_items_for_target(
         self, score: Score, bootstrap: Interval | None, target: float

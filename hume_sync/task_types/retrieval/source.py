@@ -44,12 +44,15 @@ class Collection:
         origin: how to read it again (``{"beir": folder}`` or ``{"mteb": name, "hf_subset":
             ..., "split": ...}``): ``predict`` ranks the whole corpus, which the store does not
             keep.
+        main_score: an mteb task's own main score (``TaskMetadata.main_score``); None for
+            local files (the spec's ``main_score`` then, default nDCG@10).
     """
 
     docs: Mapping[str, str]
     queries: Mapping[str, tuple[str, str | None]]
     where: str
     origin: Mapping[str, str] = field(default_factory=dict)
+    main_score: str | None = None
 
     def query_position(self, qid: str) -> int | None:
         """The query's 0-based place in its source (models see queries in that order)."""
@@ -207,12 +210,15 @@ def check_judgments(judgments: list[Judgment]) -> None:
             raise SourceError(c.where, f"qrels name document {j.doc_id!r}, not in the corpus")
 
 
-def judgments_from_mteb(split: Mapping[str, Any], *, where: str) -> list[Judgment]:
+def judgments_from_mteb(
+    split: Mapping[str, Any], *, where: str, main_score: str | None = None
+) -> list[Judgment]:
     """An mteb retrieval split (``corpus``, ``queries``, ``relevant_docs``) as judgments.
 
     Args:
         split: the split as mteb 2.x loads it (``datasets.Dataset`` corpus and queries).
         where: the source's name, for errors.
+        main_score: the task's ``TaskMetadata.main_score``, kept on the collection.
 
     Returns:
         One judgment per qrels entry, in qrels order.
@@ -239,7 +245,7 @@ def judgments_from_mteb(split: Mapping[str, Any], *, where: str) -> list[Judgmen
     name, _, rest = where.removeprefix("mteb:").partition("/")
     hf_subset, _, split_name = rest.rpartition("/")
     origin = {"mteb": name, "hf_subset": hf_subset, "split": split_name}
-    collection = Collection(docs, qs, where, origin)
+    collection = Collection(docs, qs, where, origin, main_score)
     out: list[Judgment] = []
     for qid, judged in split["relevant_docs"].items():
         for did, grade in judged.items():

@@ -39,6 +39,8 @@ from hume_sync.task_types.retrieval.source import (
     judgments_from_mteb,
     read_judgment,
 )
+from scoring.aggregation.retrieval import DEFAULT_MAIN, main_metric
+from scoring.errors import InvalidInputError
 
 if TYPE_CHECKING:
     from hume_sync.task_types.retrieval.settings import RetrievalSettings
@@ -79,6 +81,40 @@ def eligible_queries(collection: Collection, qrels: Mapping[str, Mapping[str, in
     return [q for q in collection.queries if any(g > 0 for g in qrels.get(q, {}).values())]
 
 
+def main_score_and_depth(collection: Collection, settings: RetrievalSettings) -> tuple[str, int]:
+    """The subset's main score and its pool depth, decided at ``init``.
+
+    The main score is an mteb task's own (``TaskMetadata.main_score``), a local folder's the
+    spec's ``main_score`` (default nDCG@10). A pool of depth 10 cannot score nDCG@20 fairly (a
+    document below every system's top 10 is never judged), so the default depth is the main
+    score's cut-off where that is deeper; a depth the spec sets wins.
+
+    Raises:
+        SamplingError: an mteb task whose main score no pooled ranking gives (InstructIR's
+            robustness@10), or a spec ``main_score`` that differs from the task's own.
+    """
+    own = collection.main_score
+    given = settings.main_score
+    if own is not None:
+        try:
+            main_metric(own)
+        except InvalidInputError:
+            raise SamplingError(
+                f"{collection.where}: its main score {own} cannot be computed from a pooled "
+                "ranking and qrels (it compares rankings a single pool does not give); hume "
+                "refuses the task rather than score it by another measure"
+            ) from None
+        if given is not None and given != own:
+            raise SamplingError(
+                f"{collection.where}: main_score {given} differs from the task's own ({own}); "
+                "an mteb task is scored by its own main score"
+            )
+    main = own or given or DEFAULT_MAIN
+    if "pool_depth" in settings.model_fields_set:
+        return main, settings.pool_depth
+    return main, max(settings.pool_depth, main_metric(main)[1])
+
+
 class RetrievalStudy(StudyRules):
     """Retrieval's study behaviour (see the module docstring)."""
 
@@ -108,7 +144,8 @@ class RetrievalStudy(StudyRules):
     def study_mteb_records(
         self, mteb_task: Any, data: Any, train_data: Any, where: str
     ) -> tuple[list[Judgment], tuple[TextItem, ...] | None]:
-        return judgments_from_mteb(data, where=where), None
+        main = getattr(getattr(mteb_task, "metadata", None), "main_score", None)
+        return judgments_from_mteb(data, where=where, main_score=main), None
 
     def study_sample(
         self, records: Sequence[Judgment], rng: np.random.Generator, params: SamplingParams
@@ -135,6 +172,7 @@ class RetrievalStudy(StudyRules):
         judgments = list(records)
         check_judgments(judgments)
         collection = judgments[0].collection
+        main_score_and_depth(collection, params.settings)  # refuse before pooling, not after
         qrels = group_qrels(judgments)
         eligible = eligible_queries(collection, qrels)
         if not eligible:
@@ -153,12 +191,13 @@ class RetrievalStudy(StudyRules):
         else:
             drawn = [eligible[int(i)] for i in sorted(rng.choice(len(eligible), k, replace=False))]
         settings: RetrievalSettings = params.settings
+        _, depth = main_score_and_depth(collection, settings)
         texts = {q: _model_query(*collection.queries[q]) for q in drawn}
         result = pooling.build_pools(
             texts,
             qrels,
             collection.docs,
-            depth=settings.pool_depth,
+            depth=depth,
             models=settings.pool_models,
             bm25=settings.pool_lexical,
             task_name=params.task_name,
@@ -234,7 +273,9 @@ class RetrievalStudy(StudyRules):
         train: Sequence[TextItem],
         instances: Sequence[Instance],
     ) -> dict[str, Any]:
-        """The grade labels (the spec's, else by the qrels' grades) and the pooling settings."""
+        """The grade labels (the spec's, else by the qrels' grades), the pooling settings and
+        the main score where it is not nDCG@10 (a subset scored by nDCG@10 keeps the config
+        it had before main scores were recorded, and so its hash)."""
         settings: RetrievalSettings = params.settings
         from hume_sync.task_types.retrieval.settings import (
             BINARY_GRADE_LABELS,
@@ -249,12 +290,16 @@ class RetrievalStudy(StudyRules):
         corpus = dict(judged[0].collection.origin) if judged else {}
         if "beir" in corpus:  # a changed corpus must change the stored config (and its hash)
             corpus["corpus_sha256"] = file_sha256(Path(corpus["beir"]) / "corpus.jsonl")
+        main, depth = DEFAULT_MAIN, settings.pool_depth
+        if judged:
+            main, depth = main_score_and_depth(judged[0].collection, settings)
         return {
             "corpus": corpus,
             "grade_labels": list(labels),
-            "pool_depth": settings.pool_depth,
+            "pool_depth": depth,
             "pool_models": list(settings.pool_models),
             "pool_lexical": settings.pool_lexical,
+            **({"main_score": main} if main != DEFAULT_MAIN else {}),
         }
 
 
