@@ -25,6 +25,9 @@ from tests._studies import SIB, SIB_COLUMNS
 #: Multilabel classification: SIB-200 passages (two sentences, their topics' union), derived in
 #: the repository by tests/data/multilabel/make_sib200_multilabel.py.
 MULTILABEL = REPO_ROOT / "tests" / "data" / "multilabel" / "sib200"
+#: Instruction reranking: SIB-200 queries with two instructions, derived in the repository by
+#: tests/data/instruction_reranking/make_sib200_followir.py.
+FOLLOWIR = REPO_ROOT / "tests" / "data" / "instruction_reranking" / "sib200"
 
 LANGUAGES = {"eng_Latn": "eng-Latn", "arb_Arab": "arb-Arab"}
 #: HUME's clustering sets: 30 texts in 5 topics.
@@ -39,6 +42,7 @@ SIZES = {
     "multilabel_classification": 3,
     "summarization": 3,
     "regression": 3,
+    "instruction_reranking": 3,
 }
 #: Bitext mining: English sentences with their French translations (SIB-200's Flores sentences
 #: aligned by ``index_id``); the Arabic screen pairs Arabic with Arabic, so that the sentence and
@@ -187,6 +191,9 @@ def screens_spec(folder: Path, name: str = "screens", seed: int = 13) -> dict[st
              "source": {"path": str(MULTILABEL / "{subset}" / "test.jsonl"),
                         "train_path": str(MULTILABEL / "{subset}" / "train.jsonl")},
              "subsets": subsets(SIZES["multilabel_classification"])},
+            {"name": "SIBInstructions", "type": "instruction_reranking",
+             "source": {"path": str(FOLLOWIR / "{subset}" / "test.jsonl")},
+             "subsets": subsets(SIZES["instruction_reranking"])},
             {"name": "SIBSummarization", "type": "summarization",
              "source": {"path": str(folder / "summ-{subset}.jsonl")}, "show_references": True,
              "subsets": subsets(SIZES["summarization"])},

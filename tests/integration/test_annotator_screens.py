@@ -157,8 +157,13 @@ def world(annotator_servers, tmp_path_factory) -> Iterator[dict[str, Any]]:
     with Store.open(study) as store:
         projects = {p.subset_key: p.ls_project_id for p in store.slot_projects() if p.slot == 1}
         for sub in store.subsets():
+            if sub.key not in projects:
+                # a subset with arms seats its one annotator in one arm only (she may never
+                # see both versions of a query): her arm's screen is the subset's
+                continue
             interface, first = task_types.get(sub.task_type), store.instances(sub.key)[0]
-            screens[(sub.task_type, sub.key.rsplit("/", 1)[1])] = Screen(
+            language = sub.config.get("arm_of") or sub.key.rsplit("/", 1)[1]
+            screens[(sub.task_type, language)] = Screen(
                 project=projects[sub.key],
                 tasks=len(store.instances(sub.key)),
                 # what the first task shows, asked of the type's interface (no type names here)
