@@ -18,10 +18,10 @@ password written to a 0600 file, never printed; API tokens stay in 0600 files to
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
-from typing import Any
 import re
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from hume_sync.errors import AnnotatorError
 from hume_sync.labelstudio import server
