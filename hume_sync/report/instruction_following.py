@@ -5,7 +5,8 @@ original and changed instruction) stores one subset per arm, each scored like an
 main score, p-MRR, needs both: this module pairs the arms' reports query by query (the same
 source query, the same candidate ids in both) while the store is open and asks the type for the
 numbers — the people's panels (:meth:`score_p_mrr`), each model from its stored answers of both
-arms (:meth:`model_p_mrr`, mteb's computation) — and
+arms (:meth:`model_p_mrr`, mteb's computation) — on the source's query and document ids (mteb
+breaks tied scores by document id), and
 :mod:`hume_sync.report.instruction_following_section` lays them out. A model's verdict is read
 off the numbers printed beside it: above, inside or below the people's 95 % interval.
 """
@@ -61,12 +62,30 @@ def verdict(value: float, low: float | None, high: float | None) -> str:
     return "above" if value > high else "below" if value < low else "inside"
 
 
-def _by_source(store: Store, rep: SubsetReport) -> dict[Hashable, str]:
-    return {i.hume_id: i.source_id for i in store.instances(rep.input.key)}
+@dataclass(frozen=True)
+class _SourceIds:
+    """An arm's instances and candidates by their source ids: queries pair across the arms by
+    them, and mteb breaks tied scores by the documents' own ids, not by the shown ones."""
 
+    queries: dict[Hashable, str]
+    candidates: dict[Hashable, dict[str, str]]
 
-def _rekey(values: Mapping[Hashable, Any], source: Mapping[Hashable, str]) -> dict[str, Any]:
-    return {source[h]: v for h, v in values.items() if h in source}
+    @classmethod
+    def of(cls, store: Store, key: str) -> _SourceIds:
+        refs = store.item_refs(key)
+        return cls(
+            {i.hume_id: i.source_id for i in store.instances(key)},
+            {h: {r.item_id: r.source_id for r in rs} for h, rs in refs.items()},
+        )
+
+    def rekey(self, values: Mapping[Hashable, Any]) -> dict[str, Any]:
+        """``{hume_id: {item id: value}}`` as ``{source query: {source document: value}}``."""
+        out = {}
+        for h, per_item in values.items():
+            if h in self.queries and per_item is not None:
+                names = self.candidates.get(h, {})
+                out[self.queries[h]] = {names.get(k, k): v for k, v in per_item.items()}
+        return out
 
 
 def _pair(store: Store, key: str, arms: dict[str, SubsetReport]) -> FollowingFacts:
@@ -75,10 +94,10 @@ def _pair(store: Store, key: str, arms: dict[str, SubsetReport]) -> FollowingFac
     t: Any = next(iter(arms.values())).input.task_type
     first, second = t.study_arms
     og, changed = arms[first], arms[second]
-    src = {arm: _by_source(store, rep) for arm, rep in arms.items()}
-    gold = {arm: _rekey(rep.input.gold, src[arm]) for arm, rep in arms.items()}
+    src = {arm: _SourceIds.of(store, rep.input.key) for arm, rep in arms.items()}
+    gold = {arm: src[arm].rekey(rep.input.gold) for arm, rep in arms.items()}
     humans = {
-        arm: {who: _rekey(given, src[arm]) for who, given in rep.input.humans.items()}
+        arm: {who: src[arm].rekey(given) for who, given in rep.input.humans.items()}
         for arm, rep in arms.items()
     }
     queries = sorted(set(gold[first]) & set(gold[second]))
@@ -96,8 +115,8 @@ def _pair(store: Store, key: str, arms: dict[str, SubsetReport]) -> FollowingFac
     models = []
     for name in sorted(set(og.input.model_answers) & set(changed.input.model_answers)):
         value = t.model_p_mrr(
-            _rekey(og.input.model_answers[name], src["og"]),
-            _rekey(changed.input.model_answers[name], src["changed"]),
+            src[first].rekey(og.input.model_answers[name]),
+            src[second].rekey(changed.input.model_answers[name]),
             gold[first],
             gold[second],
         ).value

@@ -155,9 +155,7 @@ def _subset_plan(
         for order, inst in enumerate(instances)
     ]
     items = {
-        hume_id(task.name, name, inst.source_id): inst.items
-        for inst in instances
-        if inst.items
+        hume_id(task.name, name, inst.source_id): inst.items for inst in instances if inst.items
     }
     train = [(r.id, r.text, r.label, n) for n, r in enumerate(data.train or ())]
     return SubsetPlan(

@@ -23,10 +23,15 @@ def recorded_answers() -> list[dict]:
 
 
 def spec_subsets() -> int:
-    """How many subsets the demo's spec declares."""
+    """How many subsets the demo's spec makes: one per subset it declares, one per arm for a
+    type with arms (instruction reranking's original and changed instruction)."""
+    from hume_sync import task_types
     from hume_sync.study.spec import load_spec
 
-    return sum(len(t.subsets) for t in load_spec(demo_data_dir() / "study.yaml").tasks)
+    return sum(
+        len(t.subsets) * max(1, len(task_types.get(t.type).study_arms))
+        for t in load_spec(demo_data_dir() / "study.yaml").tasks
+    )
 
 
 def test_demo_end_to_end_and_rerun(tmp_path, monkeypatch, capsys):
@@ -233,6 +238,35 @@ def check_demo(study, port, out):
     tau = kendalltau(means, list(years.values())).statistic
     dated = next(s for s in data["subsets"] if s["subset"] == "DemoYears/en")
     assert dated["human"]["value"] == pytest.approx(tau) and 0 < tau < 1
+    # The instruction reranking subset: annotator 1 in the original arm, 2 in the changed one;
+    # the people's p-MRR under mteb's tie rule is mteb's own on their recorded marks.
+    from mteb._evaluators.retrieval_metrics import calculate_pmrr
+
+    queries = [
+        json.loads(x) for x in (demo_data_dir() / "instructions_en.jsonl").read_text().splitlines()
+    ]
+    marks = {
+        arm: {
+            a["hume_id"].rsplit("/", 1)[1] + f"-{arm}": {
+                k: float(v) for k, v in a["answer"].items()
+            }
+            for a in answers
+            if a["hume_id"].startswith(f"DemoInstructions/en-{arm}/")
+        }
+        for arm in ("og", "changed")
+    }
+    ruled_out = {
+        q["id"]: [
+            c["id"] for c in q["candidates"] if c["relevant_og"] and not c["relevant_changed"]
+        ]
+        for q in queries
+    }
+    [following] = data["instruction_following"]
+    assert following["key"] == "DemoInstructions/en"
+    assert following["human_trec"] == pytest.approx(
+        calculate_pmrr(marks["og"], marks["changed"], ruled_out)
+    )
+    assert following["human"] > 0  # the recorded changed-arm annotator follows the change
     # Sealed: nothing reached Label Studio; each annotator's server holds her projects only.
     with Store.open(study) as store:
         by_slot = {a.slot: a for a in store.annotators()}
@@ -242,3 +276,5 @@ def check_demo(study, port, out):
         assert {p.slot for p in store.slot_projects("DemoSentiment/da")} == {1}
         assert {p.slot for p in store.slot_projects("DemoSentiment/en")} == {1, 2}
         assert {p.slot for p in store.slot_projects("DemoTranslation/en_da")} == {1}
+        assert {p.slot for p in store.slot_projects("DemoInstructions/en-og")} == {1}
+        assert {p.slot for p in store.slot_projects("DemoInstructions/en-changed")} == {2}

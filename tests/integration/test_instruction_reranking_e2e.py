@@ -146,12 +146,24 @@ def test_pull_stores_exactly_what_was_submitted(study) -> None:
 
 
 def _runs(study: e2e.TypeStudy, sub: str, answers: dict[str, dict[str, Any]]) -> Any:
-    """Per arm, ``{source query id: {candidate id: mark or score}}`` and gold, read back here."""
+    """Per arm, ``{source query id: {source document id: mark or score}}`` and gold, read back
+    here through the store's map of shown ids to the source's (mteb breaks ties by the
+    documents' own ids)."""
     runs, golds = {}, {}
-    for arm, key in ARMS[sub].items():
-        source_of = {i.hume_id: i.source_id for i in study.instances_by_ref(key).values()}
-        runs[arm] = {source_of[h]: a for h, a in answers[arm].items()}
-        golds[arm] = {source_of[h]: g for h, g in study.gold(key).items()}
+    with Store.open(study.dir) as store:
+        for arm, key in ARMS[sub].items():
+            source_of = {i.hume_id: i.source_id for i in store.instances(key)}
+            refs = store.item_refs(key)
+            names = {h: {r.item_id: r.source_id for r in rs} for h, rs in refs.items()}
+
+            def rekey(values: dict[str, Any]) -> dict[str, Any]:
+                return {
+                    source_of[h]: {names[h][k]: v for k, v in per.items()}  # noqa: B023
+                    for h, per in values.items()
+                }
+
+            runs[arm] = rekey(answers[arm])
+            golds[arm] = rekey(study.gold(key))
     return runs, golds
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -42,6 +42,9 @@ from hume_sync.study.sampling import (
     item_id,
     permute,
 )
+
+if TYPE_CHECKING:
+    from hume_sync.task_types.instruction_reranking.settings import InstructionRerankingSettings
 
 #: The two arms: the query under its original and under its changed instruction.
 ARMS: tuple[str, str] = ("og", "changed")
@@ -214,8 +217,33 @@ def _instance(q: InstructedQuery, pos: SourcePositions, id_scheme: str) -> Insta
     )
 
 
+def _shown(q: InstructedQuery, n: int | None, rng: np.random.Generator) -> InstructedQuery:
+    """The query's candidates as annotators see them: cut to ``n`` where set (every changed
+    document kept, and one relevant under both instructions where there is one; the rest drawn),
+    in a drawn order (sources often list the relevant ones first)."""
+    cands = list(q.candidates)
+    if n is not None and len(cands) > n:
+        must = [c for c in cands if c.id in set(q.changed)][:n]
+        both = [c for c in cands if c.relevant_og and c.relevant_changed]
+        if both and len(must) < n:
+            must.append(both[int(rng.integers(len(both)))])
+        rest = [c for c in cands if c not in must]
+        more = rng.choice(len(rest), size=n - len(must), replace=False)
+        keep = {c.id for c in must} | {rest[int(m)].id for m in more}
+        cands = [c for c in cands if c.id in keep]
+    return replace(q, candidates=tuple(permute(cands, rng)))
+
+
 class InstructionRerankingStudy(StudyRules[Any]):
     """Instruction reranking's study behaviour (the ``StudyRules`` hooks)."""
+
+    @property
+    def study_settings(self) -> type[InstructionRerankingSettings]:
+        from hume_sync.task_types.instruction_reranking.settings import (
+            InstructionRerankingSettings,
+        )
+
+        return InstructionRerankingSettings
 
     study_record_fields: tuple[str, ...] = FIELDS
     study_formats = ("jsonl",)
@@ -259,7 +287,7 @@ class InstructionRerankingStudy(StudyRules[Any]):
         if k < params.size:
             notes.append(f"only {k} of {params.size} queries have a changed document")
         chosen = [eligible[int(i)] for i in sorted(rng.choice(len(eligible), k, replace=False))]
-        shown = [replace(q, candidates=tuple(permute(list(q.candidates), rng))) for q in chosen]
+        shown = [_shown(q, params.settings.candidates, rng) for q in chosen]
         return Sample(
             records=permute(shown, rng),
             report=SampleReport(
@@ -283,7 +311,7 @@ class InstructionRerankingStudy(StudyRules[Any]):
         without = sum(not q.changed for q in pool)
         if without:
             notes.append(f"{without} query(ies) without a changed document (kept)")
-        shown = [replace(q, candidates=tuple(permute(list(q.candidates), rng))) for q in pool]
+        shown = [_shown(q, params.settings.candidates, rng) for q in pool]
         return shown, _counts(shown)
 
     def study_to_instances(
@@ -319,7 +347,7 @@ class InstructionRerankingStudy(StudyRules[Any]):
         train: Sequence[TextItem],
         instances: Sequence[Instance],
     ) -> dict[str, Any]:
-        return {}
+        return {"candidates": params.settings.candidates}
 
 
 def _counts(queries: Sequence[InstructedQuery]) -> dict[str, int]:

@@ -145,3 +145,30 @@ def test_mtebs_og_and_changed_queries_are_paired() -> None:
     assert q.changed == ("b",)  # relevant under the original instruction only
     with pytest.raises(Exception, match="its two versions rank other candidates"):
         records_from_mteb(_mteb_split(["c", "b", "a"]))
+
+
+def test_candidates_cut_keeps_every_changed_document(tmp_path: Path) -> None:
+    """``candidates: 4`` of seven: both changed documents, one relevant under both
+    instructions, one drawn; the two arms show the same four."""
+    from hume_sync.store import Store as S
+
+    d = tmp_path / "cut"
+    d.mkdir()
+    spec = _spec(size=5, annotators=1)
+    spec["tasks"][0]["candidates"] = 4
+    (d / "study.yaml").write_text(yaml.safe_dump(spec), encoding="utf-8")
+    assert main(["init", str(d), "--spec", str(d / "study.yaml")]) == 0
+    source = _source()
+    with S.open(d) as st:
+        og, changed = f"{TASK}/eng_Latn-og", f"{TASK}/eng_Latn-changed"
+        assert st.subset(og).config["candidates"] == 4
+        refs = st.item_refs(og)
+        for inst in st.instances(og):
+            kept = {r.source_id for r in refs[inst.hume_id]}
+            cands = source[inst.source_id]["candidates"]
+            ruled_out = {c["id"] for c in cands if c["relevant_og"] and not c["relevant_changed"]}
+            both = {c["id"] for c in cands if c["relevant_og"] and c["relevant_changed"]}
+            assert len(kept) == 4 and ruled_out <= kept and kept & both
+        assert [i.content["candidates"] for i in st.instances(changed)] == [
+            i.content["candidates"] for i in st.instances(og)
+        ]
