@@ -114,6 +114,12 @@ class StudyRules(ABC, Generic[RecordT]):
     def study_accepts_mteb_type(self, mteb_type: str) -> bool:
         return mteb_type in self.study_mteb_types
 
+    def study_refuses_mteb_task(self, metadata: Any) -> str | None:
+        """Why ``init`` refuses an mteb task of a type this type reads (its ``TaskMetadata``),
+        or None. ``hume-sync types`` counts such tasks apart, so its share never counts a task
+        that cannot be studied; the refusal itself stays where the task is read."""
+        return None
+
     def study_formats_problem(self) -> str:
         """The one-line reason a file in another format is refused."""
         formats = " or ".join(f.upper() for f in self.study_formats)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from hume_sync import task_types
@@ -19,11 +19,13 @@ from hume_sync import task_types
 
 @dataclass(frozen=True)
 class Family:
-    """One mteb task type: how many text tasks mteb has of it, and hume's type for it."""
+    """One mteb task type: how many text tasks mteb has of it, hume's type for it, and the
+    tasks of it that hume's type refuses (``StudyRules.study_refuses_mteb_task``) with why."""
 
     mteb_type: str
     tasks: int
     hume_type: str | None
+    refused: dict[str, str] = field(default_factory=dict)
 
 
 def families() -> list[Family]:
@@ -33,8 +35,14 @@ def families() -> list[Family]:
     found = mteb.get_tasks(modalities=["text"], exclusive_modality_filter=True)
     counts = Counter(str(t.metadata.type) for t in found)
     reads = {m: name for name in task_types.names() for m in task_types.get(name).study_mteb_types}
+    refused: dict[str, dict[str, str]] = {}
+    for t in found:
+        name = reads.get(str(t.metadata.type))
+        why = None if name is None else task_types.get(name).study_refuses_mteb_task(t.metadata)
+        if why is not None:
+            refused.setdefault(str(t.metadata.type), {})[t.metadata.name] = why
     return [
-        Family(mteb_type, n, reads.get(mteb_type))
+        Family(mteb_type, n, reads.get(mteb_type), dict(sorted(refused.get(mteb_type, {}).items())))
         for mteb_type, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
     ]
 
@@ -47,7 +55,7 @@ def coverage(rows: list[Family]) -> dict[str, Any]:
         "families": [asdict(r) for r in rows],
         "covered_families": len(covered),
         "all_families": len(rows),
-        "covered_tasks": sum(r.tasks for r in covered),
+        "covered_tasks": sum(r.tasks - len(r.refused) for r in covered),
         "all_tasks": total,
     }
 
@@ -58,6 +66,8 @@ def render(rows: list[Family]) -> str:
     lines = [f"{'mteb task type':<26} {'text tasks':>10}  hume type"]
     for r in rows:
         lines.append(f"{r.mteb_type:<26} {r.tasks:>10}  {r.hume_type or 'not yet'}")
+        for task, why in r.refused.items():
+            lines.append(f"{'':<26} {'':>10}    refused: {task} ({why})")
     share = summary["covered_tasks"] / summary["all_tasks"] if summary["all_tasks"] else 0.0
     # rounded down to a tenth of a percent: a share short of all of them never prints as 100 %
     share = math.floor(share * 1000) / 1000

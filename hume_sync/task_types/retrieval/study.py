@@ -118,6 +118,14 @@ def main_score_and_depth(collection: Collection, settings: RetrievalSettings) ->
 class RetrievalStudy(StudyRules):
     """Retrieval's study behaviour (see the module docstring)."""
 
+    def study_refuses_mteb_task(self, metadata: Any) -> str | None:
+        """A task whose main score no pooled ranking gives (InstructIR's robustness@10)."""
+        try:
+            main_metric(str(metadata.main_score))
+        except InvalidInputError:
+            return f"its main score {metadata.main_score} needs rankings one pool does not give"
+        return None
+
     @property
     def study_settings(self) -> type[RetrievalSettings]:
         from hume_sync.task_types.retrieval.settings import RetrievalSettings
