@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Mapping
 from functools import cache
 from importlib.util import find_spec
@@ -102,12 +103,16 @@ _CODE_MODULES = (
 @cache
 def _code_digest() -> str:
     """sha256 of the source that computes the block, read once a process (without importing
-    it: the cached path needs none of NumPy)."""
-    files = [Path(str(find_spec(name).origin)) for name in _CODE_MODULES]  # type: ignore[union-attr]
-    files += sorted(files[-1].parent.glob("*/interface.py"))
+    it: the cached path needs none of NumPy). Where the source cannot be read, a digest of
+    this process alone: its blocks are kept but never read back by another."""
     h = hashlib.sha256()
-    for f in files:
-        h.update(f.read_bytes())
+    try:
+        files = [Path(str(find_spec(name).origin)) for name in _CODE_MODULES]  # type: ignore[union-attr]
+        files += sorted(files[-1].parent.glob("*/interface.py"))
+        for f in files:
+            h.update(f.read_bytes())
+    except (OSError, AttributeError, ImportError, ValueError):
+        h.update(os.urandom(16))
     return h.hexdigest()
 
 

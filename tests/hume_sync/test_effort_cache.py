@@ -167,3 +167,13 @@ def test_a_store_that_cannot_be_written_shows_the_block_computed(
             blocker.close()
         assert store.kept_effort().block is None and len(computed) == 1
         assert shown == json.loads(json.dumps({"as_of": None, **_fresh(store)}))
+
+
+def test_a_block_kept_by_other_code_is_not_read_back(
+    study: dict[str, Any], computed: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with Store.open(study["root"]) as store:
+        status_effort.effort_json(store)
+        monkeypatch.setattr(status_effort, "_code_digest", lambda: "another version of hume")
+        status_effort.effort_json(store)
+        assert len(computed) == 2
