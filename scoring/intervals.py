@@ -248,8 +248,13 @@ def annotator_range(
 
 
 #: Most values one call of a vectorised statistic receives (resamples x items x record size):
-#: 2**22 float64 values, 32 MiB. Resamples beyond it are evaluated in further calls.
-BATCH_VALUES = 1 << 22
+#: 2**15, 256 KiB of float64. Resamples beyond it are evaluated in further calls. Why so few:
+#: a statistic's temporaries are a few times its input, and arrays of megabytes are mapped
+#: fresh from the system and faulted in page by page on every call, then given back (glibc's
+#: malloc); at 2**22 an export of a HUME-size study took 11,000 page faults, nearly all in the
+#: STS bootstraps, which cost twice their arithmetic (issue 38). Each resample's value is
+#: computed from its own row alone, so the batch size never changes a number.
+BATCH_VALUES = 1 << 15
 #: Most draw counts (resamples x items) a statistic is taken from, 8 MiB of float64: the counts
 #: are cached beside the draws, so a larger subset's statistic is gathered as before.
 COUNTS_VALUES = 1 << 20

@@ -328,7 +328,7 @@ def test_a_schema_4_store_opens_and_gains_the_commitments_table(tmp_path: Path) 
     conn.commit()
     conn.close()
     with Store.open(path) as store:
-        assert store.schema_version == SCHEMA_VERSION == 10
+        assert store.schema_version == SCHEMA_VERSION == 11
         assert store.commitments() == [] and check_study(store).checks == []
 
 

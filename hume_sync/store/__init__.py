@@ -10,7 +10,8 @@ annotations pulled from Label Studio. The package, module by module:
 - :mod:`~hume_sync.store.connection`: opening, transactions, migrating, ``meta``;
 - :mod:`~hume_sync.store.instances`, :mod:`~hume_sync.store.annotators`,
   :mod:`~hume_sync.store.annotations`, :mod:`~hume_sync.store.predictions`,
-  :mod:`~hume_sync.store.model_scores`: one part of the study each;
+  :mod:`~hume_sync.store.model_scores`, :mod:`~hume_sync.store.mirror_state`,
+  :mod:`~hume_sync.store.effort_cache`: one part of the study each;
 - :mod:`~hume_sync.store.plans`: writing what ``init`` planned;
 - :mod:`~hume_sync.store.handle`: :class:`Store`, all the parts in one handle.
 

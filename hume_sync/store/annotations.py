@@ -30,7 +30,7 @@ from hume_sync.store.records import (
     dumps,
     now,
 )
-from hume_sync.store.schema import ANNOTATION_STATUSES
+from hume_sync.store.schema import ANNOTATION_STATUSES, INVALIDATE_EFFORT
 
 _COLUMNS = (
     "hume_id",
@@ -210,8 +210,11 @@ def _drop_summaries(
 ) -> None:
     """Drop the answer summaries (:mod:`hume_sync.store.answer_summaries`) of the projects a
     batch changed: those it wrote a row of, and, when it marked deletions, the subset's
-    projects in ``scope`` (every slot without one). Here, in the only writer of annotations,
-    rather than in a trigger: a trigger is one more statement per row written."""
+    projects in ``scope`` (every slot without one); and, where it changed anything, the kept
+    effort block (:mod:`hume_sync.store.effort_cache`). Here, in the only writer of
+    annotations, rather than in a trigger: a trigger is one more statement per row written."""
+    if written or deleted_in is not None:
+        conn.execute(INVALIDATE_EFFORT)
     conn.executemany(
         "DELETE FROM answer_summaries WHERE subset_key = ? AND slot = ?", sorted(written)
     )

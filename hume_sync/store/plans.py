@@ -17,6 +17,7 @@ from hume_sync.errors import StoreError
 from hume_sync.store.connection import StoreConnection
 from hume_sync.store.meta import STUDY_UID, checked
 from hume_sync.store.records import ItemRef, dumps, new_ref, now
+from hume_sync.store.schema import INVALIDATE_EFFORT
 
 
 @dataclass
@@ -87,6 +88,7 @@ def apply_plans(
     initialised = store.study_meta().spec_hash is not None
     strict = initialised and not force
     with store.transaction() as conn:
+        before = conn.total_changes
         _write_meta(conn, meta, strict=strict)
         summaries = []
         for plan in plans:
@@ -102,6 +104,8 @@ def apply_plans(
             _write_train_items(conn, plan, strict=strict)
             summaries.append(summary)
         _drop_unplanned_subsets(conn, {p.key for p in plans}, strict=strict)
+        if conn.total_changes != before:  # the effort block reads the subsets and instances
+            conn.execute(INVALIDATE_EFFORT)
     return summaries
 
 

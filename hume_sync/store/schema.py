@@ -76,6 +76,13 @@ and per task, the valid answers' lead times and creation times, each sorted), wr
 with nothing changed read one row instead of every answer
 (:mod:`hume_sync.store.answer_summaries`). A store of version 8 gains the empty table: status
 counts the rows, as before, until the next pull writes the summaries.
+
+Version 11 adds ``effort_cache``, one row: the effort and quality block ``status`` shows
+(:mod:`hume_sync.store.effort_cache`), with the *answers generation* it was computed at. Every
+write of annotations that changes one, and every write of the study's plan, adds one to the
+generation and empties the block in its own transaction, so a block is read back only while
+the answers and instances it was computed from are the stored ones. A store of version 10
+gains the row empty: its next status computes the block, as before, and keeps it.
 """
 
 from __future__ import annotations
@@ -88,7 +95,7 @@ from typing import Any
 from hume_sync.errors import StoreError
 from hume_sync.store.records import dumps
 
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 ANNOTATION_STATUSES: tuple[str, ...] = ("valid", "invalid", "cancelled")
 
 #: ``meta`` key prefixes of schema 6 and earlier, moved into tables by migration 7.
@@ -342,7 +349,24 @@ MIGRATIONS: dict[int, tuple[Step, ...]] = {
             mark TEXT NOT NULL
         )""",
     ),
+    # the effort and quality block status shows, kept until the answers or the plan change
+    # (hume_sync.store.effort_cache); writers bump the generation (INVALIDATE_EFFORT)
+    11: (
+        """CREATE TABLE effort_cache (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            generation INTEGER NOT NULL,
+            inputs TEXT,
+            block TEXT
+        )""",
+        """INSERT INTO effort_cache (id, generation) VALUES (1, 0)""",
+    ),
 }
+
+#: What every write of annotations (that changed one) or of the plan runs in its transaction:
+#: the kept effort block (:mod:`hume_sync.store.effort_cache`) no longer describes the store.
+INVALIDATE_EFFORT = (
+    "UPDATE effort_cache SET generation = generation + 1, inputs = NULL, block = NULL"
+)
 
 #: Migrations that rebuild a table other tables reference: they run with foreign keys off (the
 #: references must survive the table's drop and rename) and are checked before they commit.

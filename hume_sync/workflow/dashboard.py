@@ -120,8 +120,9 @@ class Snapshots:
     def _cached_effort(self, store: Store) -> dict[str, Any]:
         """The effort and quality signals, recomputed only when what they are computed from
         changed: a pull (its time and the store's annotation rows) or the annotators (added,
-        retired, languages). They read every stored answer and instance (about 5 s at
-        100,000 answers), so once per refresh would cost more than the refresh itself."""
+        retired, languages). Computed, they read every stored answer and instance (about 5 s
+        at 100,000 answers; the store keeps them too, :mod:`hume_sync.store.effort_cache`), so
+        once per refresh would cost more than the refresh itself."""
         from hume_sync.workflow.status_effort import effort_json
 
         key = (

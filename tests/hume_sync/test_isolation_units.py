@@ -46,7 +46,7 @@ def test_schema_v1_store_migrates_and_keeps_its_annotations(tmp_path: Path) -> N
     conn.commit()
     conn.close()
     with Store.open(path) as st:
-        assert st.schema_version == 10
+        assert st.schema_version == 11
         [row] = st.annotations()
         assert (row.slot, row.ls_annotation_id, row.annotator, row.answer) == (0, 5, "ls-user-2", 3)
         assert st.annotators() == [] and st.slot_projects() == []

@@ -150,7 +150,7 @@ def test_init_from_real_data(tmp_path: Path) -> None:
     }
     with Store.open(d) as st:
         meta = st.meta()
-        assert meta["schema_version"] == str(SCHEMA_VERSION) == "10"
+        assert meta["schema_version"] == str(SCHEMA_VERSION) == "11"
         assert (meta["study_name"], meta["seed"], meta["spec_hash"]) == (
             "pilot",
             "42",
@@ -467,7 +467,7 @@ def test_schema_4_drops_the_list_of_task_types(tmp_path: Path) -> None:
         )
     conn.close()
     with Store.open(path) as st:
-        assert st.schema_version == SCHEMA_VERSION == 10
+        assert st.schema_version == SCHEMA_VERSION == 11
         [row] = st.subsets()
         assert (row.key, row.task_type, row.overlap) == ("T/s", "sts", 2)
         assert [i.hume_id for i in st.instances("T/s")] == ["T/s/1"]

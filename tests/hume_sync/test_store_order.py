@@ -226,7 +226,7 @@ def test_a_schema_1_store_migrates_in_place_and_learns_its_order(tmp_path: Path,
     spec = spec_for(study, tasks_for(sources))
     make_v1_store(study, spec)
     with Store.open(study) as store:  # migrates
-        assert store.schema_version == SCHEMA_VERSION == 10 and store.id_scheme == "source"
+        assert store.schema_version == SCHEMA_VERSION == 11 and store.id_scheme == "source"
         [topics] = store.instances("Groups/default")
         # the ids its Label Studio tasks already show are kept: hume_ref is the old hume_id
         assert topics.hume_ref == topics.hume_id == "Groups/default/set-0"

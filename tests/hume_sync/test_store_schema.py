@@ -96,10 +96,10 @@ def test_a_schema_5_store_moves_its_model_meta_rows_into_tables(tmp_path: Path) 
         },
     )
     with Store.open(path) as store:
-        assert store.schema_version == SCHEMA_VERSION == 10
+        assert store.schema_version == SCHEMA_VERSION == 11
         s, t = store.model_score_records()
         assert store.model_facts() == {"emb:org/m": {"embed_dim": 384}}
-        assert dict(store.meta()) == {"study_name": "old", "schema_version": "10"}
+        assert dict(store.meta()) == {"study_name": "old", "schema_version": "11"}
     assert (s.model_version, s.subset, s.main_score, s.n_items) == ("emb:org/m", "T/s", 0.5, 7)
     assert s.scores is not None and s.scores["x"] != s.scores["x"]  # NaN survives the move
     assert (s.instances_sha256, s.inputs_sha256) == ("i1", "p1")
@@ -155,8 +155,9 @@ def test_an_annotation_upsert_costs_two_statements(tmp_path: Path) -> None:
         changed, counts_changed = _statements(store, batch(30, 2.0))
         assert counts == (0, 0, 30) and counts_changed == (0, 30, 0)
         # unchanged and updated rows cost the same statements; a batch that wrote drops its
-        # project's answer summary: one statement per batch and project, not per row
-        assert same + 1 == changed == big
+        # project's answer summary and the kept effort block: one statement each per batch
+        # (and project), not per row
+        assert same + 2 == changed == big
         assert [a.answer for a in store.annotations(KEY)] == [2.0] * 30
         # the project's tasks, read at once for pull and status
         ours = store.project_instances(KEY, slot)
