@@ -20,10 +20,7 @@ from ._common import (
     check_items,
     check_ref,
     check_text,
-    direction_style,
     list_items,
-    render_template,
-    static_text,
 )
 from .reranking import (
     FROM_NAME,
@@ -31,6 +28,7 @@ from .reranking import (
     TO_NAME,
     answer_to_result,
     item_ids,
+    render_marks,
     result_to_answer,
 )
 
@@ -63,16 +61,8 @@ def render_config(
 ) -> str:
     """The labeling config; `labels` and `n_groups` are ignored (accepted for uniform calls)."""
     del labels, n_groups
-    return render_template(
-        TASK_TYPE,
-        instructions=static_text(instructions or DEFAULT_INSTRUCTIONS, what="instructions"),
-        direction=direction_style(language),
-        query_title="Query",
-        instruction_title="Instruction",
-        list_title="Candidates",
-        relevant_title="Relevant",
-        not_relevant_title="Not relevant",
-    )
+    instructions = instructions or DEFAULT_INSTRUCTIONS
+    return render_marks(TASK_TYPE, instructions, language, instruction_title="Instruction")
 
 
 def task_data(hume_ref: str, content: Mapping[str, Any]) -> dict[str, Any]:

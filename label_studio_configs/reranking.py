@@ -53,14 +53,21 @@ def render_config(
 ) -> str:
     """The labeling config; `labels` and `n_groups` are ignored (accepted for uniform calls)."""
     del labels, n_groups
+    return render_marks(TASK_TYPE, instructions or DEFAULT_INSTRUCTIONS, language)
+
+
+def render_marks(template: str, instructions: str, language: str | None, **titles: str) -> str:
+    """A screen of candidates marked in reranking's two boxes (``template``: this type's or one
+    built on it that shows more, named by ``titles``)."""
     return render_template(
-        TASK_TYPE,
-        instructions=static_text(instructions or DEFAULT_INSTRUCTIONS, what="instructions"),
+        template,
+        instructions=static_text(instructions, what="instructions"),
         direction=direction_style(language),
         query_title="Query",
         list_title="Candidates",
         relevant_title="Relevant",
         not_relevant_title="Not relevant",
+        **titles,
     )
 
 

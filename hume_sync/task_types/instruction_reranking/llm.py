@@ -6,16 +6,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from hume_sync.task_types.reranking.llm import RerankingLLM
-from label_studio_configs._common import check_items, check_text
+from label_studio_configs._common import check_text
 from ml_backend.llm.prompts import (
-    Prompt,
-    TaskSpec,
     block,
-    id_example,
-    id_list,
-    language_line,
-    make_prompt,
-    object_schema,
 )
 
 
@@ -30,20 +23,8 @@ class InstructionRerankingLLM(RerankingLLM):
         "instruction. Judge every candidate on its own."
     )
 
-    def llm_prompt(self, spec: TaskSpec, content: Mapping[str, Any]) -> Prompt:
-        items = check_items(content, "candidates")
-        ids = tuple(it["id"] for it in items)
-        answer_format = (
-            "Answer with only a JSON object that maps every candidate id to 1 (Relevant) or 0 "
-            f"(Not relevant). Include all {len(ids)} ids, like " + id_example(ids, "<1 or 0>")
-        )
-        parts = [
-            spec.instructions or self.llm_default_instructions,
-            language_line(spec, "texts"),
-            "Query:\n" + block("query", check_text(content, "query")),
+    def llm_query_blocks(self, content: Mapping[str, Any]) -> list[str]:
+        return [
+            *super().llm_query_blocks(content),
             "Instruction:\n" + block("instruction", check_text(content, "instruction")),
-            f"Candidates ({len(ids)}, each with its id in brackets):\n" + id_list(items),
-            answer_format,
         ]
-        schema = object_schema({i: {"type": "integer", "enum": [0, 1]} for i in ids})
-        return make_prompt(parts, schema=schema, answer_format=answer_format, item_ids=ids)

@@ -38,8 +38,12 @@ class RerankingLLM(LLMTask):
     ) -> TaskSpec:
         return TaskSpec(self.name, language=language, instructions=instructions)
 
+    def llm_query_blocks(self, content: Mapping[str, Any]) -> list[str]:
+        """What the prompt shows before the candidates: the query (a type built on this one
+        adds what its screen shows beside it)."""
+        return ["Query:\n" + block("query", check_text(content, "query"))]
+
     def llm_prompt(self, spec: TaskSpec, content: Mapping[str, Any]) -> Prompt:
-        query = check_text(content, "query")
         items = check_items(content, "candidates")
         ids = tuple(it["id"] for it in items)
         answer_format = (
@@ -49,7 +53,7 @@ class RerankingLLM(LLMTask):
         parts = [
             spec.instructions or self.llm_default_instructions,
             language_line(spec, "texts"),
-            "Query:\n" + block("query", query),
+            *self.llm_query_blocks(content),
             f"Candidates ({len(ids)}, each with its id in brackets):\n" + id_list(items),
             answer_format,
         ]
