@@ -78,7 +78,9 @@ class OpenSeat:
     """A seat of a subset that no registered annotator can take yet."""
 
     subset: str
-    language: str  # what it waits for: ``eng``, or ``eng+ara`` when both must be read
+    #: what it waits for: ``eng``, ``eng+ara`` when both must be read, and for an arm "with no
+    #: seat in" the other arms
+    language: str
 
 
 @dataclass
@@ -461,7 +463,11 @@ def setup_study(
     marked = MarkedProjects()
     for subset, slot in progress(work, desc="setting up projects", total=len(work)):
         if slot is None:
-            summary.open_seats.append(OpenSeat(subset.key, seat_languages(subset)))
+            waits_for = seat_languages(subset)
+            others = subset.config.get("exclusive_with") or []
+            if others:  # an arm: its reader must hold no seat in the other arms
+                waits_for += f" with no seat in {', '.join(others)}"
+            summary.open_seats.append(OpenSeat(subset.key, waits_for))
             continue
         annotator = annotators[slot]
         if annotator.retired_at is not None:

@@ -172,3 +172,22 @@ def test_candidates_cut_keeps_every_changed_document(tmp_path: Path) -> None:
         assert [i.content["candidates"] for i in st.instances(changed)] == [
             i.content["candidates"] for i in st.instances(og)
         ]
+
+
+def test_setup_says_an_open_arm_seat_needs_someone_of_no_other_arm(study: Path) -> None:
+    from hume_sync.workflow.setup import OpenSeat, setup_study
+
+    def no_server(url: str) -> Any:
+        raise AssertionError(f"setup asked for the server at {url} with no annotator seated")
+
+    og, changed = f"{TASK}/eng_Latn-og", f"{TASK}/eng_Latn-changed"
+    with Store.open(study) as st:
+        st.add_annotator("a@x.org", ["ara"], "http://127.0.0.1:1", 2)  # seated nowhere
+        summary = setup_study(st, no_server)
+    assert summary.projects == []
+    assert summary.open_seats == [
+        OpenSeat(og, f"eng with no seat in {changed}"),
+        OpenSeat(og, f"eng with no seat in {changed}"),
+        OpenSeat(changed, f"eng with no seat in {og}"),
+        OpenSeat(changed, f"eng with no seat in {og}"),
+    ]
