@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from hume_sync.store import Store
 from scoring.errors import ScoringError
+from scoring.intervals import compare_to_interval
 
 if TYPE_CHECKING:
     from scoring.subset_report import SubsetReport
@@ -53,13 +54,6 @@ class FollowingFacts:
     def to_dict(self) -> dict[str, Any]:
         """The facts as plain JSON-ready data (``scores.json``'s ``instruction_following``)."""
         return asdict(self)
-
-
-def verdict(value: float, low: float | None, high: float | None) -> str:
-    """Where ``value`` sits against the interval ``[low, high]`` (empty without one)."""
-    if low is None or high is None:
-        return ""
-    return "above" if value > high else "below" if value < low else "inside"
 
 
 @dataclass(frozen=True)
@@ -100,15 +94,13 @@ def _pair(store: Store, key: str, arms: dict[str, SubsetReport]) -> FollowingFac
         arm: {who: src[arm].rekey(given) for who, given in rep.input.humans.items()}
         for arm, rep in arms.items()
     }
-    queries = sorted(set(gold[first]) & set(gold[second]))
-    human = human_trec = low = high = None
-    method, note, pairs = "", "", []
+    human = human_trec = interval = None
+    note, pairs = "", []
     try:
         expected, trec, interval, by_pair = t.score_p_mrr(
             humans[first], humans[second], gold[first], gold[second], seed=og.input.seed
         )
         human, human_trec = expected.value, trec.value
-        low, high, method = interval.low, interval.high, interval.method
         pairs = [(a, b, v) for (a, b), v in sorted(by_pair.items())]
     except ScoringError as exc:
         note = f"no p-MRR of people yet: {exc}"
@@ -120,17 +112,18 @@ def _pair(store: Store, key: str, arms: dict[str, SubsetReport]) -> FollowingFac
             gold[first],
             gold[second],
         ).value
-        models.append(ModelRow(name, value, verdict(value, low, high)))
+        where = "" if interval is None else compare_to_interval(value, interval)
+        models.append(ModelRow(name, value, where))
     return FollowingFacts(
         key=key,
         arms={arm: rep.input.key for arm, rep in arms.items()},
-        queries=len(queries),
+        queries=len(set(gold[first]) & set(gold[second])),
         annotators={arm: sorted(h) for arm, h in humans.items()},
         human=human,
         human_trec=human_trec,
-        low=low,
-        high=high,
-        interval_method=method,
+        low=None if interval is None else interval.low,
+        high=None if interval is None else interval.high,
+        interval_method="" if interval is None else interval.method,
         pairs=pairs,
         models=models,
         note=note,

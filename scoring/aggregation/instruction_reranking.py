@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from scoring.instruction_following import mean_scores, p_mrr
+from scoring.intervals import bootstrap
 from scoring.records import Interval, Score
 
 __all__ = ["changed_documents", "human_p_mrr", "p_mrr_interval", "pair_p_mrrs"]
@@ -95,10 +96,12 @@ def pair_p_mrrs(
     """
     docs = changed_documents(og_gold, changed_gold)
     out: dict[tuple[str, str], float] = {}
-    for a, a_answers in og.items():
-        for b, b_answers in changed.items():
-            runs_a = {q: dict(m) for q, m in a_answers.items() if m is not None}
-            runs_b = {q: dict(m) for q, m in b_answers.items() if m is not None}
+    runs = [
+        {who: {q: m for q, m in given.items() if m is not None} for who, given in arm.items()}
+        for arm in (og, changed)
+    ]
+    for a, runs_a in runs[0].items():
+        for b, runs_b in runs[1].items():
             common = {q: d for q, d in docs.items() if q in runs_a and q in runs_b}
             if common:
                 out[(a, b)] = p_mrr(runs_a, runs_b, common, "expected_ties").value
@@ -107,6 +110,8 @@ def pair_p_mrrs(
 
 def p_mrr_interval(score: Score, *, seed: int, n_resamples: int = 2000) -> Interval:
     """A 95 % percentile bootstrap over queries of a p-MRR's per-query values.
+
+    :func:`scoring.intervals.bootstrap`, vectorised: a resample's mean is p-MRR's last step.
 
     Args:
         score: a p-MRR with ``details["per_query"]``.
@@ -117,14 +122,11 @@ def p_mrr_interval(score: Score, *, seed: int, n_resamples: int = 2000) -> Inter
         The interval around ``score.value``.
     """
     values = np.array(list(score.details["per_query"].values()), dtype=float)
-    rng = np.random.default_rng(seed)
-    draws = rng.integers(0, len(values), size=(n_resamples, len(values)))
-    means = values[draws].mean(axis=1)
-    low, high = np.percentile(means, [2.5, 97.5])
-    return Interval(
-        estimate=score.value,
-        low=float(low),
-        high=float(high),
-        level=0.95,
-        method=f"percentile_bootstrap(queries, n={n_resamples})",
+    return bootstrap(
+        values,
+        lambda stack: stack.mean(axis=1),
+        n_resamples=n_resamples,
+        seed=seed,
+        method="percentile",
+        vectorized=True,
     )

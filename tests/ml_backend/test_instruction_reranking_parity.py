@@ -17,6 +17,7 @@ The one stand-in: the class reads ``qrel_diff`` from the Hugging Face hub inside
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 from typing import Any
 
@@ -102,7 +103,7 @@ def test_p_mrr_from_humes_parts_equals_mteb_task_class(
     seed: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     data, table, parts = followir_set(seed)
-    module = __import__(TASK_MODULE, fromlist=["load_dataset"])
+    module = importlib.import_module(TASK_MODULE)
     monkeypatch.setattr(module, "load_dataset", lambda *a, **k: _qrel_diff_rows(parts["diff"]))
     theirs, preds = run_mteb(TASK, "default", data, MtebTableEncoder(table), tmp_path)
 
@@ -223,7 +224,7 @@ def test_p_mrr_through_the_store_equals_mteb(
     rows = [r for r in _rows() if r["id"] in set(sampled)]  # the source's own order
     assert len(rows) == 12 and [r["id"] for r in rows] != sampled  # shown in a drawn order
     data, diff = _mteb_layout(rows)
-    module = __import__(TASK_MODULE, fromlist=["load_dataset"])
+    module = importlib.import_module(TASK_MODULE)
     monkeypatch.setattr(module, "load_dataset", lambda *a, **k: _qrel_diff_rows(diff))
     theirs, _ = run_mteb(TASK, "default", data, mteb_minilm, tmp_path / "mteb")
     report("p-MRR through the store", abs(ours.value - theirs["p-MRR"]), ours.value)
