@@ -34,6 +34,7 @@ import scoring.ranking_rows as ranking_rows
 from scoring._lazy import LazyModule
 from scoring.errors import DegenerateInputError, InvalidInputError
 from scoring.records import Score
+from scoring.score_memo import memoised
 from scoring.validation import as_1d, choose, same_length
 
 # Loaded on first use (see scoring._lazy).
@@ -180,6 +181,7 @@ def _tie_groups(rel: NDArray[Any], scores: NDArray[Any]) -> list[tuple[int, int,
 # --------------------------------------------------------------------------------------------
 
 
+@memoised
 def accuracy(gold: Sequence[Any] | NDArray[Any], pred: Sequence[Any] | NDArray[Any]) -> Score:
     """Accuracy plus MTEB's secondary classification metrics (macro F1 is MTEB's ``f1``).
 
@@ -210,6 +212,7 @@ def accuracy(gold: Sequence[Any] | NDArray[Any], pred: Sequence[Any] | NDArray[A
     return Score(s["accuracy"], "accuracy", n_items=len(g), details=details)
 
 
+@memoised
 def v_measure(gold: Sequence[Any] | NDArray[Any], pred: Sequence[Any] | NDArray[Any]) -> Score:
     """V-measure of a partition against gold classes (MTEB's clustering main score).
 

@@ -27,6 +27,7 @@ from scoring.alt_test import AltTestResult, alt_tests
 from scoring.errors import ScoringError
 from scoring.records import Agreement, Interval, Score, plain_summary
 from scoring.rules import ScoringRules, items_by_bootstrap_scaling
+from scoring.score_memo import shared_scores
 
 TARGET_HALF_WIDTH = 0.05
 BOOTSTRAP_RESAMPLES = 2000
@@ -402,6 +403,9 @@ def evaluate_subset(
 ) -> SubsetReport:
     """Compute the whole report of one subset; a subset without annotations is reported empty.
 
+    The subset's label metrics are shared within it (:func:`scoring.score_memo.shared_scores`):
+    the panel scores each annotator alone on what the aggregate already scored.
+
     Args:
         inp: the subset's gold, answers, models and settings.
         dawid_skene: the subset's Dawid–Skene labels where :func:`evaluate_subsets` fitted
@@ -410,6 +414,11 @@ def evaluate_subset(
     Returns:
         The report; a score that cannot be computed is a warning in it, not an error.
     """
+    with shared_scores():
+        return _evaluate_subset(inp, dawid_skene)
+
+
+def _evaluate_subset(inp: SubsetInput, dawid_skene: Mapping[Hashable, Any] | None) -> SubsetReport:
     warnings: list[str] = []
     answered = {i for a in inp.humans.values() for i, v in a.items() if v is not None}
     planned = inp.n_planned if inp.n_planned is not None else len(inp.gold)
