@@ -405,7 +405,7 @@ def noise_ceiling(
         if len(mine) < n_min_items:
             continue
         try:
-            v = t.score_human({i: consensus[i] for i in mine}, {r: mine}).value
+            v = t.score_rater_value({i: consensus[i] for i in mine}, mine)
         except ScoringError:
             continue
         if math.isfinite(v):

@@ -131,6 +131,26 @@ class ScoringRules(ABC):
             The human score.
         """
 
+    def score_rater_value(
+        self, gold: Mapping[Hashable, Any], answers: Mapping[Hashable, Any]
+    ) -> float:
+        """One rater's score alone, where only its value is wanted (the noise ceiling).
+
+        Default: ``score_human(gold, {"rater": answers}).value``. A type overrides it where the
+        number alone costs less than the whole score, and must give the same float.
+
+        Args:
+            gold: ``{item: gold answer}`` in the type's shape.
+            answers: the rater's ``{item: answer}``.
+
+        Returns:
+            The rater's score.
+
+        Raises:
+            ScoringError: as :meth:`score_human` raises it.
+        """
+        return self.score_human(gold, {"rater": answers}).value
+
     def score_model(
         self, gold: Mapping[Hashable, Any], answers: Mapping[Hashable, Any]
     ) -> Score | None:
