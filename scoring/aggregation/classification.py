@@ -76,8 +76,17 @@ def human_classification(gold: Mapping[Hashable, Any], answers: Answers) -> Scor
     votes: dict[Hashable, Any] = {}
     tied: list[Hashable] = []
     # Per item, the chance the vote is right under each tie rule (1/0 without a tie).
-    random_hits, best_hits, worst_hits = [], [], []
-    for item in col.items:
+    random_hits: list[float] = []
+    best_hits: list[float] = []
+    worst_hits: list[float] = []
+    if len(col.by_rater) == 1:
+        # One annotator (the panel's and the LLMs' calls): each vote is their answer, untied,
+        # and right exactly where `gold in [answer]` (what _vote's one-answer case gives the
+        # loop below), so every tie rule counts the same hits.
+        (votes,) = (dict(given) for given in col.by_rater.values())
+        best_hits = [float(gold[i] is a or gold[i] == a) for i, a in votes.items()]
+        random_hits = worst_hits = best_hits
+    for item in col.items if not votes else ():
         labels = [g[item] for g in col.by_rater.values() if item in g]
         label, tie, top = _vote(labels)
         votes[item] = label

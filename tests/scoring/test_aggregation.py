@@ -449,3 +449,25 @@ def test_one_annotator_classification_score_is_the_vote_accuracy_to_the_bit() ->
     assert got.per_rater == {"r": want.value} and got.details["votes"] == {
         i: answers[i] for i in items
     }
+
+
+def test_one_annotator_has_no_ties_and_every_tie_rule_is_their_accuracy() -> None:
+    """One annotator takes a shortcut past the vote loop (issue 38): their votes in gold's
+    order, no tied item, and each tie rule the share of hits that sklearn counts."""
+    rng = np.random.default_rng(8)
+    labels = ["a", "b", "c"]
+    gold = {f"i{k}": str(rng.choice(labels)) for k in range(41)}
+    answers = {i: str(rng.choice(labels)) for i in reversed(list(gold)) if rng.random() < 0.8}
+    got = human_classification(gold, {"r": answers})
+    items = [i for i in gold if i in answers]
+    assert list(got.details["votes"]) == items
+    assert got.details["tied_items"] == [] and got.details["n_tied_items"] == 0
+    want = skm.accuracy_score([gold[i] for i in items], [answers[i] for i in items])
+    assert got.details["tie_rules"] == {
+        "alphabetical": pytest.approx(want, abs=0),
+        "random_expected": pytest.approx(want, abs=1e-15),
+        "tie_to_gold": pytest.approx(want, abs=1e-15),
+        "tie_away_from_gold": pytest.approx(want, abs=1e-15),
+        "untied_items_only": pytest.approx(want, abs=1e-15),
+    }
+    assert 0.0 < want < 1.0
