@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+import scoring.bootstrap_batch as bootstrap_batch
 import scoring.intervals as intervals
 from scoring.dawid_skene_em import dawid_skene_labels, fit_dawid_skene_many
 from scoring.errors import ScoringError
@@ -129,7 +130,13 @@ def _rater_bootstrap(
     With ``memo``, the statistic is evaluated through it: over item indices, the same
     resamples, so the same interval.
     """
-    decomposed = _per_item(t, gold, score)
+    return _bootstrap_decomposed(_per_item(t, gold, score), seed, memo)
+
+
+def _bootstrap_decomposed(
+    decomposed: tuple[Any, Any] | None, seed: int, memo: _ResampleMemo | None
+) -> tuple[Interval | None, str | None]:
+    """:func:`_rater_bootstrap` of a score already decomposed per item."""
     if decomposed is None or len(decomposed[0]) < MIN_ITEMS:
         return None, f"not estimable: fewer than {MIN_ITEMS} items or no per-item form"
     records, statistic = decomposed
@@ -156,6 +163,44 @@ def _rater_bootstrap(
     return iv, None
 
 
+def _rater_intervals(
+    t: Any,
+    raters: Sequence[tuple[Mapping[Hashable, Any], Score, _ResampleMemo | None]],
+    seed: int,
+) -> list[tuple[Interval | None, str | None]]:
+    """:func:`_rater_bootstrap` of each ``(gold, score, memo)``, in order.
+
+    Raters whose score is a mean of whole-number hits over the same number of items (accuracy)
+    share one pass (:mod:`scoring.bootstrap_batch`): the same intervals, a fraction of the
+    fixed cost each (issue 38). The rest are bootstrapped one by one, as before.
+    """
+    out: list[tuple[Interval | None, str | None] | None] = [None] * len(raters)
+    decomposed = [_per_item(t, g, s) for g, s, _ in raters]
+    groups: dict[tuple[Any, int], list[int]] = {}
+    for k, d in enumerate(decomposed):
+        if (
+            d is not None
+            and len(d[0]) >= MIN_ITEMS
+            and bootstrap_batch.batchable(d[0], d[1], BOOTSTRAP_RESAMPLES)
+        ):
+            groups.setdefault((d[1], len(d[0])), []).append(k)
+    for (statistic, _), members in groups.items():
+        if len(members) < 2:
+            continue
+        found = bootstrap_batch.bca_of_means(
+            [decomposed[k][0] for k in members],  # type: ignore[index]
+            statistic,
+            n_resamples=BOOTSTRAP_RESAMPLES,
+            seed=seed,
+        )
+        for k, iv in zip(members, found, strict=True):
+            out[k] = (None, f"not estimable: {iv}") if isinstance(iv, ScoringError) else (iv, None)
+    return [
+        done if done is not None else _bootstrap_decomposed(decomposed[k], seed, raters[k][2])
+        for k, done in enumerate(out)
+    ]
+
+
 def annotator_scores(
     t: Any,
     gold: Mapping[Hashable, Any],
@@ -175,6 +220,15 @@ def annotator_scores(
     Returns:
         ``{annotator: (score, interval or None, why not)}``, annotators in name order.
     """
+    scored = _annotators_scored(t, gold, humans)
+    found = _rater_intervals(t, [(g, s, memo) for g, s in scored.values()], seed)
+    return {r: (s, *iv) for (r, (_, s)), iv in zip(scored.items(), found, strict=True)}
+
+
+def _annotators_scored(
+    t: Any, gold: Mapping[Hashable, Any], humans: Mapping[str, Mapping[Hashable, Any]]
+) -> dict[str, tuple[dict[Hashable, Any], Score]]:
+    """Each annotator's gold (the items they answered) and own score, in name order."""
     out = {}
     for r in sorted(humans):
         answers = {i: v for i, v in humans[r].items() if v is not None and i in gold}
@@ -182,11 +236,9 @@ def annotator_scores(
             continue
         g = {i: gold[i] for i in gold if i in answers}
         try:
-            s = t.score_human(g, {r: answers})
+            out[r] = (g, t.score_human(g, {r: answers}))
         except ScoringError:
             continue
-        iv, why = _rater_bootstrap(t, g, s, seed, memo)
-        out[r] = (s, iv, why)
     return out
 
 
@@ -359,19 +411,38 @@ def dawid_skene(
         not applicable where answers are not labels, not estimable with one annotator or one
         label.
     """
-    rows, why = _dawid_skene_rows(t, gold, humans)
-    if rows is None:
+    scored, why = _dawid_skene_scored(t, gold, humans, labels)
+    if scored is None:
         assert why is not None
         return why
+    ((iv, why_not),) = _rater_intervals(t, [(*scored, None)], seed)
+    return _dawid_skene_entry(scored[1], iv, why_not)
+
+
+def _dawid_skene_scored(
+    t: Any,
+    gold: Mapping[Hashable, Any],
+    humans: Mapping[str, Mapping[Hashable, Any]],
+    labels: Mapping[Hashable, Any] | None,
+) -> tuple[tuple[dict[Hashable, Any], Score] | None, dict[str, Any] | None]:
+    """The Dawid–Skene labels' gold and score, or None and the entry saying why there is none.
+
+    The labels are fitted here where ``labels`` is None.
+    """
+    rows, why = _dawid_skene_rows(t, gold, humans)
+    if rows is None:
+        return None, why
     answers = (
         dict(labels)
         if labels is not None
         else dawid_skene_labels(rows, n_iter=DAWID_SKENE_ITERATIONS)
     )
     g = {i: gold[i] for i in gold if i in answers}
-    s = t.score_human(g, {"dawid_skene": answers})
-    iv, why_not = _rater_bootstrap(t, g, s, seed)
-    return _entry(s.value, iv, why_not, method=DAWID_SKENE_METHOD)
+    return (g, t.score_human(g, {"dawid_skene": answers})), None
+
+
+def _dawid_skene_entry(score: Score, iv: Interval | None, why_not: str | None) -> dict[str, Any]:
+    return _entry(score.value, iv, why_not, method=DAWID_SKENE_METHOD)
 
 
 def noise_ceiling(
@@ -449,7 +520,14 @@ def human_panel(
         ``best_annotator``, ``worst_annotator``, ``dawid_skene``, ``noise_ceiling``).
     """
     memo = _ResampleMemo()
-    scores = annotator_scores(t, gold, humans, seed, memo)
+    # every rater scored first, so that their bootstraps share one pass where they can
+    scored = _annotators_scored(t, gold, humans)
+    ds_scored, ds_why = _dawid_skene_scored(t, gold, humans, fitted_labels)
+    raters = [(g, s, memo) for g, s in scored.values()]
+    found = _rater_intervals(
+        t, raters if ds_scored is None else [*raters, (*ds_scored, None)], seed
+    )
+    scores = {r: (s, *iv) for (r, (_, s)), iv in zip(scored.items(), found, strict=False)}
     panel: dict[str, Any] = {
         "aggregate": _entry(
             None if aggregate is None else aggregate.value,
@@ -468,7 +546,9 @@ def human_panel(
         panel["mean_annotator"] = _mean_annotator(t, gold, humans, scores, seed, memo)
         panel["best_annotator"] = {**panel["annotators"][best], "annotator": best}
         panel["worst_annotator"] = {**panel["annotators"][worst], "annotator": worst}
-    panel["dawid_skene"] = dawid_skene(t, gold, humans, seed, fitted_labels)
+    panel["dawid_skene"] = (
+        ds_why if ds_scored is None else _dawid_skene_entry(ds_scored[1], *found[-1])
+    )
     panel["noise_ceiling"] = noise_ceiling(t, humans)
     return panel
 

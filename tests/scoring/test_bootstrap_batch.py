@@ -1,0 +1,77 @@
+"""Many raters' BCa bootstraps in one pass (:mod:`scoring.bootstrap_batch`) give each rater the
+interval :func:`scoring.intervals.bootstrap` gives it alone: every number to the bit, the
+details in the same order, the same fallbacks."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from hume_sync.task_types.classification.scoring import _mean_hits
+from scoring import intervals
+from scoring.bootstrap_batch import batchable, bca_of_means
+from scoring.errors import ScoringError
+
+R = 2000
+
+
+def _alone(records: np.ndarray, seed: int, level: float) -> object:
+    try:
+        return intervals.bootstrap(
+            records, _mean_hits, n_resamples=R, seed=seed, level=level, vectorized=True
+        )
+    except ScoringError as exc:
+        return exc
+
+
+def _same(batch: object, alone: object) -> None:
+    if isinstance(alone, ScoringError):
+        assert type(batch) is type(alone) and str(batch) == str(alone)
+        return
+    assert not isinstance(batch, ScoringError)
+    # the JSON text the export writes: every float's repr, every key in order
+    assert json.dumps(batch.to_dict()) == json.dumps(alone.to_dict())  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_generated_hits_get_the_single_intervals(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n = int(rng.choice([3, 4, 7, 18, 30, 40, 97, 250]))
+    raters = int(rng.integers(1, 6))
+    columns = [(rng.random(n) < rng.uniform(0.05, 0.95)).astype(float) for _ in range(raters)]
+    level = float(rng.choice([0.9, 0.95, 0.99]))
+    assert all(batchable(c, _mean_hits, R) for c in columns)
+    got = bca_of_means(columns, _mean_hits, n_resamples=R, seed=seed, level=level)
+    assert len(got) == raters
+    for batch, records in zip(got, columns, strict=True):
+        _same(batch, _alone(records, seed, level))
+
+
+@pytest.mark.parametrize(
+    "column",
+    [
+        np.ones(20),  # every resample 1.0: the percentile fallback, and why
+        np.zeros(12),
+        np.array([1.0] + [0.0] * 29),  # one hit in 30: resamples often constant, z0 extreme
+        np.array([1.0, 0.0, 1.0]),  # the fewest items a panel bootstraps
+        np.array([0, 1, 2, 0, 1, 5, 3], dtype=np.int64),  # whole numbers, not only hits
+    ],
+)
+def test_edge_columns_take_the_single_path_and_say_why(column: np.ndarray) -> None:
+    regular = (np.arange(len(column)) % 2).astype(float)
+    got = bca_of_means([regular, column], _mean_hits, n_resamples=R, seed=7)
+    _same(got[0], _alone(regular, 7, 0.95))
+    _same(got[1], _alone(column, 7, 0.95))
+
+
+def test_what_is_not_a_mean_of_whole_numbers_is_not_taken() -> None:
+    hits = np.array([1.0, 0.0, 1.0, 1.0])
+    assert batchable(hits, _mean_hits, R)
+    assert not batchable(np.array([0.5, 1.0, 0.0]), _mean_hits, R)  # not whole numbers
+    assert not batchable(np.array([[1.0, 0.0]] * 3), _mean_hits, R)  # not 1-D
+    assert not batchable([1.0, 0.0, 1.0], _mean_hits, R)  # not an array
+    assert not batchable(hits, intervals.vectorized(lambda x: x.mean(axis=-1)), R)
+    # draw counts too many to keep: the single bootstrap gathers the records instead
+    assert not batchable(np.ones(intervals.COUNTS_VALUES // R + 1), _mean_hits, R)
