@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import os
 import stat
+import unicodedata
 from pathlib import Path
 
 import pytest
 
 from scoring.output_files import OutputTree, write_text_atomic
-from scoring.safe_paths import UnsafePathError, confined
+from scoring.safe_paths import UnsafePathError, component_problem, confined
 
 
 def test_text_is_written_whole_owner_only_and_leaves_no_temporary_file(tmp_path):
@@ -72,3 +73,15 @@ def test_links_leading_outside_are_refused_as_confined_refuses_them(tmp_path):
     assert tree.file("org__m", "s", "U.json") == root / "org__m" / "s" / "U.json"
     assert list(outside.iterdir()) == []
     assert not any(Path(p).name.endswith(".tmp") for p in root.rglob("*"))
+
+
+def test_names_are_refused_for_control_characters_exactly_as_their_categories_say() -> None:
+    """component_problem's quick test (str.isprintable) refuses what the category look-up does."""
+    specials = [0x2028, 0x2029, 0x200B, 0xFEFF, 0xD800, 0xE000, 0xE0001, 0x1F600, 0x10FFFF]
+    for code in [*range(0x3100), *specials]:
+        ch = chr(code)
+        if ch in "/\\":
+            continue
+        got = component_problem(f"a{ch}b")
+        control = unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp")
+        assert (got == "it contains control characters") == control, hex(code)
