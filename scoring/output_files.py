@@ -96,6 +96,7 @@ class OutputTree:
 
         Raises:
             UnsafePathError: a part is not a safe component, or the folder leaves ``root``.
+            FileExistsError: a file that is not a folder has its name.
         """
         known = self._folders.get(parts)
         if known is None:
@@ -104,6 +105,8 @@ class OutputTree:
                 path.mkdir(parents=True)
                 made = True
             except FileExistsError:
+                if not path.is_dir():  # a file of that name: refused, as mkdir(exist_ok=True)
+                    raise
                 made = False
             known = self._folders[parts] = (path, made)
         return known

@@ -85,3 +85,12 @@ def test_names_are_refused_for_control_characters_exactly_as_their_categories_sa
         got = component_problem(f"a{ch}b")
         control = unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp")
         assert (got == "it contains control characters") == control, hex(code)
+
+
+def test_a_file_where_a_folder_goes_is_refused_before_anything_is_written(tmp_path) -> None:
+    (tmp_path / "out").write_text("a file", encoding="utf-8")
+    with pytest.raises(FileExistsError):
+        OutputTree(tmp_path / "out").folder()
+    with pytest.raises(FileExistsError):
+        OutputTree(tmp_path).file("out", "T.json")
+    assert (tmp_path / "out").read_text(encoding="utf-8") == "a file"
