@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+import tempfile
 import unicodedata
 from pathlib import Path
 
@@ -21,6 +22,12 @@ def test_text_is_written_whole_owner_only_and_leaves_no_temporary_file(tmp_path)
     assert target.read_bytes() == text.encode("utf-8")
     assert stat.S_IMODE(target.stat().st_mode) == 0o600  # as tempfile.mkstemp makes it
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json"]
+    # the library's way, which this stands in for: the same bytes, the same mode
+    fd, ref = tempfile.mkstemp(dir=tmp_path)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    assert Path(ref).read_bytes() == target.read_bytes()
+    assert stat.S_IMODE(Path(ref).stat().st_mode) == stat.S_IMODE(target.stat().st_mode)
 
 
 def test_a_failed_write_keeps_the_old_file_and_removes_the_temporary_one(tmp_path, monkeypatch):
