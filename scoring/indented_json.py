@@ -72,13 +72,18 @@ def _scalar(o: Any) -> str | None:
 
 
 class _Writer:
-    """One encoding: the text's parts, the containers being encoded (for circular references)."""
+    """One encoding.
+
+    It holds the text's parts, the containers being encoded (for circular references) and,
+    per indentation, the text before each string key already seen there.
+    """
 
     def __init__(self, step: str, default: Callable[[Any], Any]) -> None:
         self.parts: list[str] = []
         self.markers: set[int] = set()
         self.step = step
         self.default = default
+        self.heads: dict[str, dict[str, str]] = {}
 
     def enter(self, o: Any) -> int:
         mark = id(o)
@@ -101,26 +106,46 @@ class _Writer:
     def container(self, o: list[Any] | tuple[Any, ...] | dict[Any, Any], pad: str) -> None:
         """A list, tuple or dict, one item per line.
 
-        The common exact types are written here, the rest as :meth:`value` writes them.
+        Every item starts with the separator (``,``, newline, indent) and, in a dict, its
+        key; the first item's comma is cut afterwards.
         """
         is_dict = isinstance(o, dict)
-        append = self.parts.append
+        parts = self.parts
         if not o:
-            append("{}" if is_dict else "[]")
+            parts.append("{}" if is_dict else "[]")
             return
         mark = self.enter(o)
         inner = pad + self.step
+        parts.append("{" if is_dict else "[")
+        first = len(parts)
+        if isinstance(o, dict):
+            self.dict_items(o, inner)
+        else:
+            self.list_items(o, inner)
+        parts[first] = parts[first][1:]
+        parts.append(pad + ("}" if is_dict else "]"))
+        self.markers.remove(mark)
+
+    def dict_items(self, o: dict[Any, Any], inner: str) -> None:
+        """A dict's items; the common exact types here, the rest as :meth:`value` writes them.
+
+        The text before a string key (separator, key, colon) is made once per key and
+        indentation: the same keys recur in thousands of records (issue 38).
+        """
+        append, container = self.parts.append, self.container
+        float_repr, int_repr = float.__repr__, int.__repr__
+        heads = self.heads.get(inner)
+        if heads is None:
+            heads = self.heads[inner] = {}
         sep = "," + inner
-        append(("{" if is_dict else "[") + inner)
-        float_repr, int_repr, container = float.__repr__, int.__repr__, self.container
-        pairs = o.items() if is_dict else zip(o, o, strict=True)  # type: ignore[union-attr]
-        first = True
-        for key, item in pairs:
-            if not first:
-                append(sep)
-            first = False
-            if is_dict:
-                append(encode_basestring(key if type(key) is str else _key_text(key)) + ": ")
+        for key, item in o.items():
+            if type(key) is str:
+                head = heads.get(key)
+                if head is None:
+                    head = heads[key] = sep + encode_basestring(key) + ": "
+                append(head)
+            else:  # not kept: True, 1 and 1.0 are one key of a dict but three texts
+                append(sep + encode_basestring(_key_text(key)) + ": ")
             kind = type(item)
             if kind is float:
                 append(float_repr(item) if item - item == 0.0 else _float_text(item))
@@ -130,10 +155,31 @@ class _Writer:
                 container(item, inner)
             elif kind is int:
                 append(int_repr(item))
+            elif item is None:
+                append("null")
             else:
                 self.value(item, inner)
-        append(pad + ("}" if is_dict else "]"))
-        self.markers.remove(mark)
+
+    def list_items(self, o: list[Any] | tuple[Any, ...], inner: str) -> None:
+        """A list's or tuple's items, as :meth:`dict_items` writes values."""
+        append, container = self.parts.append, self.container
+        float_repr, int_repr = float.__repr__, int.__repr__
+        sep = "," + inner
+        for item in o:
+            append(sep)
+            kind = type(item)
+            if kind is float:
+                append(float_repr(item) if item - item == 0.0 else _float_text(item))
+            elif kind is str:
+                append(encode_basestring(item))
+            elif kind is dict or kind is list:
+                container(item, inner)
+            elif kind is int:
+                append(int_repr(item))
+            elif item is None:
+                append("null")
+            else:
+                self.value(item, inner)
 
 
 def dumps_indented(

@@ -146,13 +146,36 @@ def plain_summary(obj: Any) -> dict[str, Any]:
     return {f.name: d[f.name] for f in fields(obj)}
 
 
+#: Types :func:`_plain` returns as they are, tested first (most values of a record are these).
+_LEAVES = frozenset({str, float, int, bool, type(None)})
+#: Field names per dataclass, as :func:`dataclasses.fields` lists them (kept: it builds a new
+#: tuple at every call).
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(cls: type) -> tuple[str, ...]:
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in fields(cls))
+    return names
+
+
 def _plain(obj: Any) -> Any:
     """Convert dataclasses, numpy scalars, tuples and mappings into JSON-friendly values.
 
-    What ``_plain(dataclasses.asdict(obj))`` gives, in one walk and without deep copies.
+    What ``_plain(dataclasses.asdict(obj))`` gives, in one walk and without deep copies. The
+    exact built-in types are tested first and by identity (a string, a number, a dict or a
+    list is none of the other cases), which is most of an export's values (issue 38).
     """
+    kind = type(obj)
+    if kind in _LEAVES:
+        return obj
+    if kind is dict:
+        return {str(k): _plain(v) for k, v in obj.items()}
+    if kind is list or kind is tuple:
+        return [_plain(v) for v in obj]
     if is_dataclass(obj) and not isinstance(obj, type):
-        return {f.name: _plain(getattr(obj, f.name)) for f in fields(obj)}
+        return {name: _plain(getattr(obj, name)) for name in _field_names(kind)}
     if isinstance(obj, Mapping):
         return {str(k): _plain(v) for k, v in obj.items()}
     if isinstance(obj, list | tuple):

@@ -22,7 +22,6 @@ import json
 import math
 import os
 import re
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,9 +30,10 @@ from typing import Any, Literal
 from scoring.agreement import correlation_band, kappa_band
 from scoring.errors import InvalidInputError, ResultFileError
 from scoring.indented_json import dumps_indented
+from scoring.output_files import OutputTree, write_text_atomic
 from scoring.records import Agreement
 from scoring.rules import ScoringRules
-from scoring.safe_paths import check_component, confined
+from scoring.safe_paths import check_component
 from scoring.tasks import language_code, task_type
 
 __all__ = [
@@ -427,22 +427,23 @@ def model_folder_name(name: str) -> str:
     return folder
 
 
-def _atomic_write_json(path: Path, obj: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            # one write of the whole text (json.dump would write every token separately), as
-            # json.dumps(indent=2, ensure_ascii=False) writes it, faster (scoring.indented_json)
-            fh.write(dumps_indented(obj) + "\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+def _write_json(
+    root: str | os.PathLike[str] | OutputTree, folder: str, revision: str, name: str, obj: Any
+) -> Path:
+    """Write ``obj`` as ``root/folder/revision/name`` whole or not at all, inside ``root``.
+
+    The text is json.dumps(indent=2, ensure_ascii=False)'s (:mod:`scoring.indented_json`);
+    an :class:`~scoring.output_files.OutputTree` given as ``root`` checks each folder once for
+    all the files written through it.
+    """
+    tree = root if isinstance(root, OutputTree) else OutputTree(root)
+    path = tree.file(folder, revision, name)
+    write_text_atomic(path, dumps_indented(obj) + "\n")
+    return path
 
 
 def write_result_file(
-    root: str | os.PathLike[str],
+    root: str | os.PathLike[str] | OutputTree,
     *,
     model_name: str,
     revision: str,
@@ -459,7 +460,8 @@ def write_result_file(
     (metric values, ``scores_per_experiment``, an ``agreement`` block, ...) are kept as given.
 
     Args:
-        root: the results folder.
+        root: the results folder (an :class:`~scoring.output_files.OutputTree` to check each
+            folder once over many files).
         model_name: ``org/model``.
         revision: the revision folder.
         task_name: the MTEB task name (the file's name).
@@ -494,13 +496,11 @@ def write_result_file(
     }
     check_component(revision, "revision")
     check_component(task_name, "task name")
-    path = confined(root, model_folder_name(model_name), revision, f"{task_name}.json")
-    _atomic_write_json(path, payload)
-    return path
+    return _write_json(root, model_folder_name(model_name), revision, f"{task_name}.json", payload)
 
 
 def write_model_meta(
-    root: str | os.PathLike[str],
+    root: str | os.PathLike[str] | OutputTree,
     *,
     model_name: str,
     revision: str,
@@ -510,7 +510,7 @@ def write_model_meta(
     """Write the ``model_meta.json`` that mteb's result loading expects beside result files.
 
     Args:
-        root: the results folder.
+        root: the results folder (or an :class:`~scoring.output_files.OutputTree`).
         model_name: ``org/model``.
         revision: the revision folder.
         languages: the model's languages.
@@ -544,9 +544,7 @@ def write_model_meta(
     }
     meta.update(extra or {})
     check_component(revision, "revision")
-    path = confined(root, model_folder_name(model_name), revision, "model_meta.json")
-    _atomic_write_json(path, meta)
-    return path
+    return _write_json(root, model_folder_name(model_name), revision, "model_meta.json", meta)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -54,7 +54,11 @@ def component_problem(name: str) -> str | None:
         return "it starts with '.'"
     if "/" in name or "\\" in name:
         return "it contains '/' or '\\'"
-    if any(unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") for ch in name):
+    # a printable name has none of these (str.isprintable refuses every "Other" and
+    # "Separator" but the space): one C call instead of a category look-up per character
+    if not name.isprintable() and any(
+        unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") for ch in name
+    ):
         return "it contains control characters"
     if name != name.strip():
         return "it starts or ends with a space"

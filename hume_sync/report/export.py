@@ -11,8 +11,6 @@ humans (and each annotator) and for each LLM annotator, in the results-repositor
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +21,7 @@ from hume_sync.report.safe_text import csv_records
 from hume_sync.rules.names import llm_file_name
 from hume_sync.task_types.retrieval.judgments import write_found
 from scoring.indented_json import dumps_indented
+from scoring.output_files import OutputTree, write_text_atomic
 from scoring.results import (
     agreement_to_block,
     write_model_meta,
@@ -157,17 +156,6 @@ def report_json(report: StudyReport) -> dict[str, Any]:
 # Writing
 
 
-def _atomic_text(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def _mteb_blocks(rep: SubsetReport, value: float, extra: Mapping[str, Any]) -> dict[str, Any]:
     inp = rep.input
     name = inp.task_type.score_main_name
@@ -190,8 +178,13 @@ def _language_tag(language: str) -> str:
     return f"{code3}-{scripts.get(code3, 'Latn')}"
 
 
-def write_mteb_results(report: StudyReport, root: Path) -> list[Path]:
-    """Human (aggregate + one folder per annotator) and LLM result files, results layout."""
+def write_mteb_results(report: StudyReport, root: Path | OutputTree) -> list[Path]:
+    """Human (aggregate + one folder per annotator) and LLM result files, results layout.
+
+    Every file goes through one :class:`~scoring.output_files.OutputTree`, which checks each
+    model and revision folder once rather than resolving each file's whole path (issue 38).
+    """
+    tree = root if isinstance(root, OutputTree) else OutputTree(root)
     revision = report.study
     written: list[Path] = []
     per_task: dict[tuple[str, str], dict[str, list[dict[str, Any]]]] = {}
@@ -235,12 +228,12 @@ def write_mteb_results(report: StudyReport, root: Path) -> list[Path]:
         for task, blocks in sorted(tasks.items()):
             written.append(
                 write_result_file(
-                    root, model_name=model, revision=rev, task_name=task, subsets=blocks
+                    tree, model_name=model, revision=rev, task_name=task, subsets=blocks
                 )
             )
             languages.update(lang for b in blocks for lang in b["languages"])
         written.append(
-            write_model_meta(root, model_name=model, revision=rev, languages=sorted(languages))
+            write_model_meta(tree, model_name=model, revision=rev, languages=sorted(languages))
         )
     return written
 
@@ -278,7 +271,8 @@ def write_outputs(report: StudyReport, out_dir: str | Path) -> Outputs:
 
     check_component(report.study, "study name")  # it names the result folders: refuse early
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    tree = OutputTree(out)
+    tree.folder()  # made here, before anything is computed, as it always was
     data = report_json(report)
     report_md, report_html = report_render.markdown_and_html(report)
     files = {
@@ -289,8 +283,8 @@ def write_outputs(report: StudyReport, out_dir: str | Path) -> Outputs:
     }
     paths = {}
     for name, text in files.items():
-        path = confined(out, name)
-        _atomic_text(path, text)
+        path = tree.file(name)
+        write_text_atomic(path, text)
         paths[name] = path
     mteb_dir = confined(out, "mteb_results")
     judgments = [
@@ -304,6 +298,6 @@ def write_outputs(report: StudyReport, out_dir: str | Path) -> Outputs:
         scores_csv=paths["scores.csv"],
         scores_json=paths["scores.json"],
         mteb_dir=mteb_dir,
-        mteb_files=write_mteb_results(report, mteb_dir),
+        mteb_files=write_mteb_results(report, OutputTree(mteb_dir)),
         judgment_files=judgments,
     )

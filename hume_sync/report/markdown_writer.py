@@ -8,8 +8,11 @@ that the plots are in report.html.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import cast
+
 from hume_sync.report.blocks import Block, Bullets, Figure, Paragraph, Section, Table
-from hume_sync.report.safe_text import md_cell, md_text
+from hume_sync.report.safe_text import md_cell, md_cell_plain, md_text
 
 
 def _cell(c: str | list[str]) -> str:
@@ -17,10 +20,20 @@ def _cell(c: str | list[str]) -> str:
     return "<br>".join(md_cell(x) for x in c) if isinstance(c, list) else md_cell(c)
 
 
+def _row(cells: Sequence[str | list[str]]) -> str:
+    """A table row; a row of texts none of which needs escaping is joined as it is (most rows
+    of a report are numbers and names: escaping each cell was a third of writing it)."""
+    if all(type(c) is str for c in cells):
+        texts = cast("Sequence[str]", cells)
+        if md_cell_plain("".join(texts)):
+            return "| " + " | ".join(texts) + " |"
+    return "| " + " | ".join(_cell(c) for c in cells) + " |"
+
+
 def _table(t: Table) -> list[str]:
     rows, notes = t.numbered()
-    out = ["| " + " | ".join(md_cell(h) for h in t.header) + " |", "|" + "---|" * len(t.header)]
-    out += ["| " + " | ".join(_cell(c) for c in r) + " |" for r in rows]
+    out = [_row(t.header), "|" + "---|" * len(t.header)]
+    out += [_row(r) for r in rows]
     out.append("")
     if notes:
         out += [f"{n}. {md_text(note)}" for n, note in enumerate(notes, 1)] + [""]

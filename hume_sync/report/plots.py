@@ -9,10 +9,11 @@ of overflowing it, and is never drawn larger than designed (text stays at 13 px 
 
 from __future__ import annotations
 
-import html
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from hume_sync.report.safe_text import html_text
 
 FONT_PX = 13
 #: Average advance of a 13 px sans-serif character, to size label columns from their text.
@@ -45,7 +46,7 @@ class Bar:
 
 
 def _e(x: object) -> str:
-    return html.escape(str(x), quote=True)
+    return html_text(x)  # html.escape's text, with its quick way for text with nothing to escape
 
 
 def _cut(name: str) -> str:
