@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -35,7 +36,7 @@ from scoring.resample_counts import MAX_WHOLE, counts_form_of, mean_of_whole_rec
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["batchable", "bca_of_means"]
+__all__ = ["Means", "batchable", "bca_of_means", "percentile_of_mean", "resampled_means"]
 
 
 def batchable(records: Any, statistic: Callable[[Any], Any], n_resamples: int) -> bool:
@@ -62,42 +63,67 @@ def batchable(records: Any, statistic: Callable[[Any], Any], n_resamples: int) -
     return bool((np.abs(values) < MAX_WHOLE).all() and (values == np.floor(values)).all())
 
 
-def bca_of_means(
-    columns: Sequence[Any],
-    statistic: Callable[[Any], Any],
-    *,
-    n_resamples: int,
-    seed: int,
-    level: float = 0.95,
-) -> list[Interval | ScoringError]:
-    """``intervals.bootstrap(records, statistic, vectorized=True)`` of each rater's records.
+@dataclass(frozen=True)
+class Means:
+    """Every rater's mean on the full sample and on each resample: one pass's values."""
+
+    #: The records as given, one per rater.
+    records: tuple[Any, ...]
+    #: The same as floats, one rater per column, shape (items, raters).
+    columns: NDArray[Any]
+    #: Each rater's mean of the full sample, shape (raters,).
+    theta: NDArray[Any]
+    #: Each rater's mean of each resample, one contiguous row per rater: (raters, resamples).
+    boot: NDArray[Any]
+    n_resamples: int
+    seed: int
+
+
+def resampled_means(columns: Sequence[Any], *, n_resamples: int, seed: int) -> Means:
+    """Each rater's mean of the full sample and of each resample, from the draw counts.
 
     Args:
         columns: per rater, records :func:`batchable` takes, all of one length.
-        statistic: their statistic (one object: the mean of the records).
         n_resamples: how many resamples.
-        seed: the seed of the draws.
-        level: the confidence level.
+        seed: the seed of the draws (those of :func:`scoring.intervals.bootstrap`).
 
     Returns:
-        Per rater, the BCa interval, or the error the single bootstrap raised.
+        The means: each is the float a single bootstrap's counts form gives (whole sums).
     """
     n, n_resamples, seed = len(columns[0]), int(n_resamples), int(seed)
     hits = np.stack([np.asarray(c, dtype=np.float64) for c in columns], axis=1)  # (n, raters)
     theta = (np.ones(n) @ hits) / n
     boot = np.ascontiguousarray(((intervals._draw_counts(seed, n, n_resamples) @ hits) / n).T)
+    return Means(tuple(columns), hits, theta, boot, n_resamples, seed)
+
+
+def bca_of_means(
+    means: Means, statistic: Callable[[Any], Any], *, level: float = 0.95
+) -> list[Interval | ScoringError]:
+    """``intervals.bootstrap(records, statistic, vectorized=True)`` of each rater's records.
+
+    Args:
+        means: the raters' means (:func:`resampled_means`).
+        statistic: their statistic (one object: the mean of the records).
+        level: the confidence level.
+
+    Returns:
+        Per rater, the BCa interval, or the error the single bootstrap raised.
+    """
+    hits, theta, boot = means.columns, means.theta, means.boot
+    n, n_resamples, seed = hits.shape[0], means.n_resamples, means.seed
     jack = np.ascontiguousarray((((1.0 - np.eye(n)) @ hits) / (n - 1)).T)
     alpha = (1.0 - level) / 2.0
     levels, params = _bca_levels(boot, theta, jack, alpha)
     ordered = np.sort(boot, axis=1)
     out: list[Interval | ScoringError] = []
-    for j, records in enumerate(columns):
+    for j in range(hits.shape[1]):
         found = params[j]
         if found is None:  # BCa needs a fallback: the single bootstrap says which and why
             try:
                 out.append(
                     intervals.bootstrap(
-                        records,
+                        means.records[j],
                         statistic,
                         n_resamples=n_resamples,
                         seed=seed,
@@ -123,6 +149,38 @@ def bca_of_means(
         }
         out.append(Interval(float(theta[j]), low, high, level, "bootstrap:bca", details))
     return out
+
+
+def percentile_of_mean(means: Means, rows: Sequence[int], *, level: float = 0.95) -> Interval:
+    """The percentile interval of the mean over raters ``rows`` of their means, per resample.
+
+    What :func:`scoring.intervals.bootstrap` gives with ``method="percentile"`` for
+    :func:`scoring.panel.mean_of_statistics` of those raters (the mean annotator): the same
+    per-resample means, stacked as it stacks them (resamples × raters, contiguous) and
+    averaged along each row, so the same floats.
+
+    Args:
+        means: the raters' means (:func:`resampled_means`).
+        rows: which raters, in the order the mean takes them.
+        level: the confidence level.
+
+    Returns:
+        The interval, its details as the single bootstrap writes them.
+    """
+    picked = list(rows)
+    whole = np.mean(np.ascontiguousarray(means.theta[picked][None, :]), axis=1)
+    boot = np.mean(np.ascontiguousarray(means.boot[picked].T), axis=1)
+    alpha = (1.0 - level) / 2.0
+    details = {
+        "n_items": means.columns.shape[0],
+        "n_resamples": means.n_resamples,
+        "n_resamples_dropped": 0,
+        "seed": means.seed,
+        "requested_method": "percentile",
+        "bootstrap_se": float(boot.std(ddof=1)),
+    }
+    low, high = intervals.quantiles(boot, np.array([alpha, 1.0 - alpha]))
+    return Interval(float(whole[0]), low, high, level, "bootstrap:percentile", details)
 
 
 def _bca_levels(

@@ -174,6 +174,15 @@ def _rater_intervals(
     share one pass (:mod:`scoring.bootstrap_batch`): the same intervals, a fraction of the
     fixed cost each (issue 38). The rest are bootstrapped one by one, as before.
     """
+    return _shared_rater_intervals(t, raters, seed)[0]
+
+
+def _shared_rater_intervals(
+    t: Any,
+    raters: Sequence[tuple[Mapping[Hashable, Any], Score, _ResampleMemo | None]],
+    seed: int,
+) -> tuple[list[tuple[Interval | None, str | None]], dict[int, tuple[bootstrap_batch.Means, int]]]:
+    """:func:`_rater_intervals`, and for each rater of a shared pass its means and row."""
     out: list[tuple[Interval | None, str | None] | None] = [None] * len(raters)
     decomposed = [_per_item(t, g, s) for g, s, _ in raters]
     groups: dict[tuple[Any, int], list[int]] = {}
@@ -184,21 +193,24 @@ def _rater_intervals(
             and bootstrap_batch.batchable(d[0], d[1], BOOTSTRAP_RESAMPLES)
         ):
             groups.setdefault((d[1], len(d[0])), []).append(k)
+    shared: dict[int, tuple[bootstrap_batch.Means, int]] = {}
     for (statistic, _), members in groups.items():
         if len(members) < 2:
             continue
-        found = bootstrap_batch.bca_of_means(
+        means = bootstrap_batch.resampled_means(
             [decomposed[k][0] for k in members],  # type: ignore[index]
-            statistic,
             n_resamples=BOOTSTRAP_RESAMPLES,
             seed=seed,
         )
-        for k, iv in zip(members, found, strict=True):
+        found = bootstrap_batch.bca_of_means(means, statistic)
+        for row, (k, iv) in enumerate(zip(members, found, strict=True)):
             out[k] = (None, f"not estimable: {iv}") if isinstance(iv, ScoringError) else (iv, None)
-    return [
-        done if done is not None else _bootstrap_decomposed(decomposed[k], seed, raters[k][2])
-        for k, done in enumerate(out)
+            shared[k] = (means, row)
+    done = [
+        found if found is not None else _bootstrap_decomposed(decomposed[k], seed, raters[k][2])
+        for k, found in enumerate(out)
     ]
+    return done, shared
 
 
 def annotator_scores(
@@ -249,12 +261,15 @@ def _mean_annotator(
     scores: Mapping[str, Any],
     seed: int,
     memo: _ResampleMemo | None = None,
+    shared: Sequence[tuple[bootstrap_batch.Means, int] | None] = (),
 ) -> dict[str, Any]:
     """Mean of the annotators' own scores, with an interval where the items allow one.
 
     Its interval resamples items jointly for all of them, so only where every annotator
     answered the same items (else "not estimable"). With ``memo``, each annotator's statistic
-    is taken over item indices, so the resamples their own bootstrap evaluated are reused.
+    is taken over item indices, so the resamples their own bootstrap evaluated are reused;
+    with ``shared`` (per annotator, the pass their accuracy was bootstrapped in), the means
+    of that pass are averaged (:func:`scoring.bootstrap_batch.percentile_of_mean`).
     """
     values = [s.value for s, _, _ in scores.values()]
     mean = float(np.mean(values))
@@ -272,6 +287,13 @@ def _mean_annotator(
     if n < MIN_ITEMS:
         return _entry(mean, None, f"not estimable: fewer than {MIN_ITEMS} items")
 
+    pass_rows = _one_pass_rows(parts, shared)
+    if pass_rows is not None:
+        means, rows = pass_rows
+        iv = bootstrap_batch.percentile_of_mean(means, rows)
+        return _entry(
+            mean, iv, None, method="mean of annotators' scores; joint percentile bootstrap"
+        )
     if memo is not None:
         for k, part in enumerate(parts):
             indexed = None if part is None else memo.indexed(*part)
@@ -289,6 +311,27 @@ def _mean_annotator(
     except ScoringError as exc:
         return _entry(mean, None, f"not estimable: {exc}")
     return _entry(mean, iv, None, method="mean of annotators' scores; joint percentile bootstrap")
+
+
+def _one_pass_rows(
+    parts: Sequence[tuple[Any, Any] | None],
+    shared: Sequence[tuple[bootstrap_batch.Means, int] | None],
+) -> tuple[bootstrap_batch.Means, list[int]] | None:
+    """The shared pass and rows of every annotator, where all were bootstrapped in one pass.
+
+    On exactly these records; else None, and the mean annotator is bootstrapped as before.
+    """
+    if len(shared) != len(parts) or any(s is None for s in shared):
+        return None
+    passes = {id(s[0]) for s in shared if s is not None}
+    if len(passes) != 1:
+        return None
+    means = shared[0][0]  # type: ignore[index]
+    rows = [s[1] for s in shared if s is not None]
+    for part, row in zip(parts, rows, strict=True):
+        if part is None or not np.array_equal(part[0], means.records[row]):
+            return None
+    return means, rows
 
 
 def mean_of_statistics(
@@ -524,7 +567,7 @@ def human_panel(
     scored = _annotators_scored(t, gold, humans)
     ds_scored, ds_why = _dawid_skene_scored(t, gold, humans, fitted_labels)
     raters = [(g, s, memo) for g, s in scored.values()]
-    found = _rater_intervals(
+    found, shared = _shared_rater_intervals(
         t, raters if ds_scored is None else [*raters, (*ds_scored, None)], seed
     )
     scores = {r: (s, *iv) for (r, (_, s)), iv in zip(scored.items(), found, strict=False)}
@@ -543,7 +586,9 @@ def human_panel(
     else:
         ranked = sorted(scores, key=lambda r: (-scores[r][0].value, r))
         best, worst = ranked[0], ranked[-1]
-        panel["mean_annotator"] = _mean_annotator(t, gold, humans, scores, seed, memo)
+        panel["mean_annotator"] = _mean_annotator(
+            t, gold, humans, scores, seed, memo, [shared.get(k) for k in range(len(scores))]
+        )
         panel["best_annotator"] = {**panel["annotators"][best], "annotator": best}
         panel["worst_annotator"] = {**panel["annotators"][worst], "annotator": worst}
     panel["dawid_skene"] = (
