@@ -608,6 +608,14 @@ def spearman_of_resamples(x: NDArray[Any]) -> NDArray[Any]:
     return _rho_of_sums(*sums, x.shape[-2])
 
 
+def _spearman_of_code_counts(records: Any, counts: NDArray[Any]) -> NDArray[Any] | None:
+    """:func:`spearman_of_codes` from the draw counts (:mod:`scoring.spearman_counts`)."""
+    from scoring.spearman_counts import spearman_of_code_counts
+
+    return spearman_of_code_counts(records, counts)
+
+
+@counts_form(_spearman_of_code_counts)
 @vectorized
 def spearman_of_codes(x: NDArray[Any]) -> NDArray[Any]:
     """:func:`spearman_of_resamples` for records whose two columns hold dense rank codes.
@@ -615,7 +623,9 @@ def spearman_of_codes(x: NDArray[Any]) -> NDArray[Any]:
     The codes are whole numbers 0 … m − 1 (see :func:`rank_codes`): Spearman depends only on
     the order, so the value is the same, bit for bit. The average ranks come from counting each
     code in each resample instead of sorting every resample; the centred ranks' sums of squares
-    from those counts (all terms are multiples of 1/4, so every sum is exact).
+    from those counts (all terms are multiples of 1/4, so every sum is exact). A bootstrap takes
+    it from the draw counts instead (its form over counts, :mod:`scoring.spearman_counts`, the
+    same floats without gathering the records).
 
     Args:
         x: resamples of (gold code, rating code) pairs, shape (..., n, 2).
