@@ -19,6 +19,8 @@ __all__ = [
 
 
 def _rating(rater: str, item: Hashable, value: Any) -> float:
+    if type(value) is float and math.isfinite(value):  # the usual case, without NumPy's call
+        return value
     if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
         raise InvalidInputError(f"answers[{rater!r}][{item!r}]: expected a number, got {value!r}")
     if not np.isfinite(value):
@@ -37,6 +39,11 @@ def _mean_ratings(
     export takes it for every annotator several times (issue 38).
     """
     raters = list(ratings.values())
+    if len(raters) == 1 and list(raters[0]) == list(items):
+        # One annotator who rated every item, in order: each table row is one rating, whose
+        # np.mean is the rating plus 0.0 (numpy's sum starts from 0.0, so -0.0 becomes 0.0),
+        # divided by 1. The panel scores each annotator alone, several times (issue 38).
+        return {item: v + 0.0 for item, v in raters[0].items()}
     everyone = [i for i in items if all(i in r for r in raters)] if raters else []
     full: dict[Hashable, float] = {}
     if everyone:
