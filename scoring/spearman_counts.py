@@ -24,8 +24,8 @@ product, which OpenBLAS spreads over threads (more CPU on a shared machine), and
 totals along each resample (a cumulative sum along the short axis, slower than the gathered
 kernel). And the panel's memo of each annotator's resampled values is lost on this path (it
 keys on gathered index rows), so the values are kept here instead, per records and draw-count
-matrix (:func:`spearman_of_code_counts`): the mean annotator's bootstrap takes each annotator's
-values from their own bootstrap, as it did through the memo.
+matrix (:func:`spearman_of_code_counts`), and the full sample's too: the mean annotator's
+bootstrap takes each annotator's values from their own bootstrap, as it did through the memo.
 """
 
 from __future__ import annotations
@@ -51,11 +51,13 @@ _SHORT_ROWS = 300
 #: annotator's come one after the other, so a few suffice.
 _KEPT = 8
 
+#: Stands for the full sample's counts (one row of ones) in :data:`_values`' keys.
+_WHOLE = object()
 #: draw-count matrix id -> (the matrix, its int transpose); the matrix is held so that its id
 #: is not reused while the entry lives.
 _transposed: OrderedDict[int, tuple[NDArray[Any], NDArray[Any]]] = OrderedDict()
 #: (records' dtype, shape and bytes, draw-count matrix id) -> (the matrix, the values).
-_values: OrderedDict[tuple[Any, ...], tuple[NDArray[Any], NDArray[Any]]] = OrderedDict()
+_values: OrderedDict[tuple[Any, ...], tuple[Any, NDArray[Any]]] = OrderedDict()
 
 
 def _remember(cache: OrderedDict[Any, Any], key: Any, value: Any) -> None:
@@ -151,14 +153,18 @@ def spearman_of_code_counts(records: Any, counts: NDArray[Any]) -> NDArray[Any] 
         return None
     if counts.ndim != 2 or counts.shape[1] != codes.shape[0] or codes.shape[0] < 1:
         return None
-    if counts.flags.writeable:
+    if not counts.flags.writeable:
+        source: Any = counts  # the matrix itself is kept with its values, so its id stays its
+    elif counts.shape[0] == 1 and bool((counts == 1).all()):
+        source = _WHOLE  # the full sample: every bootstrap of these records asks for it
+    else:
         return _compute(codes, counts)
-    key = (codes.dtype.str, codes.shape, codes.tobytes(), id(counts))
+    key = (codes.dtype.str, codes.shape, codes.tobytes(), id(source))
     kept = _values.get(key)
-    if kept is not None and kept[0] is counts:
+    if kept is not None and kept[0] is source:
         return kept[1]
     values = _compute(codes, counts)
     if values is not None:
         values.setflags(write=False)
-        _remember(_values, key, (counts, values))
+        _remember(_values, key, (source, values))
     return values

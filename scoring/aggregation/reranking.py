@@ -50,12 +50,12 @@ def _rater_scores(
     never kept.
     """
     parts: list[Any] = [ap_method, k, ties]
-    plain = True
+    types: set[type] = set()
     for qid, (rel, marks) in queries.items():
         rel_t, marks_t = tuple(rel), tuple(marks)
-        plain = plain and all(type(v) is int for v in rel_t + marks_t)
+        types.update(map(type, rel_t), map(type, marks_t))
         parts.append((qid, rel_t, marks_t))
-    key = tuple(parts) if plain else None
+    key = tuple(parts) if types <= {int} else None
     if key is not None and key in _kept:
         return _kept[key]
     scores = metrics.mean_ranking_scores(queries, ap_method, k=k, ties=ties)

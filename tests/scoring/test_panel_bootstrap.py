@@ -190,6 +190,6 @@ def test_the_panel_memo_reuses_resamples_and_changes_no_number(
     if make in (_classification, _sts):
         assert stored == 0  # every value from the draw counts, nothing in the memo
     if make is _sts:
-        # the mean annotator computed only the full sample's values (one row each), the
-        # resamples' values were each annotator's own, kept
-        assert computed == [1] * n_annotators
+        # the mean annotator computed nothing: the full sample's and the resamples' values
+        # were each annotator's own, kept
+        assert computed == []

@@ -82,7 +82,8 @@ def test_bootstrap_takes_the_counts_form_and_gives_the_gathered_interval() -> No
 
 def test_read_only_counts_keep_their_values() -> None:
     """The bootstrap's cached draw counts are read-only: their values are kept (the panel's
-    mean annotator asks again), read-only too; writable counts are computed afresh."""
+    mean annotator asks again), read-only too, and so are the full sample's; other writable
+    counts are computed afresh."""
     codes = kernels.rank_codes(_pairs(2, 30))
     counts = intervals._draw_counts(7, 30, 2000)
     first = spearman_of_code_counts(codes, counts)
@@ -90,6 +91,11 @@ def test_read_only_counts_keep_their_values() -> None:
     assert first is not None and again is first and not first.flags.writeable
     fresh = spearman_of_code_counts(codes, counts.copy())
     assert fresh is not None and fresh is not first and fresh.tobytes() == first.tobytes()
+    whole = spearman_of_code_counts(codes, np.ones((1, 30)))  # the full sample: kept too
+    assert whole is not None and spearman_of_code_counts(codes, np.ones((1, 30))) is whole
+    assert whole.tobytes() == kernels.spearman_of_codes(codes[None]).tobytes()
+    twice = spearman_of_code_counts(codes, np.full((1, 30), 2.0))  # not the full sample
+    assert twice is not None and twice is not whole
 
 
 def test_records_or_counts_it_cannot_take_go_the_gathered_way() -> None:

@@ -159,10 +159,16 @@ class RerankingScoring(ScoringRules):
         self, content: Mapping[str, Any], gold: Any, answers: Mapping[str, Any]
     ) -> list[str] | None:
         """One line per candidate: its text, then gold's and each rater's mark (✓ relevant,
-        ✗ not, – unmarked), so a disagreement reads without candidate ids."""
+        ✗ not, – unmarked), so a disagreement reads without candidate ids.
 
-        def mark(marks: Any, cid: str) -> str:
-            if not isinstance(marks, Mapping) or cid not in marks:
+        Each rater's marks are checked to be a mapping once per query, not once per candidate
+        and rater (the report asks this of every query two raters answered, issue 38)."""
+        empty: Mapping[str, Any] = {}
+        raters = [(r, a if isinstance(a, Mapping) else empty) for r, a in sorted(answers.items())]
+        gold_marks = gold if isinstance(gold, Mapping) else empty
+
+        def mark(marks: Mapping[str, Any], cid: str) -> str:
+            if cid not in marks:
                 return "–"
             return "✓" if int(marks[cid]) else "✗"
 
@@ -171,6 +177,6 @@ class RerankingScoring(ScoringRules):
             cid = str(cand.get("id"))
             text = " ".join(str(cand.get("text", "")).split())
             text = text if len(text) <= MARK_TEXT_CHARS else text[: MARK_TEXT_CHARS - 1] + "…"
-            who = "; ".join(f"{r} {mark(a, cid)}" for r, a in sorted(answers.items()))
-            lines.append(f"{text} — gold {mark(gold, cid)}; {who}")
+            who = "; ".join([f"{r} {mark(a, cid)}" for r, a in raters])
+            lines.append(f"{text} — gold {mark(gold_marks, cid)}; {who}")
         return lines or None
