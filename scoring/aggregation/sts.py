@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+from array import array
+from collections import OrderedDict
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
@@ -55,6 +57,37 @@ def _mean_ratings(
     }
 
 
+#: How many annotators' correlations :func:`_own_spearman` keeps. A subset's aggregate scores
+#: each annotator, then the panel each one alone, before the next subset: a few suffice, and so
+#: few that a whole export (several subsets, each adding its annotators and the noise
+#: ceiling's comparisons) leaves none for the next export of the same study in one process.
+_KEPT = 4
+_kept: OrderedDict[tuple[bytes, bytes], Score] = OrderedDict()
+
+
+def _own_spearman(gold_values: list[Any], ratings: list[float]) -> Score:
+    """``metrics.spearman`` of one annotator's ratings against gold, kept for the next call.
+
+    Why: an export scores each annotator in the aggregate, then again alone for the panel
+    (issue 38), on the same two lists. The key is the lists' float64 bytes, the very numbers
+    the metric reads (NumPy converts them alike), so a kept Score is the one a fresh call
+    gives; lists that are not all numbers are not kept (the metric raises its own error), nor
+    is an error.
+    """
+    try:
+        key = (array("d", gold_values).tobytes(), array("d", ratings).tobytes())
+    except (TypeError, ValueError, OverflowError):
+        return metrics.spearman(gold_values, ratings)
+    kept = _kept.get(key)
+    if kept is not None:
+        return kept
+    score = metrics.spearman(gold_values, ratings)
+    _kept[key] = score
+    while len(_kept) > _KEPT:
+        _kept.popitem(last=False)
+    return score
+
+
 def human_sts(gold: Mapping[Hashable, float], answers: Answers) -> Score:
     """Mean rating per pair across annotators, then Spearman against gold (details: Pearson).
 
@@ -85,7 +118,7 @@ def human_sts(gold: Mapping[Hashable, float], answers: Answers) -> Score:
     own: Score | None = None
     for rater, given in ratings.items():
         try:
-            score = metrics.spearman([gold[i] for i in given], list(given.values()))
+            score = _own_spearman([gold[i] for i in given], list(given.values()))
         except DegenerateInputError as exc:
             degenerate[rater] = str(exc)
             continue
