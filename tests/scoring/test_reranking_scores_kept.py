@@ -94,3 +94,26 @@ def test_one_annotators_mean_is_np_mean(value: float) -> None:
     assert np.float64(got).view(np.int64) == np.float64(want).view(np.int64)
     with pytest.raises(InvalidInputError, match="NaN or infinite"):
         mean_over_annotators({"a": float("nan")})
+
+
+def _consensus_by_votes(answers: Any) -> Any:
+    """The general rule: every vote listed, then the majority (a tie is not relevant)."""
+    marks: dict[Any, dict[str, list[int]]] = {}
+    for a in answers.values():
+        for q, m in a.items():
+            for c, v in (m or {}).items():
+                marks.setdefault(q, {}).setdefault(str(c), []).append(int(v))
+    return {q: {c: int(2 * sum(v) > len(v)) for c, v in cs.items()} for q, cs in marks.items()}
+
+
+def test_one_annotators_consensus_is_the_vote() -> None:
+    from hume_sync.task_types.reranking.scoring import RerankingScoring
+
+    t = RerankingScoring()
+    _, humans = _study(4)
+    one = {"a": {**humans["a"], "q0": None, "q1": {}, "q2": {**humans["a"]["q2"], 7: True}}}
+    got = t.score_consensus(one)
+    assert got == _consensus_by_votes(one) and "q0" not in got and "q1" not in got
+    alike = {"a": {"q0": {1: 1, "1": 0, "c2": 1}}}  # ids alike as strings pool their votes
+    assert t.score_consensus(alike) == _consensus_by_votes(alike) == {"q0": {"1": 0, "c2": 1}}
+    assert t.score_consensus(humans) == _consensus_by_votes(humans)

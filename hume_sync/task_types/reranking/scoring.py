@@ -96,7 +96,23 @@ class RerankingScoring(ScoringRules):
     def score_consensus(
         self, answers: Mapping[str, Mapping[Hashable, Any]]
     ) -> Mapping[Hashable, Any] | None:
-        """Per query and candidate the majority mark, a tie counted as not relevant."""
+        """Per query and candidate the majority mark, a tie counted as not relevant.
+
+        One annotator's consensus is their marks read as 0/1 (the noise ceiling asks for it per
+        annotator in a two-annotator study, issue 38), without the lists of votes: the same
+        majority of one vote, unless two candidate ids read alike as strings."""
+        if len(answers) == 1:
+            (only,) = answers.values()
+            out: dict[Hashable, dict[str, int]] = {}
+            for q, m in only.items():
+                if not m:
+                    continue
+                one = {str(c): int(2 * int(v) > 1) for c, v in m.items()}
+                if len(one) != len(m):
+                    break  # ids alike as strings: their votes are pooled below
+                out[q] = one
+            else:
+                return out
         marks: dict[Hashable, dict[str, list[int]]] = {}
         for a in answers.values():
             for q, m in a.items():
