@@ -113,7 +113,9 @@ def test_one_annotators_consensus_is_the_vote() -> None:
     _, humans = _study(4)
     one = {"a": {**humans["a"], "q0": None, "q1": {}, "q2": {**humans["a"]["q2"], 7: True}}}
     got = t.score_consensus(one)
-    assert got == _consensus_by_votes(one) and "q0" not in got and "q1" not in got
-    alike = {"a": {"q0": {1: 1, "1": 0, "c2": 1}}}  # ids alike as strings pool their votes
+    assert got is not None and got == _consensus_by_votes(one)
+    assert "q0" not in got and "q1" not in got
+    # ids alike as strings pool their votes
+    alike: dict[str, Any] = {"a": {"q0": {1: 1, "1": 0, "c2": 1}}}
     assert t.score_consensus(alike) == _consensus_by_votes(alike) == {"q0": {"1": 0, "c2": 1}}
     assert t.score_consensus(humans) == _consensus_by_votes(humans)
