@@ -53,9 +53,9 @@ _KEPT = 8
 
 #: Stands for the full sample's counts (one row of ones) in :data:`_values`' keys.
 _WHOLE = object()
-#: draw-count matrix id -> (the matrix, its int transpose); the matrix is held so that its id
-#: is not reused while the entry lives.
-_transposed: OrderedDict[int, tuple[NDArray[Any], NDArray[Any]]] = OrderedDict()
+#: draw-count matrix id -> (the matrix, its int transpose, each row's draws); the matrix is held
+#: so that its id is not reused while the entry lives.
+_transposed: OrderedDict[int, tuple[NDArray[Any], NDArray[Any], NDArray[Any]]] = OrderedDict()
 #: (records' dtype, shape and bytes, draw-count matrix id) -> (the matrix, the values).
 _values: OrderedDict[tuple[Any, ...], tuple[Any, NDArray[Any]]] = OrderedDict()
 
@@ -66,28 +66,68 @@ def _remember(cache: OrderedDict[Any, Any], key: Any, value: Any) -> None:
         cache.popitem(last=False)
 
 
-def _items_by_resample(counts: NDArray[Any], dtype: Any) -> NDArray[Any] | None:
-    """``counts`` transposed, (items, resamples), as whole numbers; None where they are not.
+def _items_by_resample(counts: NDArray[Any]) -> tuple[NDArray[Any], NDArray[Any]] | None:
+    """``counts`` transposed, (items, resamples), as whole numbers, and each row's draws.
 
-    A read-only matrix (the bootstrap's cached draw counts) is converted once and kept.
+    None where the counts are not whole numbers or so many that the sums leave float64's whole
+    numbers. int32 where 4·n³ fits it, else int64. A read-only matrix (the bootstrap's cached
+    draw counts) is converted once and kept.
     """
     kept = _transposed.get(id(counts))
-    if kept is not None and kept[0] is counts and kept[1].dtype == dtype:
-        return kept[1]
+    if kept is not None and kept[0] is counts:
+        return kept[1], kept[2]
+    drawn = counts.sum(axis=1)
+    top = 4 * float(drawn.max()) ** 3
+    if not top < _FLOAT_LIMIT:  # NaN counts too
+        return None
+    dtype = np.int32 if top <= _INT32_LIMIT else np.int64
     with np.errstate(invalid="ignore"):  # NaN or huge counts: caught just below
         whole = np.ascontiguousarray(counts.T, dtype=dtype)
     if not np.array_equal(whole, counts.T):
         return None
     if not counts.flags.writeable:
-        _remember(_transposed, id(counts), (counts, whole))
-    return whole
+        _remember(_transposed, id(counts), (counts, whole, drawn))
+    return whole, drawn
 
 
-def _twice_mid_ranks(codes: NDArray[Any], draws: NDArray[Any]) -> NDArray[Any]:
-    """``T``: per item and resample, twice (its average rank − 1/2), shape (items, resamples).
+class _Work:
+    """Work arrays of one shape, (items, resamples), kept from one bootstrap to the next.
 
-    ``draws`` is (items, resamples). Sorted by code, ``S[k]`` is the draws of the first k items;
-    an item of a code spanning sorted places lo … hi − 1 has ``T = S[hi] + S[lo]``.
+    Why: a 2,000-resample STS bootstrap needs half a dozen arrays of 40 × 2,000 integers,
+    320 KB each. Allocated afresh, glibc maps them and, once freed, trims them back to the
+    system, so every call faulted its pages in again: 1.2 ms a call, two thirds of it page
+    faults (issue 38's earlier round met the same with the gathered kernel). Kept, they cost
+    the arithmetic only. Not thread-safe, like the rest of an export.
+    """
+
+    def __init__(self, n_items: int, rows: int, dtype: Any) -> None:
+        self.sorted = np.empty((n_items, rows), dtype=dtype)
+        self.totals = np.zeros((n_items + 1, rows), dtype=dtype)  # row 0 stays 0
+        self.twice = (np.empty((n_items, rows), dtype=dtype), np.empty((n_items, rows), dtype))
+        self.scratch = np.empty((n_items, rows), dtype=dtype)
+
+
+#: (items, resamples, dtype) -> its work arrays, for the few shapes a study's bootstraps use.
+_work: OrderedDict[tuple[int, int, str], _Work] = OrderedDict()
+
+
+def _work_for(draws: NDArray[Any]) -> _Work:
+    key = (draws.shape[0], draws.shape[1], draws.dtype.str)
+    work = _work.get(key)
+    if work is None:
+        work = _Work(draws.shape[0], draws.shape[1], draws.dtype)
+        _remember(_work, key, work)
+    return work
+
+
+def _twice_mid_ranks(
+    codes: NDArray[Any], draws: NDArray[Any], work: _Work, out: NDArray[Any]
+) -> NDArray[Any]:
+    """``T`` into ``out``: per item and resample, twice (its average rank − 1/2).
+
+    ``draws`` and ``out`` are (items, resamples). Sorted by code, ``S[k]`` is the draws of the
+    first k items; an item of a code spanning sorted places lo … hi − 1 has
+    ``T = S[hi] + S[lo]``.
     """
     order = np.argsort(codes, kind="stable")
     ranked = codes[order]
@@ -95,36 +135,37 @@ def _twice_mid_ranks(codes: NDArray[Any], draws: NDArray[Any]) -> NDArray[Any]:
     hi = np.empty(len(codes), dtype=np.intp)
     lo[order] = np.searchsorted(ranked, ranked, side="left")
     hi[order] = np.searchsorted(ranked, ranked, side="right")
-    sorted_draws = draws.take(order, axis=0)
-    totals = np.zeros((len(codes) + 1, draws.shape[1]), dtype=draws.dtype)
+    # mode="clip" (the indices are valid): with "raise" np.take buffers ``out`` afresh
+    sorted_draws = np.take(draws, order, axis=0, out=work.sorted, mode="clip")
+    totals = work.totals
     if draws.shape[1] < _SHORT_ROWS:
         np.cumsum(sorted_draws, axis=0, out=totals[1:])
     else:  # whole rows at a time: np.cumsum runs down each column, ten times slower here
         for k in range(len(codes)):
             np.add(totals[k], sorted_draws[k], out=totals[k + 1])
-    twice: NDArray[Any] = totals.take(hi, axis=0) + totals.take(lo, axis=0)
-    return twice
+    np.take(totals, hi, axis=0, out=out, mode="clip")
+    np.add(out, np.take(totals, lo, axis=0, out=work.scratch, mode="clip"), out=out)
+    return out
 
 
 def _compute(codes: NDArray[Any], counts: NDArray[Any]) -> NDArray[Any] | None:
     if counts.shape[0] == 0:
         return None
-    drawn = counts.sum(axis=1)
-    top = 4 * float(drawn.max()) ** 3
-    if top >= _FLOAT_LIMIT:
+    prepared = _items_by_resample(counts)
+    if prepared is None:
         return None
-    draws = _items_by_resample(counts, np.int32 if top <= _INT32_LIMIT else np.int64)
-    if draws is None:
-        return None
-    ta = _twice_mid_ranks(codes[:, 0], draws)
-    tb = _twice_mid_ranks(codes[:, 1], draws)
+    draws, drawn = prepared
+    work = _work_for(draws)
+    ta = _twice_mid_ranks(codes[:, 0], draws, work, work.twice[0])
+    tb = _twice_mid_ranks(codes[:, 1], draws, work, work.twice[1])
     n = drawn.astype(np.float64)
     shift = n**3 / 4
-    weighted = draws * ta
+    weighted = np.multiply(draws, ta, out=work.scratch)
     # Σ c·T·T' over items, exact in the integer type, then / 4 (exact) less n³ / 4 (exact)
     saa = np.einsum("ir,ir->r", weighted, ta) / 4 - shift
-    sbb = np.einsum("ir,ir->r", draws * tb, tb) / 4 - shift
     sab = np.einsum("ir,ir->r", weighted, tb) / 4 - shift
+    weighted = np.multiply(draws, tb, out=work.scratch)
+    sbb = np.einsum("ir,ir->r", weighted, tb) / 4 - shift
     # np.corrcoef's last steps, as the gathered kernel takes them
     f = np.true_divide(1, n - 1)
     caa, cbb, cab = saa * f, sbb * f, sab * f

@@ -107,3 +107,15 @@ def test_records_or_counts_it_cannot_take_go_the_gathered_way() -> None:
     assert spearman_of_code_counts(codes, counts * 0.5) is None
     assert spearman_of_code_counts(codes, np.full((3, 10), np.nan)) is None
     assert spearman_of_code_counts(codes, np.full((1, 10), 2.0**20)) is None  # sums past 2**53
+
+
+def test_work_arrays_kept_between_calls_change_no_value() -> None:
+    """Two subsets' records of one size, taken in turn on writable counts of one shape (so the
+    same work arrays serve both): each time the gathered kernel's floats."""
+    draws = np.random.default_rng(4).integers(0, 40, size=(2000, 40))
+    counts = _counts(draws, 40)
+    one, other = (kernels.rank_codes(_pairs(seed, 40)) for seed in (20, 21))
+    for codes in (one, other, one, other):
+        counted = spearman_of_code_counts(codes, counts)
+        assert counted is not None
+        assert counted.tobytes() == kernels.spearman_of_codes(codes[draws]).tobytes()
