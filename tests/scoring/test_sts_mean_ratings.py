@@ -57,7 +57,7 @@ def test_one_annotators_means_are_np_means_signed_zeros_included() -> None:
     """Alone, an annotator's means skip the table: each is np.mean of their one rating, -0.0
     (which np.mean makes 0.0) included."""
     items = ["a", "b", "c", "d"]
-    given = {"a": -0.0, "b": 0.0, "c": 2.5, "d": -1.25}
+    given: dict[Hashable, float] = {"a": -0.0, "b": 0.0, "c": 2.5, "d": -1.25}
     got = _mean_ratings(items, {"r": given})
     for item in items:
         want = np.mean(np.array([[given[item]]]), axis=1)[0]
