@@ -13,10 +13,11 @@ beside :func:`~scoring.kernels.vectorized`, and is re-exported here) carries suc
 :func:`scoring.intervals.bootstrap` uses it for the resamples, the jackknife and the full
 sample where it gives values, and the gathered records where it gives None.
 
-Tried and left out: the same for STS's Spearman of rank codes. Its per-code counts are
+STS's Spearman of rank codes has its own form over draw counts
+(:mod:`scoring.spearman_counts`): running totals of the counts item by item, in integers, not
 ``counts @ onehot(codes)``, a matrix product that OpenBLAS spreads over threads, which cost more
-CPU than the kernel's ``np.bincount`` of the gathered codes on a shared machine (16 ms against
-6 ms a bootstrap; 4 ms on one thread), for the same floats.
+CPU than the gathered kernel on a shared machine (16 ms against 6 ms a bootstrap; 4 ms on one
+thread).
 """
 
 from __future__ import annotations

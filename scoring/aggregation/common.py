@@ -11,6 +11,7 @@ is listed in ``details`` and left out. Each result keeps every annotator's own s
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -44,6 +45,14 @@ def mean_over_annotators(per_rater: Mapping[str, float]) -> float:
     """
     if not isinstance(per_rater, Mapping) or not per_rater:
         raise InvalidInputError("per_rater: expected a non-empty mapping annotator -> score")
+    if len(per_rater) == 1:
+        # np.mean of one value is that value plus 0.0 (numpy's sum starts from 0.0, so -0.0
+        # becomes 0.0), divided by 1: the panel scores each annotator alone (issue 38)
+        (one,) = per_rater.values()
+        value = float(one)
+        if not math.isfinite(value):
+            raise InvalidInputError("per_rater: contains NaN or infinite scores")
+        return value + 0.0
     values = np.asarray([float(v) for v in per_rater.values()])
     if not np.all(np.isfinite(values)):
         raise InvalidInputError("per_rater: contains NaN or infinite scores")

@@ -5,6 +5,7 @@ Per annotator, AP of their binary marks per query, then the mean over queries.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Hashable, Mapping
 from typing import Any
 
@@ -26,6 +27,43 @@ TIES_FOR_AP_METHOD: Mapping[str, str] = {
     "trec_eval": "trec_eval",
     "expected_ties": "expected_ties",
 }
+
+
+#: How many annotators' scores :func:`_rater_scores` keeps. A subset's aggregate scores every
+#: annotator, then the panel each one alone, before the next subset: a few suffice, and so few
+#: that a whole export (several subsets, each adding its annotators and the noise ceiling's
+#: comparisons) leaves none for the next export of the same study in one process.
+_KEPT = 4
+_kept: OrderedDict[tuple[Any, ...], tuple[Score, Score, Score]] = OrderedDict()
+
+
+def _rater_scores(
+    queries: dict[Hashable, tuple[list[Any], list[Any]]], ap_method: str, k: int, ties: str
+) -> tuple[Score, Score, Score]:
+    """``metrics.mean_ranking_scores`` of one annotator's queries, kept for the next call.
+
+    Why: an export scores each annotator's marks in the aggregate, then again alone for the
+    panel (issue 38); both calls give the same queries, so the second takes the first's
+    Scores (the same objects: nothing downstream changes a Score). Kept only where every
+    relevance and mark is a plain ``int`` (as the task type normalises them), so that a key
+    equal to another (``1 == 1.0 == True``) stands for the very same numbers; an error is
+    never kept.
+    """
+    parts: list[Any] = [ap_method, k, ties]
+    types: set[type] = set()
+    for qid, (rel, marks) in queries.items():
+        rel_t, marks_t = tuple(rel), tuple(marks)
+        types.update(map(type, rel_t), map(type, marks_t))
+        parts.append((qid, rel_t, marks_t))
+    key = tuple(parts) if types <= {int} else None
+    if key is not None and key in _kept:
+        return _kept[key]
+    scores = metrics.mean_ranking_scores(queries, ap_method, k=k, ties=ties)
+    if key is not None:
+        _kept[key] = scores
+        while len(_kept) > _KEPT:
+            _kept.popitem(last=False)
+    return scores
 
 
 def human_reranking(
@@ -68,13 +106,17 @@ def human_reranking(
             raise InvalidInputError(f"gold[{qid!r}]: expected a non-empty mapping candidate -> 0/1")
 
     def complete(rater: str, qid: Hashable, marks: Any) -> bool:
-        where = f"answers[{rater!r}][{qid!r}]"
-        if not isinstance(marks, Mapping):
+        cands = gold[qid]
+        if type(marks) is not dict and not isinstance(marks, Mapping):
+            where = f"answers[{rater!r}][{qid!r}]"
             raise InvalidInputError(f"{where}: expected a mapping candidate -> mark")
-        unknown = [c for c in marks if c not in gold[qid]]
-        if unknown:
-            raise InvalidInputError(f"{where}: unknown candidates {unknown[:5]!r}")
-        return all(marks.get(c) is not None for c in gold[qid])
+        if not marks.keys() <= cands.keys():  # the set test in C, the list only to name them
+            unknown = [c for c in marks if c not in cands]
+            raise InvalidInputError(
+                f"answers[{rater!r}][{qid!r}]: unknown candidates {unknown[:5]!r}"
+            )
+        # every candidate marked: as many marks as candidates (none unknown), none None
+        return len(marks) == len(cands) and all(v is not None for v in marks.values())
 
     col = collect(gold, answers, complete)
     per_rater: dict[str, float] = {}
@@ -89,7 +131,7 @@ def human_reranking(
             for qid, marks in given.items()
         }
         try:
-            ap, rr, ndcg = metrics.mean_ranking_scores(queries, ap_method, k=k, ties=tie_rule)
+            ap, rr, ndcg = _rater_scores(queries, ap_method, k, tie_rule)
         except DegenerateInputError:
             unscorable.append(rater)
             no_relevant.update(queries)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+from array import array
+from collections import OrderedDict
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
@@ -19,6 +21,8 @@ __all__ = [
 
 
 def _rating(rater: str, item: Hashable, value: Any) -> float:
+    if type(value) is float and math.isfinite(value):  # the usual case, without NumPy's call
+        return value
     if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
         raise InvalidInputError(f"answers[{rater!r}][{item!r}]: expected a number, got {value!r}")
     if not np.isfinite(value):
@@ -37,6 +41,11 @@ def _mean_ratings(
     export takes it for every annotator several times (issue 38).
     """
     raters = list(ratings.values())
+    if len(raters) == 1 and list(raters[0]) == list(items):
+        # One annotator who rated every item, in order: each table row is one rating, whose
+        # np.mean is the rating plus 0.0 (numpy's sum starts from 0.0, so -0.0 becomes 0.0),
+        # divided by 1. The panel scores each annotator alone, several times (issue 38).
+        return {item: v + 0.0 for item, v in raters[0].items()}
     everyone = [i for i in items if all(i in r for r in raters)] if raters else []
     full: dict[Hashable, float] = {}
     if everyone:
@@ -46,6 +55,37 @@ def _mean_ratings(
         item: full[item] if item in full else float(np.mean([r[item] for r in raters if item in r]))
         for item in items
     }
+
+
+#: How many annotators' correlations :func:`_own_spearman` keeps. A subset's aggregate scores
+#: each annotator, then the panel each one alone, before the next subset: a few suffice, and so
+#: few that a whole export (several subsets, each adding its annotators and the noise
+#: ceiling's comparisons) leaves none for the next export of the same study in one process.
+_KEPT = 4
+_kept: OrderedDict[tuple[bytes, bytes], Score] = OrderedDict()
+
+
+def _own_spearman(gold_values: list[Any], ratings: list[float]) -> Score:
+    """``metrics.spearman`` of one annotator's ratings against gold, kept for the next call.
+
+    Why: an export scores each annotator in the aggregate, then again alone for the panel
+    (issue 38), on the same two lists. The key is the lists' float64 bytes, the very numbers
+    the metric reads (NumPy converts them alike), so a kept Score is the one a fresh call
+    gives; lists that are not all numbers are not kept (the metric raises its own error), nor
+    is an error.
+    """
+    try:
+        key = (array("d", gold_values).tobytes(), array("d", ratings).tobytes())
+    except (TypeError, ValueError, OverflowError):
+        return metrics.spearman(gold_values, ratings)
+    kept = _kept.get(key)
+    if kept is not None:
+        return kept
+    score = metrics.spearman(gold_values, ratings)
+    _kept[key] = score
+    while len(_kept) > _KEPT:
+        _kept.popitem(last=False)
+    return score
 
 
 def human_sts(gold: Mapping[Hashable, float], answers: Answers) -> Score:
@@ -78,7 +118,7 @@ def human_sts(gold: Mapping[Hashable, float], answers: Answers) -> Score:
     own: Score | None = None
     for rater, given in ratings.items():
         try:
-            score = metrics.spearman([gold[i] for i in given], list(given.values()))
+            score = _own_spearman([gold[i] for i in given], list(given.values()))
         except DegenerateInputError as exc:
             degenerate[rater] = str(exc)
             continue

@@ -194,6 +194,37 @@ def test_correlations_of_nothing_or_one_pair_are_undefined() -> None:
     assert math.isnan(_quiet(lambda: stats.kendalltau(empty, empty)).statistic)
 
 
+def _spearman_numpy_steps(x: Any, y: Any) -> float:
+    """The kernel's NumPy steps (np.corrcoef's), which it takes past SPEARMAN_IN_PYTHON."""
+    ranks = np.stack([kernels.average_ranks(x), kernels.average_ranks(y)])
+    centred = ranks - ranks.mean(axis=1, keepdims=True)
+    c = np.dot(centred, centred.T) * np.true_divide(1, len(x) - 1)
+    sd = np.sqrt(np.diag(c))
+    c /= sd[:, None]
+    c /= sd[None, :]
+    return float(np.clip(c, -1, 1)[1, 0])
+
+
+@pytest.mark.parametrize("n", [2, 3, 9, 40, kernels.SPEARMAN_IN_PYTHON, 300])
+def test_spearman_in_python_is_the_numpy_steps_and_scipys(n: int) -> None:
+    """Up to SPEARMAN_IN_PYTHON values ρ is counted in Python: the same float as the NumPy
+    steps (ties, -0.0 and negative values included), and scipy's spearmanr, the reference,
+    within its own rounding (it divides by the deviations in the other order)."""
+    rng = np.random.default_rng(n)
+    for _ in range(20):
+        x = rng.integers(-5, 6, n) / 2.0
+        y = rng.random(n) if n % 2 else rng.integers(0, 4, n) * 1.0
+        x[0] = -0.0
+        if (x == x[0]).all() or (y == y[0]).all():
+            continue
+        rho, p = kernels.spearman(x, y)
+        assert rho == _spearman_numpy_steps(x, y)
+        ref = stats.spearmanr(x.tolist(), y.tolist())
+        assert rho == pytest.approx(ref.statistic, abs=1e-15)
+        if n > 2:
+            assert p == pytest.approx(ref.pvalue, rel=1e-12, abs=1e-300)
+
+
 def test_average_ranks_are_scipys() -> None:
     for x, _ in PAIR_CASES:
         assert np.array_equal(kernels.average_ranks(x), stats.rankdata(x))

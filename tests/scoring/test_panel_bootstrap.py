@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from hume_sync import task_types
-from scoring import intervals, panel
+from scoring import intervals, panel, spearman_counts
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "source"
 
@@ -159,9 +159,10 @@ def test_the_panel_memo_reuses_resamples_and_changes_no_number(
 ) -> None:
     """human_panel evaluates each annotator's statistic once per resample (issue 38): the
     annotators' intervals and the mean annotator's are those computed without the memo, to the
-    last bit, and for STS (one statistic object for every score) the mean annotator's
-    bootstrap finds every annotator's resamples in the memo. Classification's accuracy is
-    taken from the draw counts instead (scoring.resample_counts), which the memo leaves out."""
+    last bit. Classification's accuracy and STS's Spearman are taken from the draw counts
+    instead (scoring.resample_counts, scoring.spearman_counts), which the memo leaves out; for
+    STS the mean annotator's bootstrap finds every annotator's resampled values kept by
+    scoring.spearman_counts, and computes none again."""
     t, gold, humans = make(n_annotators, 3)
     plain = panel.annotator_scores(t, gold, humans, 3)
     memo = panel._ResampleMemo()
@@ -174,12 +175,21 @@ def test_the_panel_memo_reuses_resamples_and_changes_no_number(
             iv2.estimate, iv2.low, iv2.high, iv2.details
         )  # fmt: skip
     stored = sum(len(v) for v in memo._values.values())
-    with_memo = panel._mean_annotator(t, gold, humans, shared, 3, memo)
+    computed: list[int] = []
+    compute = spearman_counts._compute
+
+    def counting(codes: Any, counts: Any) -> Any:
+        computed.append(counts.shape[0])
+        return compute(codes, counts)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(spearman_counts, "_compute", counting)
+        with_memo = panel._mean_annotator(t, gold, humans, shared, 3, memo)
     assert with_memo == panel._mean_annotator(t, gold, humans, plain, 3)
     assert with_memo["interval"] is not None
-    if make is _classification:
-        assert stored == 0  # every accuracy from the draw counts, nothing kept
+    if make in (_classification, _sts):
+        assert stored == 0  # every value from the draw counts, nothing in the memo
     if make is _sts:
-        assert stored >= 3 * n_annotators  # each one's estimate, resamples and jackknife
-        # the mean annotator added nothing new
-        assert sum(len(v) for v in memo._values.values()) == stored
+        # the mean annotator computed nothing: the full sample's and the resamples' values
+        # were each annotator's own, kept
+        assert computed == []

@@ -51,3 +51,16 @@ def test_one_annotator_score_is_the_pooled_computation() -> None:
         assert (s.value, s.details["pearson"]) == (pooled.value, pooled.details["pearson"])
         own = metrics.spearman([gold[i] for i in given], list(given.values()))
         assert s.per_rater["a"] == own.value
+
+
+def test_one_annotators_means_are_np_means_signed_zeros_included() -> None:
+    """Alone, an annotator's means skip the table: each is np.mean of their one rating, -0.0
+    (which np.mean makes 0.0) included."""
+    items = ["a", "b", "c", "d"]
+    given: dict[Hashable, float] = {"a": -0.0, "b": 0.0, "c": 2.5, "d": -1.25}
+    got = _mean_ratings(items, {"r": given})
+    for item in items:
+        want = np.mean(np.array([[given[item]]]), axis=1)[0]
+        assert np.float64(got[item]).view(np.int64) == np.float64(want).view(np.int64)
+        assert type(got[item]) is float
+    assert np.copysign(1.0, got["a"]) == 1.0

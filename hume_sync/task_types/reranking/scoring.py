@@ -96,7 +96,23 @@ class RerankingScoring(ScoringRules):
     def score_consensus(
         self, answers: Mapping[str, Mapping[Hashable, Any]]
     ) -> Mapping[Hashable, Any] | None:
-        """Per query and candidate the majority mark, a tie counted as not relevant."""
+        """Per query and candidate the majority mark, a tie counted as not relevant.
+
+        One annotator's consensus is their marks read as 0/1 (the noise ceiling asks for it per
+        annotator in a two-annotator study, issue 38), without the lists of votes: the same
+        majority of one vote, unless two candidate ids read alike as strings."""
+        if len(answers) == 1:
+            (only,) = answers.values()
+            out: dict[Hashable, dict[str, int]] = {}
+            for q, m in only.items():
+                if not m:
+                    continue
+                one = {str(c): int(2 * int(v) > 1) for c, v in m.items()}
+                if len(one) != len(m):
+                    break  # ids alike as strings: their votes are pooled below
+                out[q] = one
+            else:
+                return out
         marks: dict[Hashable, dict[str, list[int]]] = {}
         for a in answers.values():
             for q, m in a.items():
@@ -159,10 +175,16 @@ class RerankingScoring(ScoringRules):
         self, content: Mapping[str, Any], gold: Any, answers: Mapping[str, Any]
     ) -> list[str] | None:
         """One line per candidate: its text, then gold's and each rater's mark (✓ relevant,
-        ✗ not, – unmarked), so a disagreement reads without candidate ids."""
+        ✗ not, – unmarked), so a disagreement reads without candidate ids.
 
-        def mark(marks: Any, cid: str) -> str:
-            if not isinstance(marks, Mapping) or cid not in marks:
+        Each rater's marks are checked to be a mapping once per query, not once per candidate
+        and rater (the report asks this of every query two raters answered, issue 38)."""
+        empty: Mapping[str, Any] = {}
+        raters = [(r, a if isinstance(a, Mapping) else empty) for r, a in sorted(answers.items())]
+        gold_marks = gold if isinstance(gold, Mapping) else empty
+
+        def mark(marks: Mapping[str, Any], cid: str) -> str:
+            if cid not in marks:
                 return "–"
             return "✓" if int(marks[cid]) else "✗"
 
@@ -171,6 +193,6 @@ class RerankingScoring(ScoringRules):
             cid = str(cand.get("id"))
             text = " ".join(str(cand.get("text", "")).split())
             text = text if len(text) <= MARK_TEXT_CHARS else text[: MARK_TEXT_CHARS - 1] + "…"
-            who = "; ".join(f"{r} {mark(a, cid)}" for r, a in sorted(answers.items()))
-            lines.append(f"{text} — gold {mark(gold, cid)}; {who}")
+            who = "; ".join([f"{r} {mark(a, cid)}" for r, a in raters])
+            lines.append(f"{text} — gold {mark(gold_marks, cid)}; {who}")
         return lines or None
