@@ -1,4 +1,4 @@
-"""One subset's label metrics taken once for the same labels (:func:`shared_scores`).
+"""One subset's scores taken once for the same inputs (:func:`shared_scores`).
 
 Why: an export scores each annotator inside the aggregate (its ``per_rater``) and then again
 alone, for the which-human panel, on the same items in the same order (issue 38); for
@@ -7,6 +7,9 @@ clustering subset's time. Within :func:`shared_scores` (one subset's evaluation,
 :func:`scoring.subset_report.evaluate_subset`), a metric marked :func:`memoised` and called again
 on equal string labels returns what its first call returned: the same floats, by construction.
 
+Other repeated work of one subset is kept the same way through :func:`kept` (an STS
+annotator's Spearman, a reranking annotator's query scores, a Spearman bootstrap's values).
+
 The memo lives for the block only: a second export, or a second subset, computes everything
 again, so a benchmark that repeats an export measures the computation, not a cache.
 """
@@ -14,18 +17,19 @@ again, so a benchmark that repeats an export measures the computation, not a cac
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, TypeVar
 
 from scoring.records import Score
 
-__all__ = ["memoised", "shared_scores"]
+__all__ = ["kept", "memoised", "shared_scores"]
 
-_MEMO: ContextVar[dict[tuple[Any, ...], Score] | None] = ContextVar("score_memo", default=None)
+_MEMO: ContextVar[dict[tuple[Any, ...], Any] | None] = ContextVar("score_memo", default=None)
 
 F = TypeVar("F", bound=Callable[..., Score])
+T = TypeVar("T")
 
 
 @contextmanager
@@ -36,6 +40,28 @@ def shared_scores() -> Iterator[None]:
         yield
     finally:
         _MEMO.reset(token)
+
+
+def kept(name: str, key: Hashable | None, compute: Callable[[], T]) -> T:
+    """``compute()``, or within :func:`shared_scores` what it gave for the same ``key``.
+
+    Args:
+        name: what is kept (keys of different things never meet).
+        key: the inputs, exactly (None: not to be kept).
+        compute: makes the value; an error it raises is not kept.
+
+    Returns:
+        The value (the same object on every call in the block: a caller must not change it).
+    """
+    memo = _MEMO.get()
+    if memo is None or key is None:
+        return compute()
+    full = (name, key)
+    if full in memo:
+        value: T = memo[full]
+        return value
+    value = memo[full] = compute()
+    return value
 
 
 def _key(name: str, gold: Any, pred: Any) -> tuple[Any, ...] | None:

@@ -24,8 +24,9 @@ product, which OpenBLAS spreads over threads (more CPU on a shared machine), and
 totals along each resample (a cumulative sum along the short axis, slower than the gathered
 kernel). And the panel's memo of each annotator's resampled values is lost on this path (it
 keys on gathered index rows), so the values are kept here instead, per records and draw-count
-matrix (:func:`spearman_of_code_counts`), and the full sample's too: the mean annotator's
-bootstrap takes each annotator's values from their own bootstrap, as it did through the memo.
+matrix (:func:`spearman_of_code_counts`), and the full sample's too, for one subset's
+evaluation (:func:`scoring.score_memo.kept`): the mean annotator's bootstrap takes each
+annotator's values from their own bootstrap, as it did through the memo.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+import scoring.score_memo as score_memo
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -50,17 +53,14 @@ _SHORT_ROWS = 300
 #: Largest rows × items² taken by a matrix product (:func:`_sums_by_product`): OpenBLAS keeps
 #: a product of m·n·k ≤ 4·65,536 on one thread.
 _FEW = 1 << 16
-#: How many (records, draw counts) results are kept: a subset's bootstraps and its mean
-#: annotator's come one after the other, so a few suffice.
+#: How many draw-count transposes and work arrays are kept (a study's few item counts).
 _KEPT = 8
 
-#: Stands for the full sample's counts (one row of ones) in :data:`_values`' keys.
+#: Stands for the full sample's counts (one row of ones) in the kept values' keys.
 _WHOLE = object()
 #: draw-count matrix id -> (the matrix, its int transpose, each row's draws); the matrix is held
 #: so that its id is not reused while the entry lives.
 _transposed: OrderedDict[int, tuple[NDArray[Any], NDArray[Any], NDArray[Any]]] = OrderedDict()
-#: (records' dtype, shape and bytes, draw-count matrix id) -> (the matrix, the values).
-_values: OrderedDict[tuple[Any, ...], tuple[Any, NDArray[Any]]] = OrderedDict()
 
 
 def _remember(cache: OrderedDict[Any, Any], key: Any, value: Any) -> None:
@@ -251,11 +251,14 @@ def spearman_of_code_counts(records: Any, counts: NDArray[Any]) -> NDArray[Any] 
     else:
         return _compute(codes, counts)
     key = (codes.dtype.str, codes.shape, codes.tobytes(), id(source))
-    kept = _values.get(key)
-    if kept is not None and kept[0] is source:
-        return kept[1]
-    values = _compute(codes, counts)
-    if values is not None:
-        values.setflags(write=False)
-        _remember(_values, key, (source, values))
+
+    def compute() -> tuple[Any, NDArray[Any] | None]:
+        values = _compute(codes, counts)
+        if values is not None:
+            values.setflags(write=False)
+        return source, values
+
+    kept_source, values = score_memo.kept("spearman_counts.values", key, compute)
+    if kept_source is not source:  # another matrix under a reused id: not these values
+        return compute()[1]
     return values

@@ -5,11 +5,11 @@ Per annotator, AP of their binary marks per query, then the mean over queries.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Hashable, Mapping
 from typing import Any
 
 import scoring.metrics as metrics
+import scoring.score_memo as score_memo
 from scoring.aggregation.common import Answers, collect, mean_over_annotators, rater_error
 from scoring.errors import DegenerateInputError, InvalidInputError
 from scoring.records import Score
@@ -29,25 +29,17 @@ TIES_FOR_AP_METHOD: Mapping[str, str] = {
 }
 
 
-#: How many annotators' scores :func:`_rater_scores` keeps. A subset's aggregate scores every
-#: annotator, then the panel each one alone, before the next subset: a few suffice, and so few
-#: that a whole export (several subsets, each adding its annotators and the noise ceiling's
-#: comparisons) leaves none for the next export of the same study in one process.
-_KEPT = 4
-_kept: OrderedDict[tuple[Any, ...], tuple[Score, Score, Score]] = OrderedDict()
-
-
 def _rater_scores(
     queries: dict[Hashable, tuple[list[Any], list[Any]]], ap_method: str, k: int, ties: str
 ) -> tuple[Score, Score, Score]:
-    """``metrics.mean_ranking_scores`` of one annotator's queries, kept for the next call.
+    """``metrics.mean_ranking_scores`` of one annotator's queries, kept for the subset.
 
     Why: an export scores each annotator's marks in the aggregate, then again alone for the
     panel (issue 38); both calls give the same queries, so the second takes the first's
     Scores (the same objects: nothing downstream changes a Score). Kept only where every
     relevance and mark is a plain ``int`` (as the task type normalises them), so that a key
     equal to another (``1 == 1.0 == True``) stands for the very same numbers; an error is
-    never kept.
+    never kept. Kept within one subset's evaluation (:func:`scoring.score_memo.kept`).
     """
     parts: list[Any] = [ap_method, k, ties]
     types: set[type] = set()
@@ -56,14 +48,11 @@ def _rater_scores(
         types.update(map(type, rel_t), map(type, marks_t))
         parts.append((qid, rel_t, marks_t))
     key = tuple(parts) if types <= {int} else None
-    if key is not None and key in _kept:
-        return _kept[key]
-    scores = metrics.mean_ranking_scores(queries, ap_method, k=k, ties=ties)
-    if key is not None:
-        _kept[key] = scores
-        while len(_kept) > _KEPT:
-            _kept.popitem(last=False)
-    return scores
+    return score_memo.kept(
+        "reranking.rater_scores",
+        key,
+        lambda: metrics.mean_ranking_scores(queries, ap_method, k=k, ties=ties),
+    )
 
 
 def human_reranking(

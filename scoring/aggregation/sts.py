@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import math
 from array import array
-from collections import OrderedDict
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 import scoring.metrics as metrics
+import scoring.score_memo as score_memo
 from scoring.aggregation.common import Answers, collect, rater_error
 from scoring.errors import DegenerateInputError, InvalidInputError
 from scoring.records import Score
@@ -57,35 +57,20 @@ def _mean_ratings(
     }
 
 
-#: How many annotators' correlations :func:`_own_spearman` keeps. A subset's aggregate scores
-#: each annotator, then the panel each one alone, before the next subset: a few suffice, and so
-#: few that a whole export (several subsets, each adding its annotators and the noise
-#: ceiling's comparisons) leaves none for the next export of the same study in one process.
-_KEPT = 4
-_kept: OrderedDict[tuple[bytes, bytes], Score] = OrderedDict()
-
-
 def _own_spearman(gold_values: list[Any], ratings: list[float]) -> Score:
-    """``metrics.spearman`` of one annotator's ratings against gold, kept for the next call.
+    """``metrics.spearman`` of one annotator's ratings against gold, kept for the subset.
 
     Why: an export scores each annotator in the aggregate, then again alone for the panel
     (issue 38), on the same two lists. The key is the lists' float64 bytes, the very numbers
     the metric reads (NumPy converts them alike), so a kept Score is the one a fresh call
     gives; lists that are not all numbers are not kept (the metric raises its own error), nor
-    is an error.
+    is an error. Kept within one subset's evaluation (:func:`scoring.score_memo.kept`).
     """
     try:
         key = (array("d", gold_values).tobytes(), array("d", ratings).tobytes())
     except (TypeError, ValueError, OverflowError):
-        return metrics.spearman(gold_values, ratings)
-    kept = _kept.get(key)
-    if kept is not None:
-        return kept
-    score = metrics.spearman(gold_values, ratings)
-    _kept[key] = score
-    while len(_kept) > _KEPT:
-        _kept.popitem(last=False)
-    return score
+        key = None
+    return score_memo.kept("sts.own_spearman", key, lambda: metrics.spearman(gold_values, ratings))
 
 
 def human_sts(gold: Mapping[Hashable, float], answers: Answers) -> Score:

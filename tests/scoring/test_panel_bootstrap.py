@@ -13,6 +13,7 @@ import pytest
 
 from hume_sync import task_types
 from scoring import intervals, panel, spearman_counts
+from scoring.score_memo import shared_scores
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "source"
 
@@ -166,6 +167,8 @@ def test_the_panel_memo_reuses_resamples_and_changes_no_number(
     t, gold, humans = make(n_annotators, 3)
     plain = panel.annotator_scores(t, gold, humans, 3)
     memo = panel._ResampleMemo()
+    block = shared_scores()  # one subset's evaluation, as evaluate_subset opens it
+    block.__enter__()
     shared = panel.annotator_scores(t, gold, humans, 3, memo)
     for r, (s, iv, why) in plain.items():
         s2, iv2, why2 = shared[r]
@@ -185,6 +188,7 @@ def test_the_panel_memo_reuses_resamples_and_changes_no_number(
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(spearman_counts, "_compute", counting)
         with_memo = panel._mean_annotator(t, gold, humans, shared, 3, memo)
+    block.__exit__(None, None, None)
     assert with_memo == panel._mean_annotator(t, gold, humans, plain, 3)
     assert with_memo["interval"] is not None
     if make in (_classification, _sts):

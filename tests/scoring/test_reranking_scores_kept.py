@@ -1,6 +1,7 @@
 """Reranking's human score keeps each annotator's query scores for the panel's next call
-(scoring.aggregation.reranking._rater_scores): the numbers are those computed afresh, plain
-int marks only, never across an export's worth of other annotators; and one annotator's
+(scoring.aggregation.reranking._rater_scores, within one subset's evaluation through
+scoring.score_memo): the numbers are those computed afresh, plain int marks only, nothing
+kept outside that block; and one annotator's
 mean over annotators is np.mean's float."""
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from scoring import metrics
 from scoring.aggregation import reranking
 from scoring.aggregation.common import mean_over_annotators
 from scoring.errors import InvalidInputError
+from scoring.score_memo import shared_scores
 
 
 def _study(seed: int, n_queries: int = 12, n_cands: int = 7) -> tuple[Any, Any]:
@@ -37,39 +39,58 @@ def _fresh(gold: Any, marks: Any) -> tuple[float, float, float]:
     return ap.value, rr.value, ndcg.value
 
 
-def test_alone_each_annotator_gets_the_aggregates_scores_which_are_fresh() -> None:
+@pytest.fixture
+def score_calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts the annotators' query scores computed (each call's query count)."""
+    calls: list[int] = []
+    real = metrics.mean_ranking_scores
+
+    def counting(queries: Any, *args: Any, **kwargs: Any) -> Any:
+        calls.append(len(queries))
+        return real(queries, *args, **kwargs)
+
+    monkeypatch.setattr(metrics, "mean_ranking_scores", counting)
+    return calls
+
+
+def test_alone_each_annotator_gets_the_aggregates_scores_which_are_fresh(
+    score_calls: list[int],
+) -> None:
     gold, humans = _study(1)
-    reranking._kept.clear()
-    both = reranking.human_reranking(gold, humans)
-    kept = dict(reranking._kept)
-    assert len(kept) == 2
-    for r in humans:
-        alone = reranking.human_reranking(gold, {r: humans[r]})
-        want = _fresh(gold, humans[r])
-        assert (both.per_rater[r], both.details["per_rater_mrr@10"][r]) == want[:2]
-        assert (alone.value, alone.details["mrr@10"], alone.details["ndcg@10"]) == want
-        assert (
-            alone.details["per_rater_per_query_ap"][r]
-            == (both.details["per_rater_per_query_ap"][r])
-        )
-    assert dict(reranking._kept) == kept  # found, nothing computed again
+    with shared_scores():
+        both = reranking.human_reranking(gold, humans)
+        assert len(score_calls) == 2
+        for r in humans:
+            alone = reranking.human_reranking(gold, {r: humans[r]})
+            want = _fresh(gold, humans[r])
+            assert (both.per_rater[r], both.details["per_rater_mrr@10"][r]) == want[:2]
+            assert (alone.value, alone.details["mrr@10"], alone.details["ndcg@10"]) == want
+            assert (
+                alone.details["per_rater_per_query_ap"][r]
+                == (both.details["per_rater_per_query_ap"][r])
+            )
+    assert len(score_calls) == 2 + len(humans)  # the fresh ones only: the rest was found
 
 
-def test_marks_that_are_not_plain_ints_are_not_kept() -> None:
+def test_marks_that_are_not_plain_ints_are_not_kept(score_calls: list[int]) -> None:
     gold, humans = _study(2)
-    reranking._kept.clear()
     floats = {q: {c: float(v) for c, v in m.items()} for q, m in humans["a"].items()}
-    s = reranking.human_reranking(gold, {"a": floats})
-    assert not reranking._kept
+    with shared_scores():
+        s = reranking.human_reranking(gold, {"a": floats})
+        reranking.human_reranking(gold, {"a": floats})
+    assert len(score_calls) == 2
     assert s.value == _fresh(gold, humans["a"])[0]
 
 
-def test_few_are_kept() -> None:
-    reranking._kept.clear()
-    for seed in range(reranking._KEPT + 3):
-        gold, humans = _study(10 + seed)
+def test_nothing_is_kept_outside_one_block(score_calls: list[int]) -> None:
+    gold, humans = _study(5)
+    reranking.human_reranking(gold, {"a": humans["a"]})
+    reranking.human_reranking(gold, {"a": humans["a"]})
+    with shared_scores():
         reranking.human_reranking(gold, {"a": humans["a"]})
-    assert len(reranking._kept) == reranking._KEPT
+    with shared_scores():
+        reranking.human_reranking(gold, {"a": humans["a"]})
+    assert len(score_calls) == 4
 
 
 def test_unknown_or_malformed_marks_are_still_named() -> None:

@@ -13,6 +13,7 @@ import pytest
 from scipy.stats import spearmanr
 
 from scoring import intervals, kernels
+from scoring.score_memo import shared_scores
 from scoring.spearman_counts import spearman_of_code_counts
 
 
@@ -81,21 +82,24 @@ def test_bootstrap_takes_the_counts_form_and_gives_the_gathered_interval() -> No
 
 
 def test_read_only_counts_keep_their_values() -> None:
-    """The bootstrap's cached draw counts are read-only: their values are kept (the panel's
-    mean annotator asks again), read-only too, and so are the full sample's; other writable
-    counts are computed afresh."""
+    """Within one subset's evaluation, the bootstrap's cached draw counts (read-only) keep their
+    values (the panel's mean annotator asks again), read-only too, and so do the full sample's;
+    other writable counts, and any call outside the block, are computed afresh."""
     codes = kernels.rank_codes(_pairs(2, 30))
     counts = intervals._draw_counts(7, 30, 2000)
-    first = spearman_of_code_counts(codes, counts)
-    again = spearman_of_code_counts(codes, counts)
-    assert first is not None and again is first and not first.flags.writeable
-    fresh = spearman_of_code_counts(codes, counts.copy())
-    assert fresh is not None and fresh is not first and fresh.tobytes() == first.tobytes()
-    whole = spearman_of_code_counts(codes, np.ones((1, 30)))  # the full sample: kept too
-    assert whole is not None and spearman_of_code_counts(codes, np.ones((1, 30))) is whole
-    assert whole.tobytes() == kernels.spearman_of_codes(codes[None]).tobytes()
-    twice = spearman_of_code_counts(codes, np.full((1, 30), 2.0))  # not the full sample
-    assert twice is not None and twice is not whole
+    with shared_scores():
+        first = spearman_of_code_counts(codes, counts)
+        again = spearman_of_code_counts(codes, counts)
+        assert first is not None and again is first and not first.flags.writeable
+        fresh = spearman_of_code_counts(codes, counts.copy())
+        assert fresh is not None and fresh is not first and fresh.tobytes() == first.tobytes()
+        whole = spearman_of_code_counts(codes, np.ones((1, 30)))  # the full sample: kept too
+        assert whole is not None and spearman_of_code_counts(codes, np.ones((1, 30))) is whole
+        assert whole.tobytes() == kernels.spearman_of_codes(codes[None]).tobytes()
+        twice = spearman_of_code_counts(codes, np.full((1, 30), 2.0))  # not the full sample
+        assert twice is not None and twice is not whole
+    outside = spearman_of_code_counts(codes, counts)
+    assert outside is not None and outside is not first and outside.tobytes() == first.tobytes()
 
 
 def test_records_or_counts_it_cannot_take_go_the_gathered_way() -> None:
