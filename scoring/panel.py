@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -171,22 +172,29 @@ def _rater_intervals(
     """:func:`_rater_bootstrap` of each ``(gold, score, memo)``, in order.
 
     Raters whose score is a mean of whole-number hits over the same number of items (accuracy)
-    share one pass (:mod:`scoring.bootstrap_batch`): the same intervals, a fraction of the
-    fixed cost each (issue 38). The rest are bootstrapped one by one, as before.
+    share one pass (:func:`_shared_intervals`). The rest are bootstrapped one by one.
     """
-    return _shared_rater_intervals(t, raters, seed)[0]
+    jobs = [(_per_item(t, g, s), memo) for g, s, memo in raters]
+    return _shared_intervals(jobs, seed)[0]
 
 
-def _shared_rater_intervals(
-    t: Any,
-    raters: Sequence[tuple[Mapping[Hashable, Any], Score, _ResampleMemo | None]],
+def _shared_intervals(
+    jobs: Sequence[tuple[tuple[Any, Any] | None, _ResampleMemo | None]],
     seed: int,
 ) -> tuple[list[tuple[Interval | None, str | None]], dict[int, tuple[bootstrap_batch.Means, int]]]:
-    """:func:`_rater_intervals`, and for each rater of a shared pass its means and row."""
-    out: list[tuple[Interval | None, str | None] | None] = [None] * len(raters)
-    decomposed = [_per_item(t, g, s) for g, s, _ in raters]
+    """:func:`_bootstrap_decomposed` of each ``(per-item records and statistic, memo)``.
+
+    Records that are means of whole-number hits over the same number of items, with the same
+    statistic (accuracy), share one pass (:mod:`scoring.bootstrap_batch`): the same intervals,
+    a fraction of the fixed cost each (issue 38); the rest are bootstrapped one by one.
+
+    Returns:
+        The intervals (or why none), in order, and for each job of a shared pass its means and
+        row (the mean annotator averages them).
+    """
+    out: list[tuple[Interval | None, str | None] | None] = [None] * len(jobs)
     groups: dict[tuple[Any, int], list[int]] = {}
-    for k, d in enumerate(decomposed):
+    for k, (d, _) in enumerate(jobs):
         if (
             d is not None
             and len(d[0]) >= MIN_ITEMS
@@ -198,7 +206,7 @@ def _shared_rater_intervals(
         if len(members) < 2:
             continue
         means = bootstrap_batch.resampled_means(
-            [decomposed[k][0] for k in members],  # type: ignore[index]
+            [jobs[k][0][0] for k in members],  # type: ignore[index]
             n_resamples=BOOTSTRAP_RESAMPLES,
             seed=seed,
         )
@@ -207,7 +215,7 @@ def _shared_rater_intervals(
             out[k] = (None, f"not estimable: {iv}") if isinstance(iv, ScoringError) else (iv, None)
             shared[k] = (means, row)
     done = [
-        found if found is not None else _bootstrap_decomposed(decomposed[k], seed, raters[k][2])
+        found if found is not None else _bootstrap_decomposed(jobs[k][0], seed, jobs[k][1])
         for k, found in enumerate(out)
     ]
     return done, shared
@@ -536,6 +544,70 @@ def noise_ceiling(
     return _entry(mean, None, "no interval: leave-one-out scores share annotators", **extra)
 
 
+@dataclass
+class RatedPanel:
+    """A panel's raters scored, each with its bootstrap interval, from as few passes as can be.
+
+    The annotators (name order), Dawid–Skene where it applies, and the aggregate's records
+    where the caller gave them, in that order in ``found``.
+    """
+
+    scored: dict[str, tuple[dict[Hashable, Any], Score]]
+    ds_scored: tuple[dict[Hashable, Any], Score] | None
+    ds_why: dict[str, Any] | None
+    found: list[tuple[Interval | None, str | None]]
+    shared: dict[int, tuple[bootstrap_batch.Means, int]]
+    memo: _ResampleMemo
+    #: The aggregate's bootstrap over items, where its records were given (else None).
+    aggregate_bootstrap: Interval | None = None
+
+
+def rate_panel(
+    t: Any,
+    gold: Mapping[Hashable, Any],
+    humans: Mapping[str, Mapping[Hashable, Any]],
+    seed: int,
+    fitted_labels: Mapping[Hashable, Any] | None = None,
+    aggregate_items: tuple[Any, Any] | None = None,
+) -> RatedPanel:
+    """Every rater of the panel scored, then bootstrapped together where they can share a pass.
+
+    Each annotator, Dawid–Skene, and the aggregate's per-item records when given (what
+    :func:`scoring.subset_report` bootstraps for the human score's interval).
+
+    Args:
+        t: the subset's task type (its scoring rules).
+        gold: ``{item: gold answer}``.
+        humans: ``{annotator: {item: answer}}``.
+        seed: seed of the bootstrap.
+        fitted_labels: the Dawid–Skene labels where :func:`dawid_skene_many` fitted them.
+        aggregate_items: the aggregate's ``score_per_item`` (records, statistic), if wanted.
+
+    Returns:
+        The rated panel, for :func:`human_panel`.
+    """
+    memo = _ResampleMemo()
+    scored = _annotators_scored(t, gold, humans)
+    ds_scored, ds_why = _dawid_skene_scored(t, gold, humans, fitted_labels)
+    jobs: list[tuple[tuple[Any, Any] | None, _ResampleMemo | None]] = [
+        (_per_item(t, g, s), memo) for g, s in scored.values()
+    ]
+    if ds_scored is not None:
+        jobs.append((_per_item(t, *ds_scored), None))
+    if aggregate_items is not None:
+        jobs.append((aggregate_items, None))
+    found, shared = _shared_intervals(jobs, seed)
+    return RatedPanel(
+        scored,
+        ds_scored,
+        ds_why,
+        found,
+        shared,
+        memo,
+        None if aggregate_items is None else found[-1][0],
+    )
+
+
 def human_panel(
     t: Any,
     gold: Mapping[Hashable, Any],
@@ -545,6 +617,7 @@ def human_panel(
     aggregate_note: str | None,
     seed: int,
     fitted_labels: Mapping[Hashable, Any] | None = None,
+    rated: RatedPanel | None = None,
 ) -> dict[str, Any]:
     """The panel: aggregate, mean / best / worst annotator, Dawid–Skene, with intervals.
 
@@ -557,19 +630,16 @@ def human_panel(
         aggregate_note: why it has no interval, if it has none.
         seed: seed of the bootstrap.
         fitted_labels: the Dawid–Skene labels where :func:`dawid_skene_many` fitted them.
+        rated: the raters already scored and bootstrapped (:func:`rate_panel`), where the
+            caller had them rated with the aggregate's bootstrap; rated here where None.
 
     Returns:
         One entry per kind of human (``aggregate``, ``annotators``, ``mean_annotator``,
         ``best_annotator``, ``worst_annotator``, ``dawid_skene``, ``noise_ceiling``).
     """
-    memo = _ResampleMemo()
-    # every rater scored first, so that their bootstraps share one pass where they can
-    scored = _annotators_scored(t, gold, humans)
-    ds_scored, ds_why = _dawid_skene_scored(t, gold, humans, fitted_labels)
-    raters = [(g, s, memo) for g, s in scored.values()]
-    found, shared = _shared_rater_intervals(
-        t, raters if ds_scored is None else [*raters, (*ds_scored, None)], seed
-    )
+    if rated is None:
+        rated = rate_panel(t, gold, humans, seed, fitted_labels)
+    scored, found, shared = rated.scored, rated.found, rated.shared
     scores = {r: (s, *iv) for (r, (_, s)), iv in zip(scored.items(), found, strict=False)}
     panel: dict[str, Any] = {
         "aggregate": _entry(
@@ -587,12 +657,14 @@ def human_panel(
         ranked = sorted(scores, key=lambda r: (-scores[r][0].value, r))
         best, worst = ranked[0], ranked[-1]
         panel["mean_annotator"] = _mean_annotator(
-            t, gold, humans, scores, seed, memo, [shared.get(k) for k in range(len(scores))]
+            t, gold, humans, scores, seed, rated.memo, [shared.get(k) for k in range(len(scores))]
         )
         panel["best_annotator"] = {**panel["annotators"][best], "annotator": best}
         panel["worst_annotator"] = {**panel["annotators"][worst], "annotator": worst}
     panel["dawid_skene"] = (
-        ds_why if ds_scored is None else _dawid_skene_entry(ds_scored[1], *found[-1])
+        rated.ds_why
+        if rated.ds_scored is None
+        else _dawid_skene_entry(rated.ds_scored[1], *found[len(scored)])
     )
     panel["noise_ceiling"] = noise_ceiling(t, humans)
     return panel
@@ -653,5 +725,6 @@ __all__ = [
     "human_panel",
     "mean_of_statistics",
     "noise_ceiling",
+    "rate_panel",
     "verdicts_against_best",
 ]

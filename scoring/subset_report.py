@@ -224,6 +224,10 @@ def _human_llm(inp: SubsetInput) -> dict[str, Agreement]:
 def _bootstrap(inp: SubsetInput, score: Score) -> Interval | None:
     """Seeded BCa bootstrap over items (queries for reranking), from the type's per-item records.
 
+    :func:`evaluate_subset` takes the same interval in the panel's pass
+    (:func:`scoring.panel.rate_panel`, with the annotators' where they can share it); this is
+    that interval alone (the tests compare it with scipy, the export benchmark times it).
+
     Why :func:`scoring.intervals.bootstrap` and not ``scipy.stats.bootstrap``: where both are
     defined they agree to the last digit (same generator draws, same jackknife acceleration,
     same linear quantiles), but scipy's BCa gives NaN bounds in two cases this report meets.
@@ -440,14 +444,28 @@ def _evaluate_subset(inp: SubsetInput, dawid_skene: Mapping[Hashable, Any] | Non
     human = interval = boot = own = None
     note: str | None = None
     agreements: list[Agreement] = []
+    rated: panel.RatedPanel | None = None
     if answered:
         try:
             human = inp.task_type.score_human(inp.gold, inp.humans)
             own = inp.task_type.score_interval(human)
-            boot = _bootstrap(inp, human)
-            interval, note = reported_interval(own, boot, len(human.per_rater) or 1)
+            per_item = inp.task_type.score_per_item(inp.gold, human)
         except ScoringError as exc:
             warnings.append(f"human score undefined: {exc}")
+        else:
+            # the panel's raters and the aggregate bootstrapped together (one pass where
+            # their scores are accuracies, scoring.bootstrap_batch); outside the try, as the
+            # panel always was
+            rated = panel.rate_panel(
+                inp.task_type,
+                inp.gold,
+                inp.humans,
+                inp.seed,
+                dawid_skene,
+                aggregate_items=per_item,
+            )
+            boot = rated.aggregate_bootstrap
+            interval, note = reported_interval(own, boot, len(human.per_rater) or 1)
         humans = {r: dict(a) for r, a in inp.humans.items()}
         agreements = inp.task_type.score_agreements(inp.gold, humans)
     ties = None if human is None else inp.task_type.score_ties(human)
@@ -485,7 +503,7 @@ def _evaluate_subset(inp: SubsetInput, dawid_skene: Mapping[Hashable, Any] | Non
     if human is not None:
         rank = 1 + sum(1 for v in everyone if v > human.value)
     disagreements, suspects = _item_lists(inp)
-    hp, vs_best = _panel(inp, human, interval, note, dawid_skene)
+    hp, vs_best = _panel(inp, human, interval, note, dawid_skene, rated)
     planning = _planning(inp, human, interval, boot, own, note) if human and (own or note) else {}
     return SubsetReport(
         input=inp,
@@ -526,12 +544,13 @@ def _panel(
     interval: Interval | None,
     note: str | None,
     dawid_skene: Mapping[Hashable, Any] | None = None,
+    rated: panel.RatedPanel | None = None,
 ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
     """The human panel and each rater's paired verdict against the best annotator."""
     if human is None:
         return {}, {}
     hp = panel.human_panel(
-        inp.task_type, inp.gold, inp.humans, human, interval, note, inp.seed, dawid_skene
+        inp.task_type, inp.gold, inp.humans, human, interval, note, inp.seed, dawid_skene, rated
     )
     vs_best = panel.verdicts_against_best(
         hp,

@@ -122,3 +122,38 @@ def test_a_label_panel_is_the_same_as_bootstrapped_rater_by_rater(
     assert json.dumps(shared) == json.dumps(alone)
     assert shared["mean_annotator"]["interval"] is not None
     assert shared["dawid_skene"]["interval"] is not None
+
+
+@pytest.mark.parametrize("kind", ["classification", "sts"])
+def test_the_reported_bootstrap_is_the_aggregates_own(kind: str) -> None:
+    """evaluate_subset bootstraps the aggregate in the panel's pass (with the annotators'
+    accuracies where it can share theirs): the interval it reports is the one alone."""
+    from hume_sync import task_types
+    from scoring.subset_report import SubsetInput, _bootstrap, evaluate_subset
+
+    rng = np.random.default_rng(21)
+    gold: dict[Hashable, Any]
+    humans: dict[str, Mapping[Hashable, Any]]
+    if kind == "classification":
+        labels = ["x", "y", "z"]
+        gold = {f"i{k}": labels[k % 3] for k in range(30)}
+        humans = {
+            r: {i: g if rng.random() < p else str(rng.choice(labels)) for i, g in gold.items()}
+            for r, p in (("a", 0.8), ("b", 0.6))
+        }
+    else:
+        gold = {f"p{k}": float(rng.uniform(0, 5)) for k in range(30)}
+        humans = {
+            r: {i: int(np.clip(round(g + rng.normal(0, s)), 0, 5)) for i, g in gold.items()}
+            for r, s in (("a", 0.8), ("b", 1.5))
+        }
+    t = task_types.get(kind)
+    inp = SubsetInput(
+        key="T/x", task_name="T", hf_subset="x", task_type=t, language="eng-Latn",
+        gold=gold, humans=humans, seed=9,
+    )  # fmt: skip
+    report = evaluate_subset(inp)
+    assert report.human is not None and report.bootstrap is not None
+    alone = _bootstrap(inp, t.score_human(gold, humans))
+    assert alone is not None
+    assert json.dumps(report.bootstrap.to_dict()) == json.dumps(alone.to_dict())
