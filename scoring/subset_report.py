@@ -344,21 +344,25 @@ def _item_lists(inp: SubsetInput) -> tuple[list[dict[str, Any]], list[dict[str, 
     Two or more annotators per item, judged by the type's rules.
     """
     t = inp.task_type
-    disagreements, suspects = [], []
+    disagreements: list[dict[str, Any]] = []
+    suspects: list[dict[str, Any]] = []
     for item, g in inp.gold.items():
         answers = _item_answers(inp, item)
         values = list(answers.values())
         if len(values) < 2:
             continue
+        if t.score_disagree(values):
+            listed = disagreements
+        elif t.score_agree_not_gold(values, g):
+            listed = suspects
+        else:
+            continue  # marks only for the items listed (most are neither, issue 38)
         row = {"item": str(item), "text": inp.texts.get(item, ""), "gold": g, "answers": answers}
         content = inp.contents.get(item)
         marks = None if content is None else t.score_item_marks(content, g, answers)
         if marks is not None:
             row["marks"] = marks
-        if t.score_disagree(values):
-            disagreements.append(row)
-        elif t.score_agree_not_gold(values, g):
-            suspects.append(row)
+        listed.append(row)
     return disagreements, suspects
 
 
