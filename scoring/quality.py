@@ -204,12 +204,14 @@ def expected_positions(answers: Sequence[ShownAnswer]) -> tuple[list[int], list[
     observed, expected = [0] * width, [0.0] * width
     for a in rows:
         n, chosen = int(a.n_shown or 0), a.positions or ()
-        if len(set(chosen)) != len(chosen) or any(not 0 <= p < n for p in chosen):
+        if len(set(chosen)) != len(chosen) or (chosen and not 0 <= min(chosen) <= max(chosen) < n):
             raise InvalidInputError(f"positions {chosen!r} are not distinct places of {n} shown")
         for p in chosen:
             observed[p] += 1
-        for p in range(n):
-            expected[p] += len(chosen) / n
+        # each place's running sum gains the answer's share in turn: the same additions, in
+        # the same order, as one place at a time (the report prints these sums)
+        share = len(chosen) / n
+        expected[:n] = [e + share for e in expected[:n]]
     return observed, expected
 
 
@@ -263,11 +265,12 @@ def position_bias(answers: Sequence[ShownAnswer]) -> Signal:
         degrees of freedom and the counts.
     """
     method = "chisquare(chosen_positions, shuffled_uniform_expectation)"
-    observed, expected = expected_positions(answers)
-    n = sum(a.positions is not None and bool(a.n_shown) for a in answers)
-    keep = [i for i, e in enumerate(expected) if e > 0]
-    if n == 0:
+    rows = [a for a in answers if a.positions is not None and a.n_shown]
+    n = len(rows)
+    if n == 0:  # most types show a fixed order: nothing to count
         return Signal(None, False, ALPHA, 0, method, "no answer tied to a shuffled shown order")
+    observed, expected = expected_positions(rows)
+    keep = [i for i, e in enumerate(expected) if e > 0]
     if len(keep) < 2:
         return Signal(None, False, ALPHA, n, method, "nothing chosen at two or more places")
     obs, exp = [observed[i] for i in keep], [expected[i] for i in keep]

@@ -32,7 +32,7 @@ from hume_sync.store import AnnotationRow, InstanceRow, Store, annotator_key
 from scoring import effort as effort_maths
 from scoring import quality
 from scoring.effort import Effort, TargetCost, TypeTiming
-from scoring.quality import Signal
+from scoring.quality import ShownAnswer, Signal
 from scoring.records import plain_dict
 
 #: The signals a seat is flagged for, as :class:`SeatReport` names them, and what they read as.
@@ -153,9 +153,12 @@ def _others_medians(times: Mapping[str, list[float]]) -> dict[str, float | None]
     return out
 
 
-def _holders(store: Store, key: str, rows: Sequence[AnnotationRow]) -> set[str]:
-    """Annotators with a project or an annotation on the subset."""
-    return {annotator_key(p.slot) for p in store.slot_projects(key)} | {r.annotator for r in rows}
+def _project_holders(store: Store) -> dict[str, set[str]]:
+    """Per subset, the annotators with a project there (one query for the whole study)."""
+    out: dict[str, set[str]] = defaultdict(set)
+    for p in store.slot_projects():
+        out[p.subset_key].add(annotator_key(p.slot))
+    return out
 
 
 def effort_quality(
@@ -192,11 +195,22 @@ def effort_quality(
     }
     by_type: dict[str, list[float | None]] = defaultdict(list)
     valid_times: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    # one pass over the rows: the type's times, and each subset's rows by annotator (all, and
+    # the valid ones, each in the store's order) for the seats below
+    by_annotator: dict[str, dict[str, list[AnnotationRow]]] = {}
+    valid_by: dict[str, dict[str, list[AnnotationRow]]] = {}
     for s in subsets:
+        times = by_type[s.task_type]
+        valid_of = valid_times[s.task_type]
+        mine_of = by_annotator[s.key] = defaultdict(list)
+        valid_mine = valid_by[s.key] = defaultdict(list)
         for r in rows[s.key]:
-            by_type[s.task_type].append(r.lead_time)
-            if r.status == "valid" and r.lead_time is not None:
-                valid_times[s.task_type][r.annotator].append(float(r.lead_time))
+            times.append(r.lead_time)
+            mine_of[r.annotator].append(r)
+            if r.status == "valid":
+                valid_mine[r.annotator].append(r)
+                if r.lead_time is not None:
+                    valid_of[r.annotator].append(float(r.lead_time))
     timings = {t: effort_maths.type_timing(times) for t, times in by_type.items()}
     others = {t: _others_medians(times) for t, times in valid_times.items()}
     for s in subsets:
@@ -205,30 +219,36 @@ def effort_quality(
     seat_reports: list[SeatReport] = []
     subset_efforts: list[SubsetEffort] = []
     pooled: dict[str, dict[str, list[Any]]] = defaultdict(lambda: defaultdict(list))
+    project_holders: dict[str, set[str]] | None = None
     for s in subsets:
         kind, timing = task_types.get(s.task_type), timings[s.task_type]
         n_items = len(items_of[s.key])
         if seats is not None and s.key in seats:
             holders = {annotator_key(x) for x in seats[s.key] if x is not None}
-            holders |= {r.annotator for r in rows[s.key]}
+            holders |= set(by_annotator[s.key])
             open_seats = sum(x is None for x in seats[s.key])
         else:
-            holders = _holders(store, s.key, rows[s.key])
+            if project_holders is None:
+                project_holders = _project_holders(store)
+            holders = project_holders[s.key] | set(by_annotator[s.key])
             open_seats = max(0, s.overlap - len(holders))
         contents = {i.hume_id: i.content for i in items_of[s.key]}
-        by_annotator: dict[str, list[AnnotationRow]] = defaultdict(list)
-        for r in rows[s.key]:
-            by_annotator[r.annotator].append(r)
+        # each annotator's valid answers viewed in one batch for the subset (an instance's
+        # content read once), in each annotator's order
+        order = [(who, r) for who, valid in valid_by[s.key].items() for r in valid]
+        views = kind.quality_views([(r.answer, contents[r.hume_id]) for _, r in order], s.config)
+        views_of: dict[str, list[ShownAnswer]] = defaultdict(list)
+        for (who, _), v in zip(order, views, strict=True):
+            if v is not None:
+                views_of[who].append(v)
         efforts = []
         for who in sorted(holders):
-            mine = by_annotator[who]
-            answered = {r.hume_id for r in mine if r.status == "valid"}
-            owed = 0 if who in retired else n_items - len(answered)
+            mine = by_annotator[s.key][who]
+            valid = valid_by[s.key][who]
+            owed = 0 if who in retired else n_items - len({r.hume_id for r in valid})
             e = effort_maths.effort([r.lead_time for r in mine], owed, timing)
             efforts.append(e)
-            valid = [r for r in mine if r.status == "valid"]
-            views = [kind.quality_view(r.answer, contents[r.hume_id], s.config) for r in valid]
-            shown = [v for v in views if v is not None]
+            shown = views_of[who]
             timed = [float(r.lead_time) for r in valid if r.lead_time is not None]
             ref = others.get(s.task_type, {}).get(who)
             fast = quality.fast_answers(timed, [ref] * len(timed))

@@ -12,10 +12,13 @@ imports ``hume_sync`` and nothing outside the registry branches on a type's name
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Self
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from typing import Any, Self, TypeVar
 
 from scoring.quality import ShownAnswer
+
+_Shown = TypeVar("_Shown")
+_Key = TypeVar("_Key", bound=Hashable)
 
 
 class TaskType:
@@ -45,6 +48,27 @@ class TaskType:
         """
         return None
 
+    def quality_views(
+        self, answers: Sequence[tuple[Any, Mapping[str, Any]]], config: Mapping[str, Any]
+    ) -> list[ShownAnswer | None]:
+        """:meth:`quality_view` of each ``(answer, content)`` of one subset, in order.
+
+        Why a batch: the effort section reads every answer of the study on each export and
+        ``status``, and a type whose view reads the instance's shown items (reranking, bitext
+        mining) need check an instance's content once, not once per answer
+        (:func:`views_by_content`), and one whose view is the answer alone (classification,
+        STS) builds one view per distinct answer (:func:`views_by_answer`). This default
+        asks :meth:`quality_view` of each.
+
+        Args:
+            answers: Pairs of a stored plain answer and its instance's content.
+            config: The subset's stored config.
+
+        Returns:
+            One view (or None) per pair, as :meth:`quality_view` gives it.
+        """
+        return [self.quality_view(answer, content, config) for answer, content in answers]
+
     def for_subset(self, config: Mapping[str, Any]) -> Self:
         """The type as one subset is scored: ``self`` unless the subset's stored config
         changes how (retrieval: the main score its task names, recorded at ``init``).
@@ -63,3 +87,62 @@ class TaskType:
 
     def __repr__(self) -> str:
         return f"<task type {self.name}>"
+
+
+def views_by_content(
+    answers: Sequence[tuple[Any, Mapping[str, Any]]],
+    shown: Callable[[Mapping[str, Any]], _Shown],
+    view: Callable[[Any, _Shown], ShownAnswer | None],
+) -> list[ShownAnswer | None]:
+    """Views of answers whose instance's shown items are read once per content object.
+
+    The answers of one instance share its content object (the store's row), so ``shown`` runs
+    once per instance, however many annotators answered it: the same calls in the same order
+    as ``view(answer, shown(content))`` per answer, the checks of ``shown`` included.
+
+    Args:
+        answers: Pairs of a stored plain answer and its instance's content.
+        shown: What a view needs of the content (its shown ids, checked).
+        view: The view of one answer given that.
+
+    Returns:
+        One view (or None) per pair.
+    """
+    seen: dict[int, _Shown] = {}
+    out: list[ShownAnswer | None] = []
+    for answer, content in answers:
+        key = id(content)
+        if key not in seen:
+            seen[key] = shown(content)
+        out.append(view(answer, seen[key]))
+    return out
+
+
+def views_by_answer(
+    answers: Sequence[tuple[Any, Mapping[str, Any]]],
+    key: Callable[[Any], _Key],
+    view: Callable[[_Key], ShownAnswer],
+) -> list[ShownAnswer]:
+    """Views of answers that depend on the answer alone, one view built per distinct key.
+
+    A view is immutable, so the answers that read the same (a label, a level) share one; a
+    subset has a handful of distinct answers and hundreds of answers.
+
+    Args:
+        answers: Pairs of a stored plain answer and its instance's content (unread).
+        key: The answer as the view reads it (``str`` of a label, ``int`` of a level): its
+            errors are raised for each answer as before.
+        view: The view of a key.
+
+    Returns:
+        One view per pair.
+    """
+    made: dict[_Key, ShownAnswer] = {}
+    out: list[ShownAnswer] = []
+    for answer, _ in answers:
+        k = key(answer)
+        shown = made.get(k)
+        if shown is None:
+            shown = made[k] = view(k)
+        out.append(shown)
+    return out

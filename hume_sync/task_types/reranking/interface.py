@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from hume_sync.task_types.base import views_by_content
 from label_studio_configs import reranking as config_module
 from label_studio_configs.errors import InvalidAnswerError
 from ml_backend.reveal import RevealedInterface, ranked_ids, rerank_marks
@@ -45,14 +46,26 @@ class RerankingInterface(RevealedInterface):
         (marking none, the default bucket, on every query is one answer for everything); the
         places count for position bias only where the subset shuffled its candidates (a
         store from before the setting was always shuffled)."""
-        ids = config_module.item_ids(content)
-        if not isinstance(answer, Mapping):
-            return None
-        marked = tuple(i for i, cid in enumerate(ids) if answer.get(cid) == 1)
-        shuffled = bool(config.get("shuffle_candidates", True))
-        return ShownAnswer(
-            choice=marked,
-            n_options=2 ** len(ids),
-            positions=marked if shuffled else None,
-            n_shown=len(ids) if shuffled else None,
+        return _view(answer, config_module.item_ids(content), config)
+
+    def quality_views(
+        self, answers: Sequence[tuple[Any, Mapping[str, Any]]], config: Mapping[str, Any]
+    ) -> list[ShownAnswer | None]:
+        """:meth:`quality_view` of each, an instance's candidate ids checked once."""
+        return views_by_content(
+            answers, config_module.item_ids, lambda answer, ids: _view(answer, ids, config)
         )
+
+
+def _view(answer: Any, ids: Sequence[str], config: Mapping[str, Any]) -> ShownAnswer | None:
+    """The quality view of ``answer`` given its instance's candidate ids in the shown order."""
+    if not isinstance(answer, Mapping):
+        return None
+    marked = tuple(i for i, cid in enumerate(ids) if answer.get(cid) == 1)
+    shuffled = bool(config.get("shuffle_candidates", True))
+    return ShownAnswer(
+        choice=marked,
+        n_options=2 ** len(ids),
+        positions=marked if shuffled else None,
+        n_shown=len(ids) if shuffled else None,
+    )
