@@ -202,16 +202,26 @@ def expected_positions(answers: Sequence[ShownAnswer]) -> tuple[list[int], list[
     rows = [a for a in answers if a.positions is not None and a.n_shown]
     width = max((int(a.n_shown or 0) for a in rows), default=0)
     observed, expected = [0] * width, [0.0] * width
+    shares: list[tuple[int, float]] = []
     for a in rows:
         n, chosen = int(a.n_shown or 0), a.positions or ()
         if len(set(chosen)) != len(chosen) or (chosen and not 0 <= min(chosen) <= max(chosen) < n):
             raise InvalidInputError(f"positions {chosen!r} are not distinct places of {n} shown")
         for p in chosen:
             observed[p] += 1
-        # each place's running sum gains the answer's share in turn: the same additions, in
-        # the same order, as one place at a time (the report prints these sums)
-        share = len(chosen) / n
-        expected[:n] = [e + share for e in expected[:n]]
+        shares.append((n, len(chosen) / n))
+    # A place's expectation is the running sum, in the answers' order, of the shares of the
+    # answers showing it (n > place). Places below the same next shown size n are shown by
+    # the same answers, so one running sum serves them all: the same additions in the same
+    # order as place by place (the report prints these sums, so they must not move a bit).
+    low = 0
+    for size in sorted({n for n, _ in shares}):
+        total = 0.0
+        for n, share in shares:
+            if n >= size:
+                total += share
+        expected[low:size] = [total] * (size - low)
+        low = size
     return observed, expected
 
 

@@ -195,22 +195,23 @@ def effort_quality(
     }
     by_type: dict[str, list[float | None]] = defaultdict(list)
     valid_times: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-    # one pass over the rows: the type's times, and each subset's rows by annotator (all, and
-    # the valid ones, each in the store's order) for the seats below
+    # the rows grouped once: each subset's rows by annotator (all, the valid ones and their
+    # timed seconds, each in the store's order) for the type's timing and the seats below
     by_annotator: dict[str, dict[str, list[AnnotationRow]]] = {}
     valid_by: dict[str, dict[str, list[AnnotationRow]]] = {}
+    timed_by: dict[str, dict[str, list[float]]] = {}
     for s in subsets:
-        times = by_type[s.task_type]
-        valid_of = valid_times[s.task_type]
+        by_type[s.task_type].extend([r.lead_time for r in rows[s.key]])
         mine_of = by_annotator[s.key] = defaultdict(list)
-        valid_mine = valid_by[s.key] = defaultdict(list)
         for r in rows[s.key]:
-            times.append(r.lead_time)
             mine_of[r.annotator].append(r)
-            if r.status == "valid":
-                valid_mine[r.annotator].append(r)
-                if r.lead_time is not None:
-                    valid_of[r.annotator].append(float(r.lead_time))
+        valid_of = valid_by[s.key] = defaultdict(list)
+        timed_of = timed_by[s.key] = defaultdict(list)
+        for who, mine in mine_of.items():
+            valid = valid_of[who] = [r for r in mine if r.status == "valid"]
+            timed = timed_of[who] = [float(r.lead_time) for r in valid if r.lead_time is not None]
+            if timed:
+                valid_times[s.task_type][who].extend(timed)
     timings = {t: effort_maths.type_timing(times) for t, times in by_type.items()}
     others = {t: _others_medians(times) for t, times in valid_times.items()}
     for s in subsets:
@@ -233,23 +234,28 @@ def effort_quality(
             holders = project_holders[s.key] | set(by_annotator[s.key])
             open_seats = max(0, s.overlap - len(holders))
         contents = {i.hume_id: i.content for i in items_of[s.key]}
-        # each annotator's valid answers viewed in one batch for the subset (an instance's
-        # content read once), in each annotator's order
-        order = [(who, r) for who, valid in valid_by[s.key].items() for r in valid]
-        views = kind.quality_views([(r.answer, contents[r.hume_id]) for _, r in order], s.config)
+        # the subset's valid answers viewed in one batch (an instance's content read once),
+        # then cut back into each annotator's, in their order
+        valid_mine = valid_by[s.key]
+        flat = [r for valid in valid_mine.values() for r in valid]
+        views = kind.quality_views(
+            [r.answer for r in flat], [r.hume_id for r in flat], contents, s.config
+        )
         views_of: dict[str, list[ShownAnswer]] = defaultdict(list)
-        for (who, _), v in zip(order, views, strict=True):
-            if v is not None:
-                views_of[who].append(v)
+        start = 0
+        for who, valid in valid_mine.items():
+            end = start + len(valid)
+            views_of[who] = [v for v in views[start:end] if v is not None]
+            start = end
         efforts = []
         for who in sorted(holders):
             mine = by_annotator[s.key][who]
-            valid = valid_by[s.key][who]
+            valid = valid_mine[who]
             owed = 0 if who in retired else n_items - len({r.hume_id for r in valid})
             e = effort_maths.effort([r.lead_time for r in mine], owed, timing)
             efforts.append(e)
             shown = views_of[who]
-            timed = [float(r.lead_time) for r in valid if r.lead_time is not None]
+            timed = timed_by[s.key][who]
             ref = others.get(s.task_type, {}).get(who)
             fast = quality.fast_answers(timed, [ref] * len(timed))
             n_options = next((v.n_options for v in shown), None)

@@ -49,9 +49,13 @@ class TaskType:
         return None
 
     def quality_views(
-        self, answers: Sequence[tuple[Any, Mapping[str, Any]]], config: Mapping[str, Any]
+        self,
+        answers: Sequence[Any],
+        instances: Sequence[str],
+        contents: Mapping[str, Mapping[str, Any]],
+        config: Mapping[str, Any],
     ) -> list[ShownAnswer | None]:
-        """:meth:`quality_view` of each ``(answer, content)`` of one subset, in order.
+        """:meth:`quality_view` of each answer of one subset, in order.
 
         Why a batch: the effort section reads every answer of the study on each export and
         ``status``, and a type whose view reads the instance's shown items (reranking, bitext
@@ -61,13 +65,18 @@ class TaskType:
         asks :meth:`quality_view` of each.
 
         Args:
-            answers: Pairs of a stored plain answer and its instance's content.
+            answers: The stored plain answers.
+            instances: Each answer's instance (its ``hume_id``).
+            contents: Each instance's content by ``hume_id``, in the order shown.
             config: The subset's stored config.
 
         Returns:
-            One view (or None) per pair, as :meth:`quality_view` gives it.
+            One view (or None) per answer, as :meth:`quality_view` gives it.
         """
-        return [self.quality_view(answer, content, config) for answer, content in answers]
+        return [
+            self.quality_view(answer, contents[hume_id], config)
+            for answer, hume_id in zip(answers, instances, strict=True)
+        ]
 
     def for_subset(self, config: Mapping[str, Any]) -> Self:
         """The type as one subset is scored: ``self`` unless the subset's stored config
@@ -90,59 +99,56 @@ class TaskType:
 
 
 def views_by_content(
-    answers: Sequence[tuple[Any, Mapping[str, Any]]],
+    answers: Sequence[Any],
+    instances: Sequence[str],
+    contents: Mapping[str, Mapping[str, Any]],
     shown: Callable[[Mapping[str, Any]], _Shown],
     view: Callable[[Any, _Shown], ShownAnswer | None],
 ) -> list[ShownAnswer | None]:
-    """Views of answers whose instance's shown items are read once per content object.
+    """Views of answers whose instance's shown items are read once per instance.
 
-    The answers of one instance share its content object (the store's row), so ``shown`` runs
-    once per instance, however many annotators answered it: the same calls in the same order
-    as ``view(answer, shown(content))`` per answer, the checks of ``shown`` included.
+    ``shown`` runs once per instance, however many annotators answered it, and its result is
+    what ``view`` reads: the views of ``view(answer, shown(content))`` per answer, the checks
+    of ``shown`` included.
 
     Args:
-        answers: Pairs of a stored plain answer and its instance's content.
+        answers: The stored plain answers.
+        instances: Each answer's instance (its ``hume_id``).
+        contents: Each instance's content by ``hume_id``.
         shown: What a view needs of the content (its shown ids, checked).
         view: The view of one answer given that.
 
     Returns:
-        One view (or None) per pair.
+        One view (or None) per answer.
     """
-    seen: dict[int, _Shown] = {}
+    seen: dict[str, _Shown] = {}
     out: list[ShownAnswer | None] = []
-    for answer, content in answers:
-        key = id(content)
-        if key not in seen:
-            seen[key] = shown(content)
-        out.append(view(answer, seen[key]))
+    for answer, hume_id in zip(answers, instances, strict=True):
+        if hume_id not in seen:
+            seen[hume_id] = shown(contents[hume_id])
+        out.append(view(answer, seen[hume_id]))
     return out
 
 
 def views_by_answer(
-    answers: Sequence[tuple[Any, Mapping[str, Any]]],
+    answers: Sequence[Any],
     key: Callable[[Any], _Key],
     view: Callable[[_Key], ShownAnswer],
-) -> list[ShownAnswer]:
+) -> list[ShownAnswer | None]:
     """Views of answers that depend on the answer alone, one view built per distinct key.
 
     A view is immutable, so the answers that read the same (a label, a level) share one; a
     subset has a handful of distinct answers and hundreds of answers.
 
     Args:
-        answers: Pairs of a stored plain answer and its instance's content (unread).
+        answers: The stored plain answers.
         key: The answer as the view reads it (``str`` of a label, ``int`` of a level): its
             errors are raised for each answer as before.
         view: The view of a key.
 
     Returns:
-        One view per pair.
+        One view per answer.
     """
-    made: dict[_Key, ShownAnswer] = {}
-    out: list[ShownAnswer] = []
-    for answer, _ in answers:
-        k = key(answer)
-        shown = made.get(k)
-        if shown is None:
-            shown = made[k] = view(k)
-        out.append(shown)
-    return out
+    keys = list(map(key, answers))
+    made = {k: view(k) for k in dict.fromkeys(keys)}
+    return [made[k] for k in keys]

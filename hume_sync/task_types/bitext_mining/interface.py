@@ -82,10 +82,14 @@ class BitextMiningInterface(RevealedInterface):
         return _view(answer, _candidate_ids(content))
 
     def quality_views(
-        self, answers: Sequence[tuple[Any, Mapping[str, Any]]], config: Mapping[str, Any]
+        self,
+        answers: Sequence[Any],
+        instances: Sequence[str],
+        contents: Mapping[str, Mapping[str, Any]],
+        config: Mapping[str, Any],
     ) -> list[ShownAnswer | None]:
         """:meth:`quality_view` of each, an instance's candidates checked once."""
-        return views_by_content(answers, _candidate_ids, _view)
+        return views_by_content(answers, instances, contents, _candidate_ids, _view)
 
 
 def _candidate_ids(content: Mapping[str, Any]) -> list[str]:

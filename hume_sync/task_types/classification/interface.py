@@ -36,10 +36,12 @@ class ClassificationInterface(RevealedInterface):
         return ShownAnswer(choice=str(answer), n_options=len(labels) or None)
 
     def quality_views(
-        self, answers: Sequence[tuple[Any, Mapping[str, Any]]], config: Mapping[str, Any]
+        self,
+        answers: Sequence[Any],
+        instances: Sequence[str],
+        contents: Mapping[str, Mapping[str, Any]],
+        config: Mapping[str, Any],
     ) -> list[ShownAnswer | None]:
         """:meth:`quality_view` of each, one view per distinct label."""
         n_options = len(config.get("label_set") or []) or None
-        return list(
-            views_by_answer(answers, str, lambda c: ShownAnswer(choice=c, n_options=n_options))
-        )
+        return views_by_answer(answers, str, lambda c: ShownAnswer(choice=c, n_options=n_options))

@@ -49,11 +49,19 @@ class RerankingInterface(RevealedInterface):
         return _view(answer, config_module.item_ids(content), config)
 
     def quality_views(
-        self, answers: Sequence[tuple[Any, Mapping[str, Any]]], config: Mapping[str, Any]
+        self,
+        answers: Sequence[Any],
+        instances: Sequence[str],
+        contents: Mapping[str, Mapping[str, Any]],
+        config: Mapping[str, Any],
     ) -> list[ShownAnswer | None]:
         """:meth:`quality_view` of each, an instance's candidate ids checked once."""
         return views_by_content(
-            answers, config_module.item_ids, lambda answer, ids: _view(answer, ids, config)
+            answers,
+            instances,
+            contents,
+            config_module.item_ids,
+            lambda answer, ids: _view(answer, ids, config),
         )
 
 

@@ -33,10 +33,12 @@ class STSInterface(RevealedInterface):
         return ShownAnswer(choice=int(answer), n_options=len(config_module.STS_LEVELS))
 
     def quality_views(
-        self, answers: Sequence[tuple[Any, Mapping[str, Any]]], config: Mapping[str, Any]
+        self,
+        answers: Sequence[Any],
+        instances: Sequence[str],
+        contents: Mapping[str, Mapping[str, Any]],
+        config: Mapping[str, Any],
     ) -> list[ShownAnswer | None]:
         """:meth:`quality_view` of each, one view per distinct level."""
         n_options = len(config_module.STS_LEVELS)
-        return list(
-            views_by_answer(answers, int, lambda c: ShownAnswer(choice=c, n_options=n_options))
-        )
+        return views_by_answer(answers, int, lambda c: ShownAnswer(choice=c, n_options=n_options))
