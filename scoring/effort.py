@@ -216,7 +216,7 @@ def effort(lead_times: Sequence[float | None], items_owed: int, timing: TypeTimi
     return Effort(
         n_timed=len(known),
         n_untimed=unknown,
-        n_capped=sum(t > timing.cap_s for t in known),
+        n_capped=sum([t > timing.cap_s for t in known]),
         median_s=statistics.median(capped) if capped else None,
         hours_so_far=sum(capped) / SECONDS_PER_HOUR,
         items_owed=items_owed,

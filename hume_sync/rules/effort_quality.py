@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from hume_sync import task_types
-from hume_sync.store import AnnotationRow, InstanceRow, Store, annotator_key
+from hume_sync.store import AnnotationRow, InstanceRow, Store, SubsetRow, annotator_key
 from scoring import effort as effort_maths
 from scoring import quality
 from scoring.effort import Effort, TargetCost, TypeTiming
@@ -167,6 +167,7 @@ def effort_quality(
     *,
     annotations: Mapping[str, Sequence[AnnotationRow]] | None = None,
     instances: Mapping[str, Sequence[InstanceRow]] | None = None,
+    subsets: Sequence[SubsetRow] | None = None,
 ) -> EffortQuality:
     """Effort and quality signals per subset × annotator, per subset and per annotator.
 
@@ -180,12 +181,13 @@ def effort_quality(
             caller has read them already: the export reads each subset's rows once for the
             scores and for this (issue 38). Read from the store where absent.
         instances: Subset → ``store.instances(subset)``, likewise.
+        subsets: ``store.subsets()``, likewise (an empty sequence is read from the store).
 
     Returns:
         The :class:`EffortQuality` of the study.
     """
     retired = {a.key for a in store.annotators() if a.retired_at is not None}
-    subsets = store.subsets()
+    subsets = subsets or store.subsets()
     rows = {
         s.key: store.annotations(s.key) if annotations is None else annotations[s.key]
         for s in subsets
@@ -247,6 +249,7 @@ def effort_quality(
             end = start + len(valid)
             views_of[who] = [v for v in views[start:end] if v is not None]
             start = end
+        others_of = others.get(s.task_type, {})
         efforts = []
         for who in sorted(holders):
             mine = by_annotator[s.key][who]
@@ -256,21 +259,22 @@ def effort_quality(
             efforts.append(e)
             shown = views_of[who]
             timed = timed_by[s.key][who]
-            ref = others.get(s.task_type, {}).get(who)
+            ref = others_of.get(who)
             fast = quality.fast_answers(timed, [ref] * len(timed))
             n_options = next((v.n_options for v in shown), None)
             straight = quality.straight_lining([v.choice for v in shown], n_options)
             position = quality.position_bias(shown)
             seat = SeatReport(s.key, who, e, fast, straight, position)
             seat_reports.append(seat)
-            pooled[who]["times"] += timed
-            pooled[who]["refs"] += [ref] * len(timed)
-            pooled[who]["shown"] += shown
-            pooled[who]["efforts"].append(e)
-            pooled[who]["flags"] += [
-                Flag(key, s.key, getattr(seat, key))
+            mine_pooled = pooled[who]
+            mine_pooled["times"] += timed
+            mine_pooled["refs"] += [ref] * len(timed)
+            mine_pooled["shown"] += shown
+            mine_pooled["efforts"].append(e)
+            mine_pooled["flags"] += [
+                Flag(key, s.key, signal)
                 for key in SIGNAL_NAMES
-                if getattr(seat, key).flagged
+                if (signal := getattr(seat, key)).flagged
             ]
         efforts.append(effort_maths.effort([], open_seats * n_items, timing))
         subset_efforts.append(
