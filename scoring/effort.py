@@ -216,7 +216,7 @@ def effort(lead_times: Sequence[float | None], items_owed: int, timing: TypeTimi
     return Effort(
         n_timed=len(known),
         n_untimed=unknown,
-        n_capped=sum(t > timing.cap_s for t in known),
+        n_capped=sum([t > timing.cap_s for t in known]),
         median_s=statistics.median(capped) if capped else None,
         hours_so_far=sum(capped) / SECONDS_PER_HOUR,
         items_owed=items_owed,
@@ -241,16 +241,16 @@ def total(efforts: Iterable[Effort]) -> Effort:
     """
     items = list(efforts)
     return Effort(
-        n_timed=sum(e.n_timed for e in items),
-        n_untimed=sum(e.n_untimed for e in items),
-        n_capped=sum(e.n_capped for e in items),
+        n_timed=sum([e.n_timed for e in items]),
+        n_untimed=sum([e.n_untimed for e in items]),
+        n_capped=sum([e.n_capped for e in items]),
         median_s=None,
-        hours_so_far=sum(e.hours_so_far for e in items),
-        items_owed=sum(e.items_owed for e in items),
+        hours_so_far=sum([e.hours_so_far for e in items]),
+        items_owed=sum([e.items_owed for e in items]),
         seconds_per_item=None,
         rate_from=None,
-        hours_owed=sum(e.hours_owed for e in items),
-        unpriced_items=sum(e.unpriced_items for e in items),
+        hours_owed=sum([e.hours_owed for e in items]),
+        unpriced_items=sum([e.unpriced_items for e in items]),
         method=f"sum({CAP_METHOD})",
     )
 

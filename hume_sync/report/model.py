@@ -189,6 +189,8 @@ class StudyRows:
 
     annotations: dict[str, list[AnnotationRow]]
     instances: dict[str, list[InstanceRow]]
+    #: ``store.subsets()`` as read with them (decoding every subset's config is not free)
+    subsets: list[SubsetRow] = field(default_factory=list)
 
     def live_annotations(self) -> dict[str, list[AnnotationRow]]:
         """Per subset, the annotations not deleted: ``store.annotations(subset)``."""
@@ -199,10 +201,12 @@ class StudyRows:
 
 def read_rows(store: Store) -> StudyRows:
     """The :class:`StudyRows` of every subset of the study."""
-    keys = [s.key for s in store.subsets()]
+    subsets = store.subsets()
+    keys = [s.key for s in subsets]
     return StudyRows(
         annotations={k: store.annotations(k, include_deleted=True) for k in keys},
         instances={k: store.instances(k) for k in keys},
+        subsets=subsets,
     )
 
 
@@ -351,7 +355,10 @@ def _effort(store: Store, rows: StudyRows) -> tuple[EffortQuality | None, str]:
     never the scores."""
     try:
         return effort_quality(
-            store, annotations=rows.live_annotations(), instances=rows.instances
+            store,
+            annotations=rows.live_annotations(),
+            instances=rows.instances,
+            subsets=rows.subsets,
         ), ""
     except ScoringError as exc:
         return None, f"Effort and quality signals could not be computed: {exc}."

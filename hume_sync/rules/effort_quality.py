@@ -28,11 +28,11 @@ from typing import Any
 import numpy as np
 
 from hume_sync import task_types
-from hume_sync.store import AnnotationRow, InstanceRow, Store, annotator_key
+from hume_sync.store import AnnotationRow, InstanceRow, Store, SubsetRow, annotator_key
 from scoring import effort as effort_maths
 from scoring import quality
 from scoring.effort import Effort, TargetCost, TypeTiming
-from scoring.quality import Signal
+from scoring.quality import ShownAnswer, Signal
 from scoring.records import plain_dict
 
 #: The signals a seat is flagged for, as :class:`SeatReport` names them, and what they read as.
@@ -153,9 +153,12 @@ def _others_medians(times: Mapping[str, list[float]]) -> dict[str, float | None]
     return out
 
 
-def _holders(store: Store, key: str, rows: Sequence[AnnotationRow]) -> set[str]:
-    """Annotators with a project or an annotation on the subset."""
-    return {annotator_key(p.slot) for p in store.slot_projects(key)} | {r.annotator for r in rows}
+def _project_holders(store: Store) -> dict[str, set[str]]:
+    """Per subset, the annotators with a project there (one query for the whole study)."""
+    out: dict[str, set[str]] = defaultdict(set)
+    for p in store.slot_projects():
+        out[p.subset_key].add(annotator_key(p.slot))
+    return out
 
 
 def effort_quality(
@@ -164,6 +167,7 @@ def effort_quality(
     *,
     annotations: Mapping[str, Sequence[AnnotationRow]] | None = None,
     instances: Mapping[str, Sequence[InstanceRow]] | None = None,
+    subsets: Sequence[SubsetRow] | None = None,
 ) -> EffortQuality:
     """Effort and quality signals per subset × annotator, per subset and per annotator.
 
@@ -177,12 +181,13 @@ def effort_quality(
             caller has read them already: the export reads each subset's rows once for the
             scores and for this (issue 38). Read from the store where absent.
         instances: Subset → ``store.instances(subset)``, likewise.
+        subsets: ``store.subsets()``, likewise (an empty sequence is read from the store).
 
     Returns:
         The :class:`EffortQuality` of the study.
     """
     retired = {a.key for a in store.annotators() if a.retired_at is not None}
-    subsets = store.subsets()
+    subsets = subsets or store.subsets()
     rows = {
         s.key: store.annotations(s.key) if annotations is None else annotations[s.key]
         for s in subsets
@@ -192,11 +197,23 @@ def effort_quality(
     }
     by_type: dict[str, list[float | None]] = defaultdict(list)
     valid_times: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    # the rows grouped once: each subset's rows by annotator (all, the valid ones and their
+    # timed seconds, each in the store's order) for the type's timing and the seats below
+    by_annotator: dict[str, dict[str, list[AnnotationRow]]] = {}
+    valid_by: dict[str, dict[str, list[AnnotationRow]]] = {}
+    timed_by: dict[str, dict[str, list[float]]] = {}
     for s in subsets:
+        by_type[s.task_type].extend([r.lead_time for r in rows[s.key]])
+        mine_of = by_annotator[s.key] = defaultdict(list)
         for r in rows[s.key]:
-            by_type[s.task_type].append(r.lead_time)
-            if r.status == "valid" and r.lead_time is not None:
-                valid_times[s.task_type][r.annotator].append(float(r.lead_time))
+            mine_of[r.annotator].append(r)
+        valid_of = valid_by[s.key] = defaultdict(list)
+        timed_of = timed_by[s.key] = defaultdict(list)
+        for who, mine in mine_of.items():
+            valid = valid_of[who] = [r for r in mine if r.status == "valid"]
+            timed = timed_of[who] = [float(r.lead_time) for r in valid if r.lead_time is not None]
+            if timed:
+                valid_times[s.task_type][who].extend(timed)
     timings = {t: effort_maths.type_timing(times) for t, times in by_type.items()}
     others = {t: _others_medians(times) for t, times in valid_times.items()}
     for s in subsets:
@@ -205,46 +222,59 @@ def effort_quality(
     seat_reports: list[SeatReport] = []
     subset_efforts: list[SubsetEffort] = []
     pooled: dict[str, dict[str, list[Any]]] = defaultdict(lambda: defaultdict(list))
+    project_holders: dict[str, set[str]] | None = None
     for s in subsets:
         kind, timing = task_types.get(s.task_type), timings[s.task_type]
         n_items = len(items_of[s.key])
         if seats is not None and s.key in seats:
             holders = {annotator_key(x) for x in seats[s.key] if x is not None}
-            holders |= {r.annotator for r in rows[s.key]}
+            holders |= set(by_annotator[s.key])
             open_seats = sum(x is None for x in seats[s.key])
         else:
-            holders = _holders(store, s.key, rows[s.key])
+            if project_holders is None:
+                project_holders = _project_holders(store)
+            holders = project_holders[s.key] | set(by_annotator[s.key])
             open_seats = max(0, s.overlap - len(holders))
         contents = {i.hume_id: i.content for i in items_of[s.key]}
-        by_annotator: dict[str, list[AnnotationRow]] = defaultdict(list)
-        for r in rows[s.key]:
-            by_annotator[r.annotator].append(r)
+        # the subset's valid answers viewed in one batch (an instance's content read once),
+        # then cut back into each annotator's, in their order
+        valid_mine = valid_by[s.key]
+        flat = [r for valid in valid_mine.values() for r in valid]
+        views = kind.quality_views(
+            [r.answer for r in flat], [r.hume_id for r in flat], contents, s.config
+        )
+        views_of: dict[str, list[ShownAnswer]] = defaultdict(list)
+        start = 0
+        for who, valid in valid_mine.items():
+            end = start + len(valid)
+            views_of[who] = [v for v in views[start:end] if v is not None]
+            start = end
+        others_of = others.get(s.task_type, {})
         efforts = []
         for who in sorted(holders):
-            mine = by_annotator[who]
-            answered = {r.hume_id for r in mine if r.status == "valid"}
-            owed = 0 if who in retired else n_items - len(answered)
+            mine = by_annotator[s.key][who]
+            valid = valid_mine[who]
+            owed = 0 if who in retired else n_items - len({r.hume_id for r in valid})
             e = effort_maths.effort([r.lead_time for r in mine], owed, timing)
             efforts.append(e)
-            valid = [r for r in mine if r.status == "valid"]
-            views = [kind.quality_view(r.answer, contents[r.hume_id], s.config) for r in valid]
-            shown = [v for v in views if v is not None]
-            timed = [float(r.lead_time) for r in valid if r.lead_time is not None]
-            ref = others.get(s.task_type, {}).get(who)
+            shown = views_of[who]
+            timed = timed_by[s.key][who]
+            ref = others_of.get(who)
             fast = quality.fast_answers(timed, [ref] * len(timed))
             n_options = next((v.n_options for v in shown), None)
             straight = quality.straight_lining([v.choice for v in shown], n_options)
             position = quality.position_bias(shown)
             seat = SeatReport(s.key, who, e, fast, straight, position)
             seat_reports.append(seat)
-            pooled[who]["times"] += timed
-            pooled[who]["refs"] += [ref] * len(timed)
-            pooled[who]["shown"] += shown
-            pooled[who]["efforts"].append(e)
-            pooled[who]["flags"] += [
-                Flag(key, s.key, getattr(seat, key))
+            mine_pooled = pooled[who]
+            mine_pooled["times"] += timed
+            mine_pooled["refs"] += [ref] * len(timed)
+            mine_pooled["shown"] += shown
+            mine_pooled["efforts"].append(e)
+            mine_pooled["flags"] += [
+                Flag(key, s.key, signal)
                 for key in SIGNAL_NAMES
-                if getattr(seat, key).flagged
+                if (signal := getattr(seat, key)).flagged
             ]
         efforts.append(effort_maths.effort([], open_seats * n_items, timing))
         subset_efforts.append(

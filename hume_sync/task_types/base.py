@@ -12,10 +12,13 @@ imports ``hume_sync`` and nothing outside the registry branches on a type's name
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Self
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from typing import Any, Self, TypeVar
 
 from scoring.quality import ShownAnswer
+
+_Shown = TypeVar("_Shown")
+_Key = TypeVar("_Key", bound=Hashable)
 
 
 class TaskType:
@@ -45,6 +48,36 @@ class TaskType:
         """
         return None
 
+    def quality_views(
+        self,
+        answers: Sequence[Any],
+        instances: Sequence[str],
+        contents: Mapping[str, Mapping[str, Any]],
+        config: Mapping[str, Any],
+    ) -> list[ShownAnswer | None]:
+        """:meth:`quality_view` of each answer of one subset, in order.
+
+        Why a batch: the effort section reads every answer of the study on each export and
+        ``status``, and a type whose view reads the instance's shown items (reranking, bitext
+        mining) need check an instance's content once, not once per answer
+        (:func:`views_by_content`), and one whose view is the answer alone (classification,
+        STS) builds one view per distinct answer (:func:`views_by_answer`). This default
+        asks :meth:`quality_view` of each.
+
+        Args:
+            answers: The stored plain answers.
+            instances: Each answer's instance (its ``hume_id``).
+            contents: Each instance's content by ``hume_id``, in the order shown.
+            config: The subset's stored config.
+
+        Returns:
+            One view (or None) per answer, as :meth:`quality_view` gives it.
+        """
+        return [
+            self.quality_view(answer, contents[hume_id], config)
+            for answer, hume_id in zip(answers, instances, strict=True)
+        ]
+
     def for_subset(self, config: Mapping[str, Any]) -> Self:
         """The type as one subset is scored: ``self`` unless the subset's stored config
         changes how (retrieval: the main score its task names, recorded at ``init``).
@@ -63,3 +96,59 @@ class TaskType:
 
     def __repr__(self) -> str:
         return f"<task type {self.name}>"
+
+
+def views_by_content(
+    answers: Sequence[Any],
+    instances: Sequence[str],
+    contents: Mapping[str, Mapping[str, Any]],
+    shown: Callable[[Mapping[str, Any]], _Shown],
+    view: Callable[[Any, _Shown], ShownAnswer | None],
+) -> list[ShownAnswer | None]:
+    """Views of answers whose instance's shown items are read once per instance.
+
+    ``shown`` runs once per instance, however many annotators answered it, and its result is
+    what ``view`` reads: the views of ``view(answer, shown(content))`` per answer, the checks
+    of ``shown`` included.
+
+    Args:
+        answers: The stored plain answers.
+        instances: Each answer's instance (its ``hume_id``).
+        contents: Each instance's content by ``hume_id``.
+        shown: What a view needs of the content (its shown ids, checked).
+        view: The view of one answer given that.
+
+    Returns:
+        One view (or None) per answer.
+    """
+    seen: dict[str, _Shown] = {}
+    out: list[ShownAnswer | None] = []
+    for answer, hume_id in zip(answers, instances, strict=True):
+        if hume_id not in seen:
+            seen[hume_id] = shown(contents[hume_id])
+        out.append(view(answer, seen[hume_id]))
+    return out
+
+
+def views_by_answer(
+    answers: Sequence[Any],
+    key: Callable[[Any], _Key],
+    view: Callable[[_Key], ShownAnswer],
+) -> list[ShownAnswer | None]:
+    """Views of answers that depend on the answer alone, one view built per distinct key.
+
+    A view is immutable, so the answers that read the same (a label, a level) share one; a
+    subset has a handful of distinct answers and hundreds of answers.
+
+    Args:
+        answers: The stored plain answers.
+        key: The answer as the view reads it (``str`` of a label, ``int`` of a level): its
+            errors are raised for each answer as before.
+        view: The view of a key.
+
+    Returns:
+        One view per answer.
+    """
+    keys = list(map(key, answers))
+    made = {k: view(k) for k in dict.fromkeys(keys)}
+    return [made[k] for k in keys]

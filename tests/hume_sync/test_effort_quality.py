@@ -228,6 +228,38 @@ def test_each_type_says_what_its_answers_show() -> None:
     assert task_types.get("clustering").quality_view({"1": "group_1"}, {}, {}) is None
 
 
+def test_a_subsets_views_in_one_batch_are_each_answers_view() -> None:
+    """``quality_views`` (content checked once per instance, one view per distinct label or
+    level) gives what ``quality_view`` gives answer by answer, in order, and still refuses a
+    bad instance."""
+    from hume_sync import task_types
+    from label_studio_configs.errors import InvalidContentError
+
+    one = {"query": "q", "candidates": [{"id": i, "text": i} for i in ("3", "1", "2")]}
+    two = {"query": "r", "candidates": [{"id": i, "text": i} for i in ("1", "2")]}
+    bitext = {"source": "s", "candidates": [{"id": i, "text": i} for i in ("t1", "t2")]}
+    contents: dict[str, dict[str, Any]] = {"one": one, "two": two, "bitext": bitext, "x": {}}
+    cases: list[tuple[str, dict[str, Any], list[tuple[Any, str]]]] = [
+        (
+            "reranking",
+            {"shuffle_candidates": True},
+            [({"1": 1, "3": 1}, "one"), ({"2": 1}, "two"), ("no", "one"), ({"3": 1}, "one")],
+        ),
+        ("bitext_mining", {}, [("t2", "bitext"), ("t1", "bitext"), ("t9", "bitext")]),
+        ("classification", {"label_set": ["a", "b"]}, [("b", "x"), ("a", "x"), ("b", "x")]),
+        ("sts", {}, [(4, "x"), (4.0, "x"), (0, "x")]),
+        ("pair_classification", {}, [(1, "x"), (0, "x")]),
+    ]
+    for name, config, pairs in cases:
+        kind = task_types.get(name)
+        one_by_one = [kind.quality_view(a, contents[i], config) for a, i in pairs]
+        answers, instances = [a for a, _ in pairs], [i for _, i in pairs]
+        assert kind.quality_views(answers, instances, contents, config) == one_by_one, name
+        assert any(v is not None for v in one_by_one), name
+    with pytest.raises(InvalidContentError):
+        task_types.get("reranking").quality_views([{"1": 1}], ["bad"], {"bad": {}}, {})
+
+
 def test_a_signal_too_thin_in_each_subset_is_flagged_pooled() -> None:
     """Six fast answers on each of two subsets: each seat has fewer than 10 answers (never
     flagged), but pooled, 12 of 12 under a quarter of the others' median is; the flag then

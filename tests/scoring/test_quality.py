@@ -102,6 +102,30 @@ def test_observed_and_expected_have_the_same_total(places: list[int]) -> None:
     assert sum(expected) == pytest.approx(len(places))
 
 
+@given(
+    st.lists(
+        st.integers(1, 9).flatmap(
+            lambda n: st.tuples(st.just(n), st.sets(st.integers(0, n - 1), max_size=n))
+        ),
+        min_size=1,
+        max_size=40,
+    )
+)
+def test_expected_counts_are_the_place_by_place_sums_to_the_bit(
+    shown: list[tuple[int, set[int]]],
+) -> None:
+    """Answers shown different numbers of places: each place's expectation is the running sum
+    of the shares of the answers showing it, added in the answers' order, as a place-by-place
+    loop adds them (the report prints these floats, so a reordered sum would change it)."""
+    answers = [ShownAnswer(positions=tuple(sorted(c)), n_shown=n) for n, c in shown]
+    reference = [0.0] * max(n for n, _ in shown)
+    for n, chosen in shown:
+        for place in range(n):
+            reference[place] += len(chosen) / n
+    _, expected = expected_positions(answers)
+    assert [x.hex() for x in expected] == [x.hex() for x in reference]
+
+
 def test_too_small_expected_counts_are_shown_not_flagged() -> None:
     # 12 answers, one mark among 3 places, all at the first: 12, 0, 0 against 4, 4, 4;
     # statistic (64 + 16 + 16) / 4 = 24, p = e^-12, but every expected count is under 5

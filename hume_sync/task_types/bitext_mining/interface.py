@@ -9,9 +9,10 @@ is.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from hume_sync.task_types.base import views_by_content
 from label_studio_configs import bitext_mining as config_module
 from label_studio_configs.errors import InvalidAnswerError
 from ml_backend.reveal import RevealedInterface
@@ -78,8 +79,27 @@ class BitextMiningInterface(RevealedInterface):
         """The shown place of the chosen candidate: candidates are shuffled per item, so
         choosing one place every time is straight-lining and a place preferred is position
         bias."""
-        ids = [it["id"] for it in config_module.candidates(content)]
-        if answer not in ids:
-            return None
-        place = ids.index(answer)
-        return ShownAnswer(choice=place, n_options=len(ids), positions=(place,), n_shown=len(ids))
+        return _view(answer, _candidate_ids(content))
+
+    def quality_views(
+        self,
+        answers: Sequence[Any],
+        instances: Sequence[str],
+        contents: Mapping[str, Mapping[str, Any]],
+        config: Mapping[str, Any],
+    ) -> list[ShownAnswer | None]:
+        """:meth:`quality_view` of each, an instance's candidates checked once."""
+        return views_by_content(answers, instances, contents, _candidate_ids, _view)
+
+
+def _candidate_ids(content: Mapping[str, Any]) -> list[str]:
+    """The instance's candidate ids in the shown order (its content checked)."""
+    return [it["id"] for it in config_module.candidates(content)]
+
+
+def _view(answer: Any, ids: list[str]) -> ShownAnswer | None:
+    """The quality view of ``answer`` given its instance's candidate ids in the shown order."""
+    if answer not in ids:
+        return None
+    place = ids.index(answer)
+    return ShownAnswer(choice=place, n_options=len(ids), positions=(place,), n_shown=len(ids))

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from hume_sync.task_types.base import views_by_answer
 from label_studio_configs import classification as config_module
 from ml_backend.reveal import RevealedInterface
 from scoring.quality import ShownAnswer
@@ -33,3 +34,14 @@ class ClassificationInterface(RevealedInterface):
         be told from a label preferred (position bias is tested where the order is shuffled)."""
         labels = config.get("label_set") or []
         return ShownAnswer(choice=str(answer), n_options=len(labels) or None)
+
+    def quality_views(
+        self,
+        answers: Sequence[Any],
+        instances: Sequence[str],
+        contents: Mapping[str, Mapping[str, Any]],
+        config: Mapping[str, Any],
+    ) -> list[ShownAnswer | None]:
+        """:meth:`quality_view` of each, one view per distinct label."""
+        n_options = len(config.get("label_set") or []) or None
+        return views_by_answer(answers, str, lambda c: ShownAnswer(choice=c, n_options=n_options))

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from hume_sync.task_types.base import views_by_content
 from label_studio_configs import reranking as config_module
 from label_studio_configs.errors import InvalidAnswerError
 from ml_backend.reveal import RevealedInterface, ranked_ids, rerank_marks
@@ -45,14 +46,47 @@ class RerankingInterface(RevealedInterface):
         (marking none, the default bucket, on every query is one answer for everything); the
         places count for position bias only where the subset shuffled its candidates (a
         store from before the setting was always shuffled)."""
-        ids = config_module.item_ids(content)
-        if not isinstance(answer, Mapping):
-            return None
-        marked = tuple(i for i, cid in enumerate(ids) if answer.get(cid) == 1)
         shuffled = bool(config.get("shuffle_candidates", True))
-        return ShownAnswer(
+        return _marked(answer, config_module.item_ids(content), shuffled, {})
+
+    def quality_views(
+        self,
+        answers: Sequence[Any],
+        instances: Sequence[str],
+        contents: Mapping[str, Mapping[str, Any]],
+        config: Mapping[str, Any],
+    ) -> list[ShownAnswer | None]:
+        """:meth:`quality_view` of each: an instance's candidate ids checked once, and one
+        view per distinct marking (views are immutable; queries share few markings)."""
+        shuffled = bool(config.get("shuffle_candidates", True))
+        made: dict[tuple[tuple[int, ...], int], ShownAnswer] = {}
+        return views_by_content(
+            answers,
+            instances,
+            contents,
+            config_module.item_ids,
+            lambda answer, ids: _marked(answer, ids, shuffled, made),
+        )
+
+
+def _marked(
+    answer: Any,
+    ids: Sequence[str],
+    shuffled: bool,
+    made: dict[tuple[tuple[int, ...], int], ShownAnswer],
+) -> ShownAnswer | None:
+    """The view of ``answer`` given its instance's candidate ids in the shown order; ``made``
+    holds the views already built, by marked places and number shown."""
+    if not isinstance(answer, Mapping):
+        return None
+    marked = tuple([i for i, cid in enumerate(ids) if answer.get(cid) == 1])
+    key = (marked, len(ids))
+    view = made.get(key)
+    if view is None:
+        view = made[key] = ShownAnswer(
             choice=marked,
             n_options=2 ** len(ids),
             positions=marked if shuffled else None,
             n_shown=len(ids) if shuffled else None,
         )
+    return view

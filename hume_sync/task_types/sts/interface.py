@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from hume_sync.task_types.base import views_by_answer
 from label_studio_configs import sts as config_module
 from ml_backend.reveal import RevealedInterface, sts_level
 from scoring.quality import ShownAnswer
@@ -30,3 +31,14 @@ class STSInterface(RevealedInterface):
     ) -> ShownAnswer | None:
         """The level chosen, out of the six STS levels (shown in a fixed order: no place)."""
         return ShownAnswer(choice=int(answer), n_options=len(config_module.STS_LEVELS))
+
+    def quality_views(
+        self,
+        answers: Sequence[Any],
+        instances: Sequence[str],
+        contents: Mapping[str, Mapping[str, Any]],
+        config: Mapping[str, Any],
+    ) -> list[ShownAnswer | None]:
+        """:meth:`quality_view` of each, one view per distinct level."""
+        n_options = len(config_module.STS_LEVELS)
+        return views_by_answer(answers, int, lambda c: ShownAnswer(choice=c, n_options=n_options))
