@@ -34,7 +34,11 @@ T = TypeVar("T")
 
 @contextmanager
 def shared_scores() -> Iterator[None]:
-    """Within the block, a :func:`memoised` metric computes each set of labels once."""
+    """Within the block, a :func:`memoised` metric computes each set of labels once.
+
+    Yields:
+        Nothing: the block is the memo's lifetime.
+    """
     token = _MEMO.set({})
     try:
         yield
@@ -82,6 +86,12 @@ def memoised(metric: F) -> F:
 
     Outside the block it is the metric. Inside, each call gets its own :class:`Score` (its
     ``details`` a fresh dict), so no caller sees another's changes.
+
+    Args:
+        metric: ``metric(gold, pred) -> Score`` on two label lists.
+
+    Returns:
+        The metric, shared within the block.
     """
 
     @functools.wraps(metric)
