@@ -27,7 +27,7 @@ labels and posteriors against crowd-kit on real-shaped and generated answer sets
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -84,7 +84,7 @@ class DawidSkeneFit:
         return {task: self.labels[k] for task, k in zip(self.tasks, best, strict=True)}
 
 
-def _codes(values: list[Hashable]) -> tuple[tuple[Hashable, ...], NDArray[Any]]:
+def _codes(values: Sequence[Hashable]) -> tuple[tuple[Hashable, ...], NDArray[Any]]:
     """Distinct values in order of first appearance, and each value's position among them."""
     seen: dict[Hashable, int] = {}
     codes = np.fromiter((seen.setdefault(v, len(seen)) for v in values), np.intp, len(values))
@@ -231,14 +231,18 @@ class _Set:
 
 
 def _encode(answers: list[tuple[Hashable, Hashable, Any]]) -> _Set:
-    """One answer set's integer codes, each in order of first appearance."""
-    tasks, task = _codes([a[0] for a in answers])
-    workers, worker = _codes([a[1] for a in answers])
-    labels, label = _codes([a[2] for a in answers])
+    """One answer set's integer codes, each in order of first appearance.
+
+    A (worker, label) cell is coded by the integer ``worker * labels + label`` rather than a
+    tuple: the same cells in the same order, for less encoding time.
+    """
+    task_values, worker_values, label_values = zip(*answers, strict=True)
+    tasks, task = _codes(task_values)
+    workers, worker = _codes(worker_values)
+    labels, label = _codes(label_values)
     # (worker, label) cells in order of first appearance, as crowd-kit's unsorted group-by
-    cells, cell = _codes(list(zip(worker.tolist(), label.tolist(), strict=True)))
-    cell_worker = np.array([c[0] for c in cells], dtype=np.intp)  # type: ignore[index]
-    cell_label = np.array([c[1] for c in cells], dtype=np.intp)  # type: ignore[index]
+    cells, cell = _codes((worker * len(labels) + label).tolist())
+    cell_worker, cell_label = np.divmod(np.array(cells, dtype=np.intp), len(labels))
     return _Set(tasks, workers, labels, task, label, cell, cell_worker, cell_label)
 
 
