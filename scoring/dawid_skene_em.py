@@ -109,6 +109,7 @@ class _Answers:
     cell_worker: NDArray[Any]  # each cell's worker
     cell_label: NDArray[Any]  # each cell's given label
     by_task: NDArray[Any]  # flat (item, label) bin of each (answer, label)
+    by_label_task: NDArray[Any]  # flat (label, item) bin of each (answer, label)
     by_cell: NDArray[Any]  # flat (cell, label) bin of each (answer, label)
     by_worker: NDArray[Any]  # flat (worker, label) bin of each (cell, label)
     task_set: NDArray[Any]  # each item's answer set
@@ -153,20 +154,21 @@ def _m_step(given: NDArray[Any], a: _Answers) -> NDArray[Any]:
 def _e_step(floored_priors: NDArray[Any], errors: NDArray[Any], a: _Answers) -> NDArray[Any]:
     """Posteriors, shape (items, labels), from the floored priors (per set) and confusion rows.
 
-    ``take`` rather than fancy indexing, and the row maximum and (under 8 labels) the row sum
-    over a transposed copy, where numpy reduces a whole row of items at a time: the same
-    numbers (a maximum is exact; under 8 terms numpy sums a row in order, as adding the
-    transposed rows in order does), in a fraction of the time (issue 38).
+    Worked in (label, item) layout, where numpy reduces over labels a whole row of items at a
+    time: ``np.bincount`` sums each item's answers into that layout in the same order as into
+    (item, label), a maximum is exact, and under 8 terms numpy sums a row in order, as adding
+    the transposed rows in order does. The same numbers in a fraction of the time (issue 38).
     """
-    log_lik = a.sum(np.log2(errors).take(a.cell, axis=0), a.by_task, a.n_tasks)
-    log_lik += np.log2(floored_priors).take(a.task_set, axis=0)
-    by_label = np.ascontiguousarray(log_lik.T)
-    by_label -= by_label.max(axis=0)
-    np.exp2(by_label, out=by_label)
+    log_lik: NDArray[Any] = np.bincount(
+        a.by_label_task, np.log2(errors).take(a.cell, axis=0).ravel(), a.n_tasks * a.k
+    ).reshape(a.k, a.n_tasks)
+    log_lik += np.log2(floored_priors).T.take(a.task_set, axis=1)
+    log_lik -= np.maximum.reduce(log_lik, axis=0)
+    np.exp2(log_lik, out=log_lik)
     if a.k < 8:
-        by_label /= by_label.sum(axis=0)
-        return np.ascontiguousarray(by_label.T)
-    scaled = np.ascontiguousarray(by_label.T)
+        log_lik /= np.add.reduce(log_lik, axis=0)
+        return np.ascontiguousarray(log_lik.T)
+    scaled: NDArray[Any] = np.ascontiguousarray(log_lik.T)
     scaled /= scaled.sum(axis=1, keepdims=True)
     return scaled
 
@@ -210,8 +212,8 @@ def _elbo(
     joint = np.empty(a.n_sets)
     entropy = np.empty(a.n_sets)
     for first, end, a0, a1, answer_row, t0, t1, item_row in a.run_slices:
-        joint[first:end] = joint_flat[a0:a1].reshape(answer_row).sum(axis=1)
-        entropy[first:end] = entropy_flat[t0:t1].reshape(item_row).sum(axis=1)
+        joint[first:end] = np.add.reduce(joint_flat[a0:a1].reshape(answer_row), axis=1)
+        entropy[first:end] = np.add.reduce(entropy_flat[t0:t1].reshape(item_row), axis=1)
     losses: list[float] = ((joint + -entropy) / a.set_answers).tolist()
     return losses, floored
 
@@ -284,6 +286,7 @@ def _assemble(sets: list[_Set], k: int) -> _Answers:
         cell_worker=cell_worker,
         cell_label=np.concatenate([one.cell_label for one in sets]),
         by_task=(task[:, None] * k + cols).ravel(),
+        by_label_task=(cols * n_tasks + task[:, None]).ravel(),
         by_cell=(cell[:, None] * k + cols).ravel(),
         by_worker=(cell_worker[:, None] * k + cols).ravel(),
         task_set=task_set,
@@ -346,6 +349,7 @@ def _fit_group(sets: list[_Set], k: int, n_iter: int, tol: float) -> list[DawidS
     members = list(range(len(sets)))  # the sets in the arrays, in order
     running = list(range(len(sets)))  # the positions in ``members`` of the sets still running
     cell_bounds = _cell_bounds(sets, members)
+    live_answers = a.task.size  # the answers of the sets still running
     loss = [-np.inf] * len(sets)
     history: list[list[float]] = [[] for _ in sets]
     fits: list[DawidSkeneFit | None] = [None] * len(sets)
@@ -364,6 +368,7 @@ def _fit_group(sets: list[_Set], k: int, n_iter: int, tol: float) -> list[DawidS
                 rows = slice(a.task_bounds[pos], a.task_bounds[pos + 1])
                 cells = slice(cell_bounds[pos], cell_bounds[pos + 1])
                 fits[s] = _fit(sets[s], k, posteriors[rows], priors[pos], errors[cells], history[s])
+                live_answers -= sets[s].task.size
             else:
                 loss[s] = new_loss[pos]
                 still.append(pos)
@@ -372,7 +377,7 @@ def _fit_group(sets: list[_Set], k: int, n_iter: int, tol: float) -> list[DawidS
         running = still
         if not running:
             break
-        if 2 * sum(sets[members[pos]].task.size for pos in running) < a.task.size:
+        if 2 * live_answers < a.task.size:
             floored_priors = floored_priors.take(running, axis=0)
             errors = np.concatenate(
                 [errors[cell_bounds[pos] : cell_bounds[pos + 1]] for pos in running]
