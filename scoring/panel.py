@@ -119,25 +119,16 @@ class _ResampleMemo:
         return intervals.vectorized(values)
 
 
-def _rater_bootstrap(
-    t: Any,
-    gold: Mapping[Hashable, Any],
-    score: Score,
-    seed: int,
-    memo: _ResampleMemo | None = None,
-) -> Any:
-    """BCa bootstrap over items of one rater's own score (None where nothing resamples).
+def _bootstrap_decomposed(
+    decomposed: tuple[Any, Any] | None, seed: int, memo: _ResampleMemo | None
+) -> tuple[Interval | None, str | None]:
+    """BCa bootstrap over items of one rater's score, from its per-item records and statistic.
+
+    None, and why, where nothing resamples.
 
     With ``memo``, the statistic is evaluated through it: over item indices, the same
     resamples, so the same interval.
     """
-    return _bootstrap_decomposed(_per_item(t, gold, score), seed, memo)
-
-
-def _bootstrap_decomposed(
-    decomposed: tuple[Any, Any] | None, seed: int, memo: _ResampleMemo | None
-) -> tuple[Interval | None, str | None]:
-    """:func:`_rater_bootstrap` of a score already decomposed per item."""
     if decomposed is None or len(decomposed[0]) < MIN_ITEMS:
         return None, f"not estimable: fewer than {MIN_ITEMS} items or no per-item form"
     records, statistic = decomposed
@@ -169,7 +160,7 @@ def _rater_intervals(
     raters: Sequence[tuple[Mapping[Hashable, Any], Score, _ResampleMemo | None]],
     seed: int,
 ) -> list[tuple[Interval | None, str | None]]:
-    """:func:`_rater_bootstrap` of each ``(gold, score, memo)``, in order.
+    """:func:`_bootstrap_decomposed` of each ``(gold, score, memo)``'s per-item form, in order.
 
     Raters whose score is a mean of whole-number hits over the same number of items (accuracy)
     share one pass (:func:`_shared_intervals`). The rest are bootstrapped one by one.

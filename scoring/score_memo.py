@@ -68,8 +68,8 @@ def kept(name: str, key: Hashable | None, compute: Callable[[], T]) -> T:
     return value
 
 
-def _key(name: str, gold: Any, pred: Any) -> tuple[Any, ...] | None:
-    """The memo key: the metric and both label lists, where every label is a plain ``str``.
+def _labels_key(gold: Any, pred: Any) -> tuple[Any, ...] | None:
+    """The memo key of two label lists, where every label is a plain ``str`` (else None).
 
     Only plain strings: ``1``, ``1.0`` and ``True`` are equal keys but not the same labels to
     a metric, and a list or array input may be changed in place by its caller.
@@ -78,7 +78,7 @@ def _key(name: str, gold: Any, pred: Any) -> tuple[Any, ...] | None:
         return None
     if not all(type(v) is str for v in gold) or not all(type(v) is str for v in pred):
         return None
-    return (name, tuple(gold), tuple(pred))
+    return (tuple(gold), tuple(pred))
 
 
 def memoised(metric: F) -> F:
@@ -96,14 +96,9 @@ def memoised(metric: F) -> F:
 
     @functools.wraps(metric)
     def shared(gold: Any, pred: Any) -> Score:
-        memo = _MEMO.get()
-        key = None if memo is None else _key(metric.__qualname__, gold, pred)
-        if key is None:
+        if _MEMO.get() is None:
             return metric(gold, pred)
-        assert memo is not None
-        first = memo.get(key)
-        if first is None:
-            first = memo[key] = metric(gold, pred)
+        first = kept(metric.__qualname__, _labels_key(gold, pred), lambda: metric(gold, pred))
         return Score(
             first.value, first.method, first.n_items, dict(first.per_rater), dict(first.details)
         )

@@ -133,7 +133,7 @@ def views_by_content(
 def views_by_answer(
     answers: Sequence[Any],
     key: Callable[[Any], _Key],
-    view: Callable[[_Key], ShownAnswer],
+    view: Callable[[_Key], ShownAnswer | None],
 ) -> list[ShownAnswer | None]:
     """Views of answers that depend on the answer alone, one view built per distinct key.
 

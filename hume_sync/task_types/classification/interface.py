@@ -43,5 +43,4 @@ class ClassificationInterface(RevealedInterface):
         config: Mapping[str, Any],
     ) -> list[ShownAnswer | None]:
         """:meth:`quality_view` of each, one view per distinct label."""
-        n_options = len(config.get("label_set") or []) or None
-        return views_by_answer(answers, str, lambda c: ShownAnswer(choice=c, n_options=n_options))
+        return views_by_answer(answers, str, lambda c: self.quality_view(c, {}, config))

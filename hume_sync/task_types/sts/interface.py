@@ -40,5 +40,4 @@ class STSInterface(RevealedInterface):
         config: Mapping[str, Any],
     ) -> list[ShownAnswer | None]:
         """:meth:`quality_view` of each, one view per distinct level."""
-        n_options = len(config_module.STS_LEVELS)
-        return views_by_answer(answers, int, lambda c: ShownAnswer(choice=c, n_options=n_options))
+        return views_by_answer(answers, int, lambda c: self.quality_view(c, {}, config))
