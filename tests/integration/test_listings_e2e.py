@@ -179,8 +179,8 @@ def test_a_setup_rerun_with_nothing_to_do_asks_only_for_counts(study, capsys):
 
 def test_projects_found_by_marker_cost_one_listing_of_the_server(study, capsys):
     """A run that died after creating two projects and before recording them: the rerun finds
-    both by their markers (no project created twice, every task id recovered, nothing
-    imported again) from one listing of the server's projects, not one per subset."""
+    both by their markers (no project left twice, every task id recovered, nothing imported
+    again) from one listing of the server's projects, not one per subset."""
     log = study["log"]
     lost = sorted(study["projects"])[:2]
     with Store.open(study["dir"]) as store:
@@ -198,4 +198,8 @@ def test_projects_found_by_marker_cost_one_listing_of_the_server(study, capsys):
     assert recorded == study["projects"]
     assert len(study["a"].server.client().list_projects(include="id")) == n_projects
     searched = [p for _, p in log.requests() if "include=id%2Ctitle%2Cdescription" in p]
-    assert len(searched) == math.ceil(n_projects / PAGE), searched  # one listing, paged
+    # one listing, paged; it runs beside the create of the server's first project this run,
+    # so it may see that project too (found a leftover, setup deletes it again: the count
+    # above is unchanged)
+    pages = {math.ceil(n_projects / PAGE), math.ceil((n_projects + 1) / PAGE)}
+    assert len(searched) in pages, searched
